@@ -1,0 +1,193 @@
+//! A game: a position plus the rules that end it (royal capture, repetition, perpetual check,
+//! no moves, an optional ply limit).
+
+use crate::geometry::Color;
+use crate::position::{Move, Position};
+use crate::variant::Variant;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Termination {
+    /// The winner captured the loser's last royal piece.
+    RoyalCapture,
+    /// The same position occurred a fourth time with the same side to move: no contest.
+    Repetition,
+    /// The repetition was reached by one side checking the other's sole royal with every move of
+    /// the cycle: the checking side loses.
+    PerpetualCheck,
+    /// The side to move has no legal move and loses.
+    NoMoves,
+    /// The optional ply limit was reached (truncated: no result).
+    MaxPlies,
+    /// The side to move made an illegal move and lost (used by the environments).
+    IllegalMove,
+}
+
+impl Termination {
+    pub fn name(self) -> &'static str {
+        match self {
+            Termination::RoyalCapture => "royal_capture",
+            Termination::Repetition => "repetition",
+            Termination::PerpetualCheck => "perpetual_check",
+            Termination::NoMoves => "no_moves",
+            Termination::MaxPlies => "max_plies",
+            Termination::IllegalMove => "illegal_move",
+        }
+    }
+}
+
+/// The outcome of a finished game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Win(Color),
+    Draw,
+    /// Stopped by the ply limit: no result.
+    Truncated,
+}
+
+#[derive(Clone, Debug)]
+pub struct Game {
+    pub position: Position,
+    /// Occurrences of each position hash since the start (hash covers the side to move).
+    seen: HashMap<u64, u32>,
+    /// Hash after each ply, `hashes[0]` the start.
+    hashes: Vec<u64>,
+    /// The end reached after each ply (`None` while the game goes on).
+    ends: Vec<Option<(Outcome, Termination)>>,
+    pub max_plies: Option<u32>,
+}
+
+impl Game {
+    pub fn new(variant: Arc<Variant>) -> Game {
+        Game::from_position(Position::initial(variant))
+    }
+
+    /// A game starting from `position` (its history is dropped).
+    pub fn from_position(mut position: Position) -> Game {
+        position.clear_history();
+        let hash = position.hash();
+        Game { position, seen: HashMap::from([(hash, 1)]), hashes: vec![hash], ends: vec![None], max_plies: None }
+    }
+
+    /// Restarts the game's bookkeeping from the current position (after board edits).
+    pub fn reset_history(&mut self) {
+        let placeholder = Position::empty(self.position.variant.clone(), Color::Black);
+        let position = std::mem::replace(&mut self.position, placeholder);
+        let max_plies = self.max_plies;
+        *self = Game::from_position(position);
+        self.max_plies = max_plies;
+    }
+
+    pub fn side_to_move(&self) -> Color {
+        self.position.side_to_move()
+    }
+
+    /// Plies played in this game.
+    pub fn plies(&self) -> usize {
+        self.hashes.len() - 1
+    }
+
+    /// The end reached, if any. "No moves" is found lazily, the others when a move is made.
+    pub fn end(&self) -> Option<(Outcome, Termination)> {
+        if let Some(end) = *self.ends.last().expect("ends is never empty") {
+            return Some(end);
+        }
+        if let Some(limit) = self.max_plies {
+            if self.plies() >= limit as usize {
+                return Some((Outcome::Truncated, Termination::MaxPlies));
+            }
+        }
+        None
+    }
+
+    /// `end()`, also checking whether the side to move has no legal move (costs a generation).
+    pub fn end_with_moves(&self, legal: &[Move]) -> Option<(Outcome, Termination)> {
+        self.end().or_else(|| {
+            legal.is_empty().then(|| (Outcome::Win(self.side_to_move().opponent()), Termination::NoMoves))
+        })
+    }
+
+    /// How many times the current position has occurred (1 the first time).
+    pub fn repetitions(&self) -> u32 {
+        self.seen.get(&self.position.hash()).copied().unwrap_or(0)
+    }
+
+    /// Plays a move assumed legal; finds royal capture, repetition and perpetual check.
+    pub fn play(&mut self, mv: Move) {
+        let mover = self.side_to_move();
+        let opponent = mover.opponent();
+        let royals_before = self.position.royal_count(opponent);
+        self.position.make(mv);
+        let hash = self.position.hash();
+        self.hashes.push(hash);
+        let count = self.seen.entry(hash).or_insert(0);
+        *count += 1;
+        let count = *count;
+        let end = if royals_before > 0 && self.position.royal_count(opponent) == 0 {
+            Some((Outcome::Win(mover), Termination::RoyalCapture))
+        } else if count >= 4 {
+            Some(self.repetition_outcome())
+        } else {
+            None
+        };
+        self.ends.push(end);
+    }
+
+    /// Takes back the last move; `None` if there is none.
+    pub fn undo(&mut self) -> Option<Move> {
+        if self.hashes.len() <= 1 {
+            return None;
+        }
+        let mv = self.position.unmake()?;
+        let hash = self.hashes.pop().expect("hash per ply");
+        if let Some(count) = self.seen.get_mut(&hash) {
+            *count -= 1;
+            if *count == 0 {
+                self.seen.remove(&hash);
+            }
+        }
+        self.ends.pop();
+        Some(mv)
+    }
+
+    /// Decides a fourth repetition: perpetual check by one side loses, anything else is no contest.
+    ///
+    /// The cycle runs from the first occurrence of the current position to now. A side gave
+    /// perpetual check if, after each of its moves in the cycle, the opponent had exactly one
+    /// royal and that royal could be captured by the side's next move.
+    fn repetition_outcome(&self) -> (Outcome, Termination) {
+        let hash = self.position.hash();
+        let first = self.hashes.iter().position(|&h| h == hash).expect("current hash is recorded");
+        let cycle = self.hashes.len() - 1 - first;
+        let mut replay = self.position.clone();
+        let mut checks_all = [true, true];
+        for _ in 0..cycle {
+            // `replay` is the position after a move by `replay.side_to_move().opponent()`.
+            let checker = replay.side_to_move().opponent();
+            let checked = replay.side_to_move();
+            let gives_check = replay.royal_count(checked) == 1 && {
+                let royal = replay
+                    .squares()
+                    .find(|(_, p)| p.color == checked && replay.variant.table.get(p.kind).royal)
+                    .map(|(sq, _)| sq)
+                    .expect("one royal");
+                replay.attacks(checker, royal)
+            };
+            checks_all[checker.index()] &= gives_check;
+            replay.unmake();
+        }
+        match (checks_all[0], checks_all[1]) {
+            (true, false) => (Outcome::Win(Color::White), Termination::PerpetualCheck),
+            (false, true) => (Outcome::Win(Color::Black), Termination::PerpetualCheck),
+            _ => (Outcome::Draw, Termination::Repetition),
+        }
+    }
+
+    /// Marks the game lost by the side to move for an illegal move (environment rule).
+    pub fn forfeit(&mut self) {
+        let loser = self.side_to_move();
+        *self.ends.last_mut().expect("ends is never empty") = Some((Outcome::Win(loser.opponent()), Termination::IllegalMove));
+    }
+}

@@ -1,0 +1,31 @@
+//! # taikyoku-engine
+//!
+//! Rules engine for Taikyoku shogi (36×36, 402 pieces a side) and, next, its large-board
+//! relatives. The rules are data: each variant is a piece table (`variants/*.pieces`, format in
+//! docs/PIECE_TABLE.md) and a setup (`variants/*.setup`), read by one move generator.
+//!
+//! ```
+//! use taikyoku_engine::{Game, Variant};
+//! let variant = Variant::load("taikyoku", &[]).unwrap();
+//! let mut game = Game::new(variant);
+//! let moves = game.position.legal_moves();
+//! let first = moves[0];
+//! game.play(first);
+//! assert_eq!(game.plies(), 1);
+//! ```
+
+pub mod game;
+pub mod geometry;
+pub mod movegen;
+pub mod notation;
+pub mod position;
+pub mod random;
+pub mod table;
+pub mod variant;
+
+pub use game::{Game, Outcome, Termination};
+pub use geometry::{Color, Geometry};
+pub use notation::NotationError;
+pub use position::{Move, Piece, Position, NO_SQUARE};
+pub use table::{Atom, Kind, PieceTable, PieceType, Trap};
+pub use variant::{variant_names, Variant, VariantError};

@@ -1,0 +1,316 @@
+//! The one move generator: it reads each piece's atoms from the variant's table.
+//!
+//! Moves into check are legal in Taikyoku shogi, so the moves generated here are the legal
+//! moves; only the trapped-piece rule filters them.
+
+use crate::geometry::{absolute_direction, Color, DELTAS};
+use crate::position::{Move, Position, NO_SQUARE};
+use crate::table::{Atom, Trap, UNLIMITED};
+
+/// Squares a single piece's generation has already produced (for pieces whose atoms overlap).
+struct Seen {
+    bits: [u64; 64],
+}
+
+impl Seen {
+    fn new() -> Seen {
+        Seen { bits: [0; 64] }
+    }
+
+    /// Marks (to, sweep) and returns true the first time.
+    #[inline]
+    fn first(&mut self, to: usize, sweep: bool) -> bool {
+        let key = to * 2 + sweep as usize;
+        let (word, bit) = (key / 64, 1u64 << (key % 64));
+        let fresh = self.bits[word] & bit == 0;
+        self.bits[word] |= bit;
+        fresh
+    }
+}
+
+/// Collects one piece's moves, dropping duplicates when the piece's atoms overlap.
+struct Sink<'a> {
+    out: &'a mut Vec<Move>,
+    from: u16,
+    seen: Option<Seen>,
+}
+
+impl Sink<'_> {
+    #[inline]
+    fn add(&mut self, to: usize, sweep: bool) {
+        if let Some(seen) = &mut self.seen {
+            if !seen.first(to, sweep) {
+                return;
+            }
+        }
+        self.out.push(Move { from: self.from, to: to as u16, mid: NO_SQUARE, sweep });
+    }
+
+    #[inline]
+    fn add_with_mid(&mut self, to: usize, mid: usize) {
+        self.out.push(Move { from: self.from, to: to as u16, mid: mid as u16, sweep: false });
+    }
+}
+
+impl Position {
+    /// All legal moves of the side to move.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        let mut out = Vec::with_capacity(2048);
+        self.generate(self.side_to_move(), &mut out);
+        out
+    }
+
+    /// All moves of `color`'s pieces, as if it were `color`'s turn.
+    pub fn generate(&self, color: Color, out: &mut Vec<Move>) {
+        for (sq, p) in self.squares() {
+            if p.color == color {
+                self.generate_from(sq, out);
+            }
+        }
+    }
+
+    /// The moves of the piece on `sq` (none if the square is empty), as if its side were to move.
+    pub fn generate_from(&self, sq: usize, out: &mut Vec<Move>) {
+        let Some(piece) = self.at(sq) else { return };
+        let ty = self.variant.table.get(piece.kind);
+        let rank_from_front = self.variant.geometry.rank_from_front(sq, piece.color);
+        let trapped = match ty.trap {
+            Trap::None => false,
+            Trap::FurthestRank => rank_from_front == 0,
+            Trap::OwnFirstRank => {
+                if rank_from_front == self.variant.geometry.height - 1 {
+                    return;
+                }
+                false
+            }
+        };
+        let start = out.len();
+        let mut sink = Sink { out, from: sq as u16, seen: ty.overlapping.then(Seen::new) };
+        for atom in &ty.atoms {
+            self.generate_atom(sq, piece.color, ty.rank, *atom, &mut sink);
+        }
+        if trapped {
+            // A trapped piece may only leave by capturing.
+            let mut kept = start;
+            for i in start..out.len() {
+                if self.is_capture(out[i]) {
+                    out[kept] = out[i];
+                    kept += 1;
+                }
+            }
+            out.truncate(kept);
+        }
+    }
+
+    /// Whether `sq` may be entered by a piece of `color`: empty or an enemy.
+    #[inline]
+    fn enterable(&self, sq: usize, color: Color) -> bool {
+        match self.at(sq) {
+            None => true,
+            Some(p) => p.color != color,
+        }
+    }
+
+    fn generate_atom(&self, sq: usize, color: Color, rank: u8, atom: Atom, sink: &mut Sink) {
+        let g = &self.variant.geometry;
+        match atom {
+            Atom::Slide { dir, max } => {
+                let d = absolute_direction(dir, color);
+                self.slide(sq, d, max as usize, color, sink);
+            }
+            Atom::Jump { dir, k, then } => {
+                let d = absolute_direction(dir, color);
+                let k = k as usize;
+                if k > g.edge(sq, d) {
+                    return;
+                }
+                let landing = (sq as isize + g.offset[d] * k as isize) as usize;
+                match self.at(landing) {
+                    None => {
+                        sink.add(landing, false);
+                        if then > 0 {
+                            self.slide(landing, d, then as usize, color, sink);
+                        }
+                    }
+                    Some(p) if p.color != color => sink.add(landing, false),
+                    Some(_) => {}
+                }
+            }
+            Atom::Leap { dx, dy } => {
+                let (x, y) = g.xy(sq);
+                let (ax, ay) = match color {
+                    Color::Black => (dx as i32, -(dy as i32)),
+                    Color::White => (-(dx as i32), dy as i32),
+                };
+                if let Some(t) = g.square(x + ax, y + ay) {
+                    if self.enterable(t, color) {
+                        sink.add(t, false);
+                    }
+                }
+            }
+            Atom::Hop { dir, pieces } => {
+                let d = absolute_direction(dir, color);
+                let mut t = sq as isize;
+                let mut passed = 0u8;
+                for _ in 0..g.edge(sq, d) {
+                    t += g.offset[d];
+                    match self.at(t as usize) {
+                        None => sink.add(t as usize, false),
+                        Some(p) => {
+                            if p.color != color {
+                                sink.add(t as usize, false);
+                            }
+                            if passed == pieces {
+                                break;
+                            }
+                            passed += 1;
+                        }
+                    }
+                }
+            }
+            Atom::RangeCapture { dir } => {
+                let d = absolute_direction(dir, color);
+                let mut t = sq as isize;
+                let mut passed = false;
+                for _ in 0..g.edge(sq, d) {
+                    t += g.offset[d];
+                    match self.at(t as usize) {
+                        None => sink.add(t as usize, passed),
+                        Some(p) => {
+                            if p.color != color {
+                                sink.add(t as usize, passed);
+                            }
+                            // Only pieces of strictly lower rank (a larger number) can be flown over.
+                            if self.variant.table.get(p.kind).rank <= rank {
+                                break;
+                            }
+                            passed = true;
+                        }
+                    }
+                }
+            }
+            Atom::RangeJump { dir } => {
+                let d = absolute_direction(dir, color);
+                let mut t = sq as isize;
+                let mut blocked = false;
+                for _ in 0..g.edge(sq, d) {
+                    t += g.offset[d];
+                    match self.at(t as usize) {
+                        None => {
+                            if !blocked {
+                                sink.add(t as usize, false);
+                            }
+                        }
+                        Some(p) => {
+                            if p.color != color {
+                                sink.add(t as usize, false);
+                            }
+                            blocked = true;
+                        }
+                    }
+                }
+            }
+            Atom::Hook { dir } => {
+                let d = absolute_direction(dir, color);
+                let mut t = sq as isize;
+                for _ in 0..g.edge(sq, d) {
+                    t += g.offset[d];
+                    match self.at(t as usize) {
+                        None => {
+                            sink.add(t as usize, false);
+                            // Turn 90° either way here and range on.
+                            self.slide(t as usize, (d + 2) % 8, UNLIMITED as usize, color, sink);
+                            self.slide(t as usize, (d + 6) % 8, UNLIMITED as usize, color, sink);
+                        }
+                        Some(p) => {
+                            if p.color != color {
+                                sink.add(t as usize, false);
+                            }
+                            break;
+                        }
+                    }
+                }
+            }
+            Atom::Lion => self.lion(sq, color, sink),
+            Atom::Igui => {
+                for d in 0..8 {
+                    if g.edge(sq, d) > 0 {
+                        let a = (sq as isize + g.offset[d]) as usize;
+                        if matches!(self.at(a), Some(p) if p.color != color) {
+                            sink.add_with_mid(sq, a);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Up to `max` free squares from `sq` in absolute direction `d`, capturing at the first enemy.
+    #[inline]
+    fn slide(&self, sq: usize, d: usize, max: usize, color: Color, sink: &mut Sink) {
+        let g = &self.variant.geometry;
+        let n = g.edge(sq, d).min(max);
+        let mut t = sq as isize;
+        for _ in 0..n {
+            t += g.offset[d];
+            match self.at(t as usize) {
+                None => sink.add(t as usize, false),
+                Some(p) => {
+                    if p.color != color {
+                        sink.add(t as usize, false);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Lion power: every square within two king steps (steps and jumps), capturing an adjacent
+    /// enemy first and then stepping on (double capture, or igui when stepping back), and a
+    /// pass when an adjacent square is empty.
+    fn lion(&self, sq: usize, color: Color, sink: &mut Sink) {
+        let g = &self.variant.geometry;
+        let (x, y) = g.xy(sq);
+        let mut can_pass = false;
+        for dy in -2..=2 {
+            for dx in -2..=2 {
+                if (dx, dy) == (0, 0) {
+                    continue;
+                }
+                if let Some(t) = g.square(x + dx, y + dy) {
+                    match self.at(t) {
+                        None => {
+                            sink.add(t, false);
+                            can_pass |= dx.abs() <= 1 && dy.abs() <= 1;
+                        }
+                        Some(p) if p.color != color => sink.add(t, false),
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
+        for &(adx, ady) in DELTAS.iter() {
+            let Some(a) = g.square(x + adx, y + ady) else { continue };
+            if !matches!(self.at(a), Some(p) if p.color != color) {
+                continue;
+            }
+            // Capture on `a`, then a second step from `a` (back to `sq` is igui).
+            for &(bdx, bdy) in DELTAS.iter() {
+                let Some(t) = g.square(x + adx + bdx, y + ady + bdy) else { continue };
+                if t == sq || self.enterable(t, color) {
+                    sink.add_with_mid(t, a);
+                }
+            }
+        }
+        if can_pass {
+            sink.add_with_mid(sq, NO_SQUARE as usize);
+        }
+    }
+
+    /// Whether any piece of `by` could capture on `sq` with its next move.
+    pub fn attacks(&self, by: Color, sq: usize) -> bool {
+        let mut moves = Vec::new();
+        self.generate(by, &mut moves);
+        moves.iter().any(|&m| self.captures_of(m).contains(&sq))
+    }
+}

@@ -1,0 +1,307 @@
+//! A position: the board, the side to move, make and undo.
+
+use crate::geometry::Color;
+use crate::table::Kind;
+use crate::variant::Variant;
+use std::sync::Arc;
+
+/// A piece on the board. `kind` is how it moves now; `origin` is what it was set up as (the
+/// notation writes a promoted piece as `+` and its origin's code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Piece {
+    pub kind: Kind,
+    pub origin: Kind,
+    pub color: Color,
+    pub promoted: bool,
+}
+
+/// Sentinel for "no square" in `Move::mid`.
+pub const NO_SQUARE: u16 = u16::MAX;
+
+/// A move. Its whole effect follows from these fields and the board:
+/// - the piece on `from` ends on `to` (`to == from` for igui and pass);
+/// - `mid` (if set) is a square whose piece is captured on the way (lion double move, igui);
+/// - `sweep`: every piece strictly between `from` and `to` is removed (range capture);
+/// - a piece on `to` (other than the mover) is captured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Move {
+    pub from: u16,
+    pub to: u16,
+    pub mid: u16,
+    pub sweep: bool,
+}
+
+impl Move {
+    pub fn new(from: usize, to: usize) -> Move {
+        Move { from: from as u16, to: to as u16, mid: NO_SQUARE, sweep: false }
+    }
+
+    pub fn is_pass(&self) -> bool {
+        self.from == self.to && self.mid == NO_SQUARE
+    }
+
+    pub fn is_igui(&self) -> bool {
+        self.from == self.to && self.mid != NO_SQUARE
+    }
+}
+
+/// What `make` changed, for `unmake`.
+#[derive(Clone, Debug)]
+struct Undo {
+    mv: Move,
+    moved: Piece,
+    captured_from: usize,
+    hash: u64,
+    royals: [u16; 2],
+}
+
+/// A position with the history needed to undo moves.
+#[derive(Clone, Debug)]
+pub struct Position {
+    pub variant: Arc<Variant>,
+    board: Vec<Option<Piece>>,
+    side: Color,
+    /// Plies played since the position's start (the seed numbers moves; we number plies).
+    ply: u32,
+    hash: u64,
+    royals: [u16; 2],
+    /// Pieces captured by the moves in `undo`, in order.
+    captured: Vec<(u16, Piece)>,
+    undo: Vec<Undo>,
+}
+
+fn mix(mut z: u64) -> u64 {
+    // splitmix64 finaliser: a good 64-bit mix for Zobrist-style keys without a 3M-entry table.
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The hash key of a piece on a square: it covers everything that tells two pieces apart.
+#[inline]
+fn piece_key(sq: usize, p: Piece) -> u64 {
+    let code = (p.kind as u64) | (p.origin as u64) << 16 | (p.color as u64) << 32 | (p.promoted as u64) << 33;
+    mix(code << 12 ^ sq as u64 ^ 0x5555_0000_0000_0000)
+}
+
+const WHITE_TO_MOVE_KEY: u64 = 0xA3B1_95C4_27D8_E1F6;
+
+impl Position {
+    /// An empty board.
+    pub fn empty(variant: Arc<Variant>, side: Color) -> Position {
+        let size = variant.geometry.size();
+        let mut pos = Position {
+            variant,
+            board: vec![None; size],
+            side: Color::Black,
+            ply: 0,
+            hash: 0,
+            royals: [0, 0],
+            captured: Vec::new(),
+            undo: Vec::new(),
+        };
+        pos.set_side(side);
+        pos
+    }
+
+    /// The variant's initial position, Black to move.
+    pub fn initial(variant: Arc<Variant>) -> Position {
+        let mut pos = Position::empty(variant.clone(), Color::Black);
+        for (sq, kind, color) in variant.initial_pieces() {
+            pos.put(sq, Piece { kind, origin: kind, color, promoted: false });
+        }
+        pos
+    }
+
+    #[inline]
+    pub fn at(&self, sq: usize) -> Option<Piece> {
+        self.board[sq]
+    }
+
+    #[inline]
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    pub fn set_side(&mut self, side: Color) {
+        if side != self.side {
+            self.hash ^= WHITE_TO_MOVE_KEY;
+            self.side = side;
+        }
+    }
+
+    pub fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    pub fn set_ply(&mut self, ply: u32) {
+        self.ply = ply;
+    }
+
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Number of royal pieces (kings, crown princes) a side has.
+    pub fn royal_count(&self, color: Color) -> usize {
+        self.royals[color.index()] as usize
+    }
+
+    /// How many moves can be undone.
+    pub fn history_len(&self) -> usize {
+        self.undo.len()
+    }
+
+    pub fn squares(&self) -> impl Iterator<Item = (usize, Piece)> + '_ {
+        self.board.iter().enumerate().filter_map(|(sq, p)| p.map(|p| (sq, p)))
+    }
+
+    fn is_royal(&self, p: Piece) -> bool {
+        self.variant.table.get(p.kind).royal
+    }
+
+    /// Puts a piece on a square (replacing what was there). Editing; not a move.
+    pub fn put(&mut self, sq: usize, piece: Piece) {
+        self.remove(sq);
+        self.hash ^= piece_key(sq, piece);
+        if self.is_royal(piece) {
+            self.royals[piece.color.index()] += 1;
+        }
+        self.board[sq] = Some(piece);
+    }
+
+    /// Removes and returns the piece on a square. Editing; not a move.
+    pub fn remove(&mut self, sq: usize) -> Option<Piece> {
+        let piece = self.board[sq].take()?;
+        self.hash ^= piece_key(sq, piece);
+        if self.is_royal(piece) {
+            self.royals[piece.color.index()] -= 1;
+        }
+        Some(piece)
+    }
+
+    /// Forgets the undo history (after editing the board).
+    pub fn clear_history(&mut self) {
+        self.undo.clear();
+        self.captured.clear();
+    }
+
+    /// The squares whose pieces a move removes, in order: `mid`, the swept squares, `to`.
+    pub fn captures_of(&self, mv: Move) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.for_each_capture(mv, |sq| out.push(sq));
+        out
+    }
+
+    fn for_each_capture(&self, mv: Move, mut f: impl FnMut(usize)) {
+        let (from, to) = (mv.from as usize, mv.to as usize);
+        if mv.mid != NO_SQUARE && self.board[mv.mid as usize].is_some() {
+            f(mv.mid as usize);
+        }
+        if mv.sweep {
+            let g = &self.variant.geometry;
+            let (fx, fy) = g.xy(from);
+            let (tx, ty) = g.xy(to);
+            let (dx, dy) = ((tx - fx).signum(), (ty - fy).signum());
+            let step = dy as isize * g.width as isize + dx as isize;
+            let mut sq = from as isize + step;
+            while sq != to as isize {
+                if self.board[sq as usize].is_some() {
+                    f(sq as usize);
+                }
+                sq += step;
+            }
+        }
+        if to != from && self.board[to].is_some() {
+            f(to);
+        }
+    }
+
+    /// Whether a move removes any piece.
+    pub fn is_capture(&self, mv: Move) -> bool {
+        let mut any = false;
+        self.for_each_capture(mv, |_| any = true);
+        any
+    }
+
+    /// Whether the mover would promote: its first capture, if its type promotes.
+    pub fn promotes(&self, mv: Move) -> bool {
+        match self.board[mv.from as usize] {
+            Some(p) => !p.promoted && self.variant.table.get(p.kind).promotes_to.is_some() && self.is_capture(mv),
+            None => false,
+        }
+    }
+
+    /// Plays a move (assumed pseudo-legal for the side to move).
+    pub fn make(&mut self, mv: Move) {
+        let from = mv.from as usize;
+        let to = mv.to as usize;
+        let moved = self.board[from].expect("make: no piece on the start square");
+        let record = Undo { mv, moved, captured_from: self.captured.len(), hash: self.hash, royals: self.royals };
+        let mut victims: [usize; 40] = [0; 40];
+        let mut n = 0;
+        self.for_each_capture(mv, |sq| {
+            victims[n] = sq;
+            n += 1;
+        });
+        for &sq in &victims[..n] {
+            let p = self.remove(sq).expect("captured square is occupied");
+            self.captured.push((sq as u16, p));
+        }
+        let mut piece = self.remove(from).expect("mover present");
+        if n > 0 && !piece.promoted {
+            if let Some(promoted) = self.variant.table.get(piece.kind).promotes_to {
+                piece.kind = promoted;
+                piece.promoted = true;
+            }
+        }
+        self.put(to, piece);
+        self.undo.push(record);
+        self.ply += 1;
+        self.set_side(self.side.opponent());
+    }
+
+    /// Takes back the last move; returns it, or `None` when there is nothing to undo.
+    pub fn unmake(&mut self) -> Option<Move> {
+        let record = self.undo.pop()?;
+        let mv = record.mv;
+        self.board[mv.to as usize] = None;
+        self.board[mv.from as usize] = Some(record.moved);
+        for (sq, p) in self.captured.drain(record.captured_from..) {
+            self.board[sq as usize] = Some(p);
+        }
+        self.side = self.side.opponent();
+        self.ply -= 1;
+        self.hash = record.hash;
+        self.royals = record.royals;
+        Some(mv)
+    }
+
+    /// The last move played, if any.
+    pub fn last_move(&self) -> Option<Move> {
+        self.undo.last().map(|u| u.mv)
+    }
+
+    /// The moves played, oldest first.
+    pub fn moves_played(&self) -> impl Iterator<Item = Move> + '_ {
+        self.undo.iter().map(|u| u.mv)
+    }
+
+    /// Whether the last move captured anything (repetition can't reach back past it).
+    pub fn last_move_was_irreversible(&self) -> bool {
+        match self.undo.last() {
+            Some(u) => u.captured_from < self.captured.len(),
+            None => true,
+        }
+    }
+
+    /// Recomputes the hash from scratch (tests check the incremental one against it).
+    pub fn compute_hash(&self) -> u64 {
+        let mut h = if self.side == Color::White { WHITE_TO_MOVE_KEY } else { 0 };
+        for (sq, p) in self.squares() {
+            h ^= piece_key(sq, p);
+        }
+        h
+    }
+}

@@ -1,0 +1,551 @@
+//! Piece tables: the rules of a variant as data (format: docs/PIECE_TABLE.md).
+//!
+//! A table line names a piece, its promotion and attributes, and its movement as a list of
+//! atoms. `as(KEY)` references and rule options are resolved here, so the move generator only
+//! ever sees plain atoms with owner-relative directions.
+
+use std::collections::HashMap;
+use std::fmt;
+
+/// Index of a piece type in its variant's table.
+pub type Kind = u16;
+
+/// "Unlimited" for slide lengths and jump continuations.
+pub const UNLIMITED: u8 = u8::MAX;
+
+/// Rank of pieces that are neither royal nor range capturers: any range capturer may fly over them.
+pub const NO_RANK: u8 = u8::MAX;
+
+/// One movement atom, directions relative to the owner (0 = forward, clockwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Atom {
+    /// 1..=max free squares in a line (`max` = UNLIMITED for ranging).
+    Slide { dir: u8, max: u8 },
+    /// Jump to exactly the `k`-th square, then optionally up to `then` more free squares.
+    Jump { dir: u8, k: u8, then: u8 },
+    /// Jump to (dx right, dy forward); the table adds the mirror image.
+    Leap { dx: i8, dy: i8 },
+    /// Ranging that may pass over up to `pieces` pieces.
+    Hop { dir: u8, pieces: u8 },
+    /// Range capture: fly over lower-ranked pieces, removing them.
+    RangeCapture { dir: u8 },
+    /// Ranging, capturing beyond any number of pieces.
+    RangeJump { dir: u8 },
+    /// Ranging with one optional 90° turn.
+    Hook { dir: u8 },
+    /// Two king steps, double capture, igui, pass, jump within two squares.
+    Lion,
+    /// Capture an adjacent piece without moving.
+    Igui,
+}
+
+/// Where a piece's movement freezes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trap {
+    None,
+    /// On the furthest rank it may only make capturing moves.
+    FurthestRank,
+    /// On its own first rank it may not move at all (mountain witch).
+    OwnFirstRank,
+}
+
+#[derive(Clone, Debug)]
+pub struct PieceType {
+    pub key: String,
+    /// The code used in notation (`HD` for both howling dogs).
+    pub sign: String,
+    pub name: String,
+    pub kanji: String,
+    pub promotes_to: Option<Kind>,
+    pub royal: bool,
+    /// Range-capture rank: 0 royal, 1 great general, 2 vice general, 3 the others; NO_RANK else.
+    pub rank: u8,
+    pub trap: Trap,
+    pub atoms: Vec<Atom>,
+    /// Whether two atoms can reach the same square, so generation must drop duplicates.
+    pub overlapping: bool,
+    /// True for promoted-only pieces (not in the legend).
+    pub promoted_only: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TableError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "piece table line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for TableError {}
+
+/// A parsed piece table.
+#[derive(Clone, Debug)]
+pub struct PieceTable {
+    pub types: Vec<PieceType>,
+    by_key: HashMap<String, Kind>,
+    by_name: HashMap<String, Kind>,
+    /// Every option named in the table, with the pieces it changes.
+    pub options: Vec<(String, String)>,
+}
+
+fn direction_group(name: &str) -> Option<&'static [u8]> {
+    // Relative directions: 0 f, 1 fr, 2 r, 3 br, 4 b, 5 bl, 6 l, 7 fl.
+    Some(match name {
+        "f" => &[0],
+        "fr" => &[1],
+        "r" => &[2],
+        "br" => &[3],
+        "b" => &[4],
+        "bl" => &[5],
+        "l" => &[6],
+        "fl" => &[7],
+        "orth" => &[0, 2, 4, 6],
+        "diag" => &[1, 3, 5, 7],
+        "all" => &[0, 1, 2, 3, 4, 5, 6, 7],
+        "side" => &[2, 6],
+        "vert" => &[0, 4],
+        "fdiag" => &[1, 7],
+        "bdiag" => &[3, 5],
+        "fwd" => &[0, 1, 7],
+        "bwd" => &[3, 4, 5],
+        "leftward" => &[5, 6, 7],
+        "rightward" => &[1, 2, 3],
+        _ => return None,
+    })
+}
+
+fn parse_directions(text: &str) -> Result<Vec<u8>, String> {
+    let mut dirs = Vec::new();
+    for part in text.split('+') {
+        let group = direction_group(part.trim()).ok_or_else(|| format!("unknown direction '{part}'"))?;
+        for &d in group {
+            if !dirs.contains(&d) {
+                dirs.push(d);
+            }
+        }
+    }
+    Ok(dirs)
+}
+
+fn parse_number(text: &str) -> Result<u8, String> {
+    text.trim().parse::<u8>().map_err(|_| format!("'{text}' is not a number"))
+}
+
+/// A movement token before `as(...)` references are resolved.
+enum Token {
+    Atoms(Vec<Atom>),
+    As(String),
+}
+
+fn parse_token(token: &str) -> Result<Token, String> {
+    let (name, args) = match token.find('(') {
+        Some(open) => {
+            if !token.ends_with(')') {
+                return Err(format!("unclosed '(' in '{token}'"));
+            }
+            (&token[..open], token[open + 1..token.len() - 1].split(',').map(str::trim).collect::<Vec<_>>())
+        }
+        None => (token, Vec::new()),
+    };
+    let want = |n: usize| -> Result<(), String> {
+        if args.len() == n {
+            Ok(())
+        } else {
+            Err(format!("'{name}' takes {n} argument(s), got '{token}'"))
+        }
+    };
+    let each = |f: &dyn Fn(u8) -> Atom| -> Result<Token, String> {
+        Ok(Token::Atoms(parse_directions(args[0])?.into_iter().map(f).collect()))
+    };
+    match name {
+        "step" => {
+            want(1)?;
+            each(&|dir| Atom::Slide { dir, max: 1 })
+        }
+        "limit" => {
+            want(2)?;
+            let max = parse_number(args[1])?;
+            each(&|dir| Atom::Slide { dir, max })
+        }
+        "range" => {
+            want(1)?;
+            each(&|dir| Atom::Slide { dir, max: UNLIMITED })
+        }
+        "jump" => {
+            want(2)?;
+            let k = parse_number(args[1])?;
+            each(&|dir| Atom::Jump { dir, k, then: 0 })
+        }
+        "jumprange" => {
+            want(2)?;
+            let k = parse_number(args[1])?;
+            each(&|dir| Atom::Jump { dir, k, then: UNLIMITED })
+        }
+        "jumplimit" => {
+            want(3)?;
+            let k = parse_number(args[1])?;
+            let then = parse_number(args[2])?;
+            each(&|dir| Atom::Jump { dir, k, then })
+        }
+        "hop" => {
+            want(2)?;
+            let pieces = parse_number(args[1])?;
+            each(&|dir| Atom::Hop { dir, pieces })
+        }
+        "rangecap" => {
+            want(1)?;
+            each(&|dir| Atom::RangeCapture { dir })
+        }
+        "rangejump" => {
+            want(1)?;
+            each(&|dir| Atom::RangeJump { dir })
+        }
+        "hook" => {
+            want(1)?;
+            each(&|dir| Atom::Hook { dir })
+        }
+        "leap" => {
+            want(2)?;
+            let dx: i8 = args[0].parse().map_err(|_| format!("bad leap '{token}'"))?;
+            let dy: i8 = args[1].parse().map_err(|_| format!("bad leap '{token}'"))?;
+            let mut atoms = vec![Atom::Leap { dx, dy }];
+            if dx != 0 {
+                atoms.push(Atom::Leap { dx: -dx, dy });
+            }
+            Ok(Token::Atoms(atoms))
+        }
+        "lion" => {
+            want(0)?;
+            Ok(Token::Atoms(vec![Atom::Lion]))
+        }
+        "igui" => {
+            want(0)?;
+            Ok(Token::Atoms(vec![Atom::Igui]))
+        }
+        "as" => {
+            want(1)?;
+            Ok(Token::As(args[0].to_string()))
+        }
+        _ => Err(format!("unknown movement atom '{token}'")),
+    }
+}
+
+fn tokenize_moves(text: &str) -> Result<Vec<Token>, String> {
+    // Split on spaces outside parentheses ("as(Free king)" keeps its space).
+    let mut tokens = Vec::new();
+    let mut depth = 0;
+    let mut current = String::new();
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if c.is_whitespace() && depth == 0 {
+            if !current.is_empty() {
+                tokens.push(parse_token(&current)?);
+                current.clear();
+            }
+        } else {
+            current.push(c);
+        }
+    }
+    if depth != 0 {
+        return Err("unbalanced parentheses".into());
+    }
+    if !current.is_empty() {
+        tokens.push(parse_token(&current)?);
+    }
+    Ok(tokens)
+}
+
+fn normalize(name: &str) -> String {
+    name.trim().to_lowercase().replace(['’', '\''], "'").replace('-', " ")
+}
+
+/// Squares an atom reaches from the centre of an empty, unbounded board (for overlap detection).
+fn footprint(atom: &Atom) -> Vec<(i32, i32)> {
+    const REACH: i32 = 40;
+    let delta = |dir: u8| -> (i32, i32) {
+        let (dx, dy) = crate::geometry::DELTAS[dir as usize];
+        (dx, dy)
+    };
+    let ray = |dir: u8, from: i32, to: i32| -> Vec<(i32, i32)> {
+        let (dx, dy) = delta(dir);
+        (from..=to).map(|i| (dx * i, dy * i)).collect()
+    };
+    let lim = |m: u8| if m == UNLIMITED { REACH } else { m as i32 };
+    match *atom {
+        Atom::Slide { dir, max } => ray(dir, 1, lim(max)),
+        Atom::Jump { dir, k, then } => ray(dir, k as i32, k as i32 + lim(then).min(REACH)),
+        Atom::Leap { dx, dy } => vec![(dx as i32, -(dy as i32))],
+        Atom::Hop { dir, .. } | Atom::RangeCapture { dir } | Atom::RangeJump { dir } => ray(dir, 1, REACH),
+        // Hooks reach squares by several paths; lions and igui are deduplicated by hand.
+        Atom::Hook { .. } | Atom::Lion | Atom::Igui => {
+            (-2..=2).flat_map(|x| (-2..=2).map(move |y| (x, y))).collect()
+        }
+    }
+}
+
+impl PieceTable {
+    /// Parses a table; `options` names the rule options to apply.
+    pub fn parse(text: &str, options: &[String]) -> Result<PieceTable, TableError> {
+        struct Raw {
+            line: usize,
+            key: String,
+            sign: String,
+            name: String,
+            kanji: String,
+            promotes: String,
+            royal: bool,
+            rank: u8,
+            trap: Trap,
+            moves: String,
+        }
+        let err = |line: usize, message: String| TableError { line: line + 1, message };
+        let mut raws: Vec<Raw> = Vec::new();
+        let mut replacements: Vec<(usize, String, String, String)> = Vec::new();
+        let mut all_options = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+            if let Some(rest) = line.strip_prefix("option ") {
+                let (head, moves) = rest.split_once('|').ok_or_else(|| err(n, "option line needs '|'".into()))?;
+                let (option, key) =
+                    head.trim().split_once(' ').ok_or_else(|| err(n, "option line needs NAME KEY".into()))?;
+                all_options.push((option.to_string(), key.trim().to_string()));
+                replacements.push((n, option.to_string(), key.trim().to_string(), moves.trim().to_string()));
+                continue;
+            }
+            if fields.len() != 6 {
+                return Err(err(n, format!("expected 6 '|'-separated fields, found {}", fields.len())));
+            }
+            let mut raw = Raw {
+                line: n,
+                key: fields[0].to_string(),
+                sign: fields[0].to_string(),
+                name: fields[1].to_string(),
+                kanji: fields[2].to_string(),
+                promotes: fields[3].to_string(),
+                royal: false,
+                rank: NO_RANK,
+                trap: Trap::None,
+                moves: fields[5].to_string(),
+            };
+            for attribute in fields[4].split_whitespace() {
+                match attribute {
+                    "royal" => {
+                        raw.royal = true;
+                        raw.rank = 0;
+                    }
+                    "trapped" => raw.trap = Trap::FurthestRank,
+                    "stuck" => raw.trap = Trap::OwnFirstRank,
+                    a if a.starts_with("rank=") => {
+                        raw.rank = parse_number(&a[5..]).map_err(|m| err(n, m))?;
+                    }
+                    a if a.starts_with("sign=") => raw.sign = a[5..].to_string(),
+                    a => return Err(err(n, format!("unknown attribute '{a}'"))),
+                }
+            }
+            if raws.iter().any(|r| r.key == raw.key) {
+                return Err(err(n, format!("duplicate key '{}'", raw.key)));
+            }
+            raws.push(raw);
+        }
+        for option in options {
+            if !all_options.iter().any(|(name, _)| name == option) {
+                return Err(TableError { line: 0, message: format!("unknown rule option '{option}'") });
+            }
+        }
+        for (n, option, key, moves) in replacements {
+            if options.contains(&option) {
+                let raw = raws
+                    .iter_mut()
+                    .find(|r| r.key == key)
+                    .ok_or_else(|| err(n, format!("option '{option}' names unknown piece '{key}'")))?;
+                raw.moves = moves;
+            }
+        }
+
+        let by_key: HashMap<String, Kind> = raws.iter().enumerate().map(|(i, r)| (r.key.clone(), i as Kind)).collect();
+        let mut by_name = HashMap::new();
+        for (i, r) in raws.iter().enumerate() {
+            by_name.entry(normalize(&r.name)).or_insert(i as Kind);
+        }
+        let tokens: Vec<Vec<Token>> = raws
+            .iter()
+            .map(|r| tokenize_moves(&r.moves).map_err(|m| err(r.line, m)))
+            .collect::<Result<_, _>>()?;
+
+        // Resolve as(KEY) depth-first, rejecting cycles.
+        fn resolve(
+            i: usize,
+            tokens: &[Vec<Token>],
+            by_key: &HashMap<String, Kind>,
+            by_name: &HashMap<String, Kind>,
+            stack: &mut Vec<usize>,
+        ) -> Result<Vec<Atom>, String> {
+            if stack.contains(&i) {
+                return Err("as(...) references form a cycle".into());
+            }
+            stack.push(i);
+            let mut atoms = Vec::new();
+            for token in &tokens[i] {
+                match token {
+                    Token::Atoms(list) => atoms.extend(list.iter().copied()),
+                    Token::As(key) => {
+                        let target = by_key
+                            .get(key)
+                            .or_else(|| by_name.get(&normalize(key)))
+                            .ok_or_else(|| format!("as({key}) names an unknown piece"))?;
+                        atoms.extend(resolve(*target as usize, tokens, by_key, by_name, stack)?);
+                    }
+                }
+            }
+            stack.pop();
+            let mut unique = Vec::new();
+            for a in atoms {
+                if !unique.contains(&a) {
+                    unique.push(a);
+                }
+            }
+            Ok(unique)
+        }
+
+        let mut types = Vec::with_capacity(raws.len());
+        for (i, r) in raws.iter().enumerate() {
+            let atoms = resolve(i, &tokens, &by_key, &by_name, &mut Vec::new()).map_err(|m| err(r.line, m))?;
+            if atoms.is_empty() {
+                return Err(err(r.line, format!("piece '{}' has no moves", r.key)));
+            }
+            let promotes_to = match r.promotes.as_str() {
+                "-" | "" => None,
+                target => Some(
+                    *by_key
+                        .get(target)
+                        .or_else(|| by_name.get(&normalize(target)))
+                        .ok_or_else(|| err(r.line, format!("promotes to unknown piece '{target}'")))?,
+                ),
+            };
+            let overlapping = {
+                let mut seen = std::collections::HashSet::new();
+                let mut overlap = atoms.iter().any(|a| matches!(a, Atom::Hook { .. }));
+                for a in &atoms {
+                    for sq in footprint(a) {
+                        overlap |= !seen.insert(sq);
+                    }
+                }
+                overlap
+            };
+            types.push(PieceType {
+                key: r.key.clone(),
+                sign: r.sign.clone(),
+                name: r.name.clone(),
+                kanji: r.kanji.clone(),
+                promotes_to,
+                royal: r.royal,
+                rank: r.rank,
+                trap: r.trap,
+                atoms,
+                overlapping,
+                promoted_only: false,
+            });
+        }
+        // A promoted-only piece is one that some piece promotes to and that has no legend code
+        // of its own: its key is its name.
+        for t in types.iter_mut() {
+            t.promoted_only = t.key == t.name && t.key.contains(|c: char| c.is_lowercase());
+        }
+        Ok(PieceTable { types, by_key, by_name, options: all_options })
+    }
+
+    pub fn len(&self) -> usize {
+        self.types.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.types.is_empty()
+    }
+
+    pub fn get(&self, kind: Kind) -> &PieceType {
+        &self.types[kind as usize]
+    }
+
+    pub fn by_key(&self, key: &str) -> Option<Kind> {
+        self.by_key.get(key).copied()
+    }
+
+    /// Looks a piece up by key (`LN`), notation sign (`HD` is ambiguous and not accepted) or
+    /// English name (`Lion`, case-insensitive).
+    pub fn lookup(&self, text: &str) -> Option<Kind> {
+        let text = text.trim();
+        self.by_key
+            .get(text)
+            .or_else(|| self.by_key.get(&text.to_uppercase()))
+            .or_else(|| self.by_name.get(&normalize(text)))
+            .copied()
+    }
+
+    /// The unpromoted pieces that promote to `kind`, in table order.
+    pub fn origins_of(&self, kind: Kind) -> impl Iterator<Item = Kind> + '_ {
+        self.types.iter().enumerate().filter(move |(_, t)| t.promotes_to == Some(kind)).map(|(i, _)| i as Kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "
+# comment
+K  | King   | 玉将 | -  | royal | limit(all,2)
+B  | Bishop | 角行 | DH |       | range(diag)
+DH | Dragon horse | 龍馬 | - | | range(diag) step(orth)
+N  | Knight | 桂馬 | -  | trapped | leap(1,2)
+X  | Copy   | 写   | -  |        | as(B) step(f)
+option long-king K | limit(all,3)
+";
+
+    #[test]
+    fn parses_atoms_and_attributes() {
+        let t = PieceTable::parse(SAMPLE, &[]).unwrap();
+        assert_eq!(t.len(), 5);
+        let k = t.get(t.lookup("K").unwrap());
+        assert!(k.royal);
+        assert_eq!(k.rank, 0);
+        assert_eq!(k.atoms.len(), 8);
+        assert_eq!(k.atoms[0], Atom::Slide { dir: 0, max: 2 });
+        let b = t.lookup("bishop").unwrap();
+        assert_eq!(t.get(b).promotes_to, t.lookup("DH"));
+        let n = t.get(t.lookup("Knight").unwrap());
+        assert_eq!(n.trap, Trap::FurthestRank);
+        assert_eq!(n.atoms, vec![Atom::Leap { dx: 1, dy: 2 }, Atom::Leap { dx: -1, dy: 2 }]);
+        let x = t.get(t.lookup("X").unwrap());
+        assert_eq!(x.atoms.len(), 5);
+        assert!(!x.overlapping);
+        assert!(t.get(t.lookup("DH").unwrap()).overlapping == false);
+    }
+
+    #[test]
+    fn options_replace_moves() {
+        let t = PieceTable::parse(SAMPLE, &["long-king".to_string()]).unwrap();
+        assert_eq!(t.get(0).atoms[0], Atom::Slide { dir: 0, max: 3 });
+        assert!(PieceTable::parse(SAMPLE, &["nonsense".to_string()]).is_err());
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = PieceTable::parse("K | King | k | - | | fly(all)", &[]).unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.message.contains("fly(all)"));
+        let e = PieceTable::parse("K | King | k | Q | | step(all)", &[]).unwrap_err();
+        assert!(e.message.contains("unknown piece 'Q'"));
+    }
+}
