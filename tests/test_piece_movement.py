@@ -384,8 +384,8 @@ def test_hook_rules_cover_the_hook_movers():
     for color in ("black", "white"):
         assert HOOK_RULES["Hook Mover"](color) == hook_destinations(START, ["f", "b", "l", "r"], color)
         assert HOOK_RULES["Capricorn"](color) == hook_destinations(START, ["fl", "fr", "bl", "br"], color)
-    # the peacock's hook starts forward only: it never reaches the squares straight behind it
-    assert "18s" not in peacock_destinations("black") and "18s" in all_squares()
+    # the peacock's hook starts forward only: two squares straight behind it are out of reach
+    assert "18t" in same_colour_squares(START) and "18t" not in peacock_destinations("black")
     # ... but its hook may turn backward: 17q (forward-right) then back-right to 15s
     assert "15s" in peacock_destinations("black")
 

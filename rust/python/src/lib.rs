@@ -14,6 +14,7 @@ use taikyoku_engine::{
 create_exception!(taikyoku, TaikyokuError, PyValueError, "Base class of the package's errors (a ValueError).");
 create_exception!(taikyoku, IllegalMoveError, TaikyokuError, "The move is not legal in this position.");
 create_exception!(taikyoku, NotationError_, TaikyokuError, "Malformed or ambiguous move notation.");
+create_exception!(taikyoku, AmbiguousMoveError, NotationError_, "Notation that matches several legal moves.");
 create_exception!(taikyoku, UnknownSquareError, TaikyokuError, "A square name that is not on the board.");
 create_exception!(taikyoku, UnknownPieceError, TaikyokuError, "A piece name or code that is not in the table.");
 create_exception!(taikyoku, PositionTextError, TaikyokuError, "Malformed position text.");
@@ -32,7 +33,8 @@ fn notation_error(e: NotationError) -> PyErr {
         NotationError::Illegal(_) => IllegalMoveError::new_err(message),
         NotationError::UnknownPiece(_) => UnknownPieceError::new_err(message),
         NotationError::UnknownSquare(_) => UnknownSquareError::new_err(message),
-        NotationError::Malformed(_) | NotationError::Ambiguous(_) => NotationError_::new_err(message),
+        NotationError::Malformed(_) => NotationError_::new_err(message),
+        NotationError::Ambiguous(_) => AmbiguousMoveError::new_err(message),
     }
 }
 
@@ -609,6 +611,7 @@ impl Game {
 }
 
 #[pyfunction]
+#[pyo3(signature = (variant, options, start, moves, max_plies = None))]
 fn _restore_game(
     variant: &str,
     options: Vec<String>,
@@ -640,6 +643,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TaikyokuError", py.get_type_bound::<TaikyokuError>())?;
     m.add("IllegalMoveError", py.get_type_bound::<IllegalMoveError>())?;
     m.add("NotationError", py.get_type_bound::<NotationError_>())?;
+    m.add("AmbiguousMoveError", py.get_type_bound::<AmbiguousMoveError>())?;
     m.add("UnknownSquareError", py.get_type_bound::<UnknownSquareError>())?;
     m.add("UnknownPieceError", py.get_type_bound::<UnknownPieceError>())?;
     m.add("PositionTextError", py.get_type_bound::<PositionTextError>())?;
