@@ -22,6 +22,7 @@ from taikyoku._core import (
     UnknownSquareError,
     __version__,
     piece_types,
+    random_game,
     rule_options,
     variants,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "UnknownSquareError",
     "__version__",
     "piece_types",
+    "random_game",
     "rule_options",
     "variants",
 ]

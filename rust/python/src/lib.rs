@@ -610,6 +610,18 @@ impl Game {
     }
 }
 
+/// Plays a seeded game of uniformly random legal moves (ChaCha8; same seed, same game) until
+/// it ends or `max_plies` plies are played; returns the Game.
+#[pyfunction]
+#[pyo3(signature = (seed, max_plies = 1000, variant = "taikyoku", options = None))]
+fn random_game(py: Python<'_>, seed: u64, max_plies: u32, variant: &str, options: Option<Vec<String>>) -> PyResult<Game> {
+    let mut game = Game::new(variant, options, Some(max_plies))?;
+    py.allow_threads(|| {
+        engine::random::random_playout(&mut game.game, seed, max_plies as usize);
+    });
+    Ok(game)
+}
+
 #[pyfunction]
 #[pyo3(signature = (variant, options, start, moves, max_plies = None))]
 fn _restore_game(
@@ -640,6 +652,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rule_options, m)?)?;
     m.add_function(wrap_pyfunction!(variants, m)?)?;
     m.add_function(wrap_pyfunction!(_restore_game, m)?)?;
+    m.add_function(wrap_pyfunction!(random_game, m)?)?;
     m.add("TaikyokuError", py.get_type_bound::<TaikyokuError>())?;
     m.add("IllegalMoveError", py.get_type_bound::<IllegalMoveError>())?;
     m.add("NotationError", py.get_type_bound::<NotationError_>())?;
