@@ -483,8 +483,8 @@ def test_king_and_crown_prince_survive_losing_one():
 
 
 def test_no_royals_no_game_end():
-    # Game.empty has no kings: captures alone never end it
-    g = make_game(("18r", "R", "black"), ("18m", "P", "white"))
+    # Game.empty has no kings: captures alone never end it (White keeps a piece that can move)
+    g = make_game(("18r", "R", "black"), ("18m", "P", "white"), ("30e", "G", "white"))
     play(g, "18r", "18m")
     assert not g.is_over and g.result is None
 

@@ -62,10 +62,8 @@ impl Position {
 
     /// All moves of `color`'s pieces, as if it were `color`'s turn.
     pub fn generate(&self, color: Color, out: &mut Vec<Move>) {
-        for (sq, p) in self.squares() {
-            if p.color == color {
-                self.generate_from(sq, out);
-            }
+        for sq in self.squares_of(color) {
+            self.generate_from(sq, out);
         }
     }
 

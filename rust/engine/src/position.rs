@@ -60,6 +60,8 @@ struct Undo {
 pub struct Position {
     pub variant: Arc<Variant>,
     board: Vec<Option<Piece>>,
+    /// One bit per square for each colour's pieces: generation visits pieces, not squares.
+    occupied: [Vec<u64>; 2],
     side: Color,
     /// Plies played since the position's start (the seed numbers moves; we number plies).
     ply: u32,
@@ -94,6 +96,7 @@ impl Position {
         let mut pos = Position {
             variant,
             board: vec![None; size],
+            occupied: [vec![0; size.div_ceil(64)], vec![0; size.div_ceil(64)]],
             side: Color::Black,
             ply: 0,
             hash: 0,
@@ -157,6 +160,33 @@ impl Position {
         self.board.iter().enumerate().filter_map(|(sq, p)| p.map(|p| (sq, p)))
     }
 
+    /// The squares of one side's pieces, in square order.
+    pub fn squares_of(&self, color: Color) -> impl Iterator<Item = usize> + '_ {
+        self.occupied[color.index()].iter().enumerate().flat_map(|(w, &bits)| {
+            let mut bits = bits;
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                Some(w * 64 + b)
+            })
+        })
+    }
+
+    /// Writes a square, keeping the occupancy bits in step (no hash or royal bookkeeping).
+    #[inline]
+    fn set_raw(&mut self, sq: usize, piece: Option<Piece>) {
+        if let Some(old) = self.board[sq] {
+            self.occupied[old.color.index()][sq / 64] &= !(1u64 << (sq % 64));
+        }
+        if let Some(new) = piece {
+            self.occupied[new.color.index()][sq / 64] |= 1u64 << (sq % 64);
+        }
+        self.board[sq] = piece;
+    }
+
     fn is_royal(&self, p: Piece) -> bool {
         self.variant.table.get(p.kind).royal
     }
@@ -168,12 +198,13 @@ impl Position {
         if self.is_royal(piece) {
             self.royals[piece.color.index()] += 1;
         }
-        self.board[sq] = Some(piece);
+        self.set_raw(sq, Some(piece));
     }
 
     /// Removes and returns the piece on a square. Editing; not a move.
     pub fn remove(&mut self, sq: usize) -> Option<Piece> {
-        let piece = self.board[sq].take()?;
+        let piece = self.board[sq]?;
+        self.set_raw(sq, None);
         self.hash ^= piece_key(sq, piece);
         if self.is_royal(piece) {
             self.royals[piece.color.index()] -= 1;
@@ -266,11 +297,13 @@ impl Position {
     pub fn unmake(&mut self) -> Option<Move> {
         let record = self.undo.pop()?;
         let mv = record.mv;
-        self.board[mv.to as usize] = None;
-        self.board[mv.from as usize] = Some(record.moved);
-        for (sq, p) in self.captured.drain(record.captured_from..) {
-            self.board[sq as usize] = Some(p);
+        self.set_raw(mv.to as usize, None);
+        self.set_raw(mv.from as usize, Some(record.moved));
+        for i in record.captured_from..self.captured.len() {
+            let (sq, p) = self.captured[i];
+            self.set_raw(sq as usize, Some(p));
         }
+        self.captured.truncate(record.captured_from);
         self.side = self.side.opponent();
         self.ply -= 1;
         self.hash = record.hash;
