@@ -4,7 +4,7 @@
 //! moves; only the trapped-piece rule filters them.
 
 use crate::geometry::{absolute_direction, Color, DELTAS};
-use crate::position::{Move, Position, NO_SQUARE};
+use crate::position::{color_code, Move, Position, EMPTY, NO_SQUARE};
 use crate::table::{Atom, Trap, UNLIMITED};
 
 /// Squares a single piece's generation has already produced (for pieces whose atoms overlap).
@@ -248,17 +248,18 @@ impl Position {
     fn slide(&self, sq: usize, d: usize, max: usize, color: Color, sink: &mut Sink) {
         let g = &self.variant.geometry;
         let n = g.edge(sq, d).min(max);
+        let own = color_code(color);
         let mut t = sq as isize;
         for _ in 0..n {
             t += g.offset[d];
-            match self.at(t as usize) {
-                None => sink.add(t as usize, false),
-                Some(p) => {
-                    if p.color != color {
-                        sink.add(t as usize, false);
-                    }
-                    return;
+            let c = self.color_code_at(t as usize);
+            if c == EMPTY {
+                sink.add(t as usize, false);
+            } else {
+                if c != own {
+                    sink.add(t as usize, false);
                 }
+                return;
             }
         }
     }

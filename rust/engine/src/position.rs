@@ -15,6 +15,15 @@ pub struct Piece {
     pub promoted: bool,
 }
 
+/// `Position::color_code_at` of an empty square.
+pub const EMPTY: u8 = 0;
+
+/// The code of a colour in `Position::color_code_at`.
+#[inline]
+pub fn color_code(color: Color) -> u8 {
+    1 + color as u8
+}
+
 /// Sentinel for "no square" in `Move::mid`.
 pub const NO_SQUARE: u16 = u16::MAX;
 
@@ -62,6 +71,8 @@ pub struct Position {
     board: Vec<Option<Piece>>,
     /// One bit per square for each colour's pieces: generation visits pieces, not squares.
     occupied: [Vec<u64>; 2],
+    /// Per square: 0 empty, 1 + colour index otherwise. The generator's hot loops read this.
+    colors: Vec<u8>,
     side: Color,
     /// Plies played since the position's start (the seed numbers moves; we number plies).
     ply: u32,
@@ -97,6 +108,7 @@ impl Position {
             variant,
             board: vec![None; size],
             occupied: [vec![0; size.div_ceil(64)], vec![0; size.div_ceil(64)]],
+            colors: vec![EMPTY; size],
             side: Color::Black,
             ply: 0,
             hash: 0,
@@ -120,6 +132,12 @@ impl Position {
     #[inline]
     pub fn at(&self, sq: usize) -> Option<Piece> {
         self.board[sq]
+    }
+
+    /// `EMPTY`, or `color_code(colour)` of the piece on `sq`.
+    #[inline]
+    pub fn color_code_at(&self, sq: usize) -> u8 {
+        self.colors[sq]
     }
 
     #[inline]
@@ -184,6 +202,7 @@ impl Position {
         if let Some(new) = piece {
             self.occupied[new.color.index()][sq / 64] |= 1u64 << (sq % 64);
         }
+        self.colors[sq] = piece.map_or(EMPTY, |p| color_code(p.color));
         self.board[sq] = piece;
     }
 

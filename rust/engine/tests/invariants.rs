@@ -85,3 +85,4 @@ fn position_text_round_trips() {
     assert_eq!(back.to_text(), text);
     assert_eq!(back.hash(), game.position.hash());
 }
+
