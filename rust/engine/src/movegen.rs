@@ -3,7 +3,7 @@
 //! Moves into check are legal in Taikyoku shogi, so the moves generated here are the legal
 //! moves; only the trapped-piece rule filters them.
 
-use crate::geometry::{absolute_direction, Color, DELTAS};
+use crate::geometry::{Color, DELTAS};
 use crate::position::{color_code, Move, Position, EMPTY, NO_SQUARE};
 use crate::table::{Atom, Trap, UNLIMITED};
 
@@ -32,13 +32,13 @@ impl Seen {
 struct Sink<'a> {
     out: &'a mut Vec<Move>,
     from: u16,
-    seen: Option<Seen>,
+    seen: Option<&'a mut Seen>,
 }
 
 impl Sink<'_> {
     #[inline]
     fn add(&mut self, to: usize, sweep: bool) {
-        if let Some(seen) = &mut self.seen {
+        if let Some(seen) = self.seen.as_deref_mut() {
             if !seen.first(to, sweep) {
                 return;
             }
@@ -70,9 +70,10 @@ impl Position {
     /// The moves of the piece on `sq` (none if the square is empty), as if its side were to move.
     pub fn generate_from(&self, sq: usize, out: &mut Vec<Move>) {
         let Some(piece) = self.at(sq) else { return };
-        let ty = self.variant.table.get(piece.kind);
+        let table = &self.variant.table;
+        let motion = table.motion_of(piece.kind);
         let rank_from_front = self.variant.geometry.rank_from_front(sq, piece.color);
-        let trapped = match ty.trap {
+        let trapped = match motion.trap {
             Trap::None => false,
             Trap::FurthestRank => rank_from_front == 0,
             Trap::OwnFirstRank => {
@@ -83,9 +84,17 @@ impl Position {
             }
         };
         let start = out.len();
-        let mut sink = Sink { out, from: sq as u16, seen: ty.overlapping.then(Seen::new) };
-        for atom in &ty.atoms {
-            self.generate_atom(sq, piece.color, ty.rank, *atom, &mut sink);
+        // Only pieces whose atoms overlap pay for clearing the 512-byte set.
+        let mut seen_storage;
+        let seen = if motion.overlapping {
+            seen_storage = Seen::new();
+            Some(&mut seen_storage)
+        } else {
+            None
+        };
+        let mut sink = Sink { out, from: sq as u16, seen };
+        for &atom in table.absolute_atoms(motion, piece.color) {
+            self.generate_atom(sq, piece.color, motion.rank, atom, &mut sink);
         }
         if trapped {
             // A trapped piece may only leave by capturing.
@@ -109,15 +118,16 @@ impl Position {
         }
     }
 
+    /// One atom, its direction already absolute (`Atom::absolute`).
     fn generate_atom(&self, sq: usize, color: Color, rank: u8, atom: Atom, sink: &mut Sink) {
         let g = &self.variant.geometry;
         match atom {
             Atom::Slide { dir, max } => {
-                let d = absolute_direction(dir, color);
+                let d = dir as usize;
                 self.slide(sq, d, max as usize, color, sink);
             }
             Atom::Jump { dir, k, then } => {
-                let d = absolute_direction(dir, color);
+                let d = dir as usize;
                 let k = k as usize;
                 if k > g.edge(sq, d) {
                     return;
@@ -136,18 +146,14 @@ impl Position {
             }
             Atom::Leap { dx, dy } => {
                 let (x, y) = g.xy(sq);
-                let (ax, ay) = match color {
-                    Color::Black => (dx as i32, -(dy as i32)),
-                    Color::White => (-(dx as i32), dy as i32),
-                };
-                if let Some(t) = g.square(x + ax, y + ay) {
+                if let Some(t) = g.square(x + dx as i32, y + dy as i32) {
                     if self.enterable(t, color) {
                         sink.add(t, false);
                     }
                 }
             }
             Atom::Hop { dir, pieces } => {
-                let d = absolute_direction(dir, color);
+                let d = dir as usize;
                 let mut t = sq as isize;
                 let mut passed = 0u8;
                 for _ in 0..g.edge(sq, d) {
@@ -167,7 +173,7 @@ impl Position {
                 }
             }
             Atom::RangeCapture { dir } => {
-                let d = absolute_direction(dir, color);
+                let d = dir as usize;
                 let mut t = sq as isize;
                 let mut passed = false;
                 for _ in 0..g.edge(sq, d) {
@@ -188,7 +194,7 @@ impl Position {
                 }
             }
             Atom::RangeJump { dir } => {
-                let d = absolute_direction(dir, color);
+                let d = dir as usize;
                 let mut t = sq as isize;
                 let mut blocked = false;
                 for _ in 0..g.edge(sq, d) {
@@ -209,7 +215,7 @@ impl Position {
                 }
             }
             Atom::Hook { dir } => {
-                let d = absolute_direction(dir, color);
+                let d = dir as usize;
                 let mut t = sq as isize;
                 for _ in 0..g.edge(sq, d) {
                     t += g.offset[d];
@@ -244,7 +250,7 @@ impl Position {
     }
 
     /// Up to `max` free squares from `sq` in absolute direction `d`, capturing at the first enemy.
-    #[inline]
+    #[inline(always)]
     fn slide(&self, sq: usize, d: usize, max: usize, color: Color, sink: &mut Sink) {
         let g = &self.variant.geometry;
         let n = g.edge(sq, d).min(max);

@@ -4,6 +4,7 @@
 //! atoms. `as(KEY)` references and rule options are resolved here, so the move generator only
 //! ever sees plain atoms with owner-relative directions.
 
+use crate::geometry::{absolute_direction, Color};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -37,6 +38,27 @@ pub enum Atom {
     Lion,
     /// Capture an adjacent piece without moving.
     Igui,
+}
+
+impl Atom {
+    /// The atom with its direction made absolute for `color` (leaps become x-right, y-down).
+    pub fn absolute(self, color: Color) -> Atom {
+        let turn = |dir: u8| absolute_direction(dir, color) as u8;
+        match self {
+            Atom::Slide { dir, max } => Atom::Slide { dir: turn(dir), max },
+            Atom::Jump { dir, k, then } => Atom::Jump { dir: turn(dir), k, then },
+            Atom::Leap { dx, dy } => match color {
+                Color::Black => Atom::Leap { dx, dy: -dy },
+                Color::White => Atom::Leap { dx: -dx, dy },
+            },
+            Atom::Hop { dir, pieces } => Atom::Hop { dir: turn(dir), pieces },
+            Atom::RangeCapture { dir } => Atom::RangeCapture { dir: turn(dir) },
+            Atom::RangeJump { dir } => Atom::RangeJump { dir: turn(dir) },
+            Atom::Hook { dir } => Atom::Hook { dir: turn(dir) },
+            Atom::Lion => Atom::Lion,
+            Atom::Igui => Atom::Igui,
+        }
+    }
 }
 
 /// Where a piece's movement freezes.
@@ -82,10 +104,23 @@ impl fmt::Display for TableError {
 
 impl std::error::Error for TableError {}
 
+/// What the move generator needs of a piece type, compact and contiguous for the hot loop.
+#[derive(Clone, Copy, Debug)]
+pub struct Motion {
+    start: u32,
+    len: u32,
+    pub rank: u8,
+    pub trap: Trap,
+    pub overlapping: bool,
+}
+
 /// A parsed piece table.
 #[derive(Clone, Debug)]
 pub struct PieceTable {
     pub types: Vec<PieceType>,
+    motions: Vec<Motion>,
+    /// Every type's atoms with *absolute* directions, one array per colour (see `Motion`).
+    absolute_atoms: [Vec<Atom>; 2],
     by_key: HashMap<String, Kind>,
     by_name: HashMap<String, Kind>,
     /// Every option named in the table, with the pieces it changes.
@@ -463,7 +498,32 @@ impl PieceTable {
         for t in types.iter_mut() {
             t.promoted_only = t.key == t.name && t.key.contains(|c: char| c.is_lowercase());
         }
-        Ok(PieceTable { types, by_key, by_name, options: all_options })
+        let mut motions = Vec::with_capacity(types.len());
+        let mut absolute_atoms = [Vec::new(), Vec::new()];
+        for t in &types {
+            motions.push(Motion {
+                start: absolute_atoms[0].len() as u32,
+                len: t.atoms.len() as u32,
+                rank: t.rank,
+                trap: t.trap,
+                overlapping: t.overlapping,
+            });
+            for color in Color::BOTH {
+                absolute_atoms[color.index()].extend(t.atoms.iter().map(|a| a.absolute(color)));
+            }
+        }
+        Ok(PieceTable { types, motions, absolute_atoms, by_key, by_name, options: all_options })
+    }
+
+    /// A type's atoms with absolute directions for `color` (the generator's view).
+    #[inline]
+    pub fn absolute_atoms(&self, motion: &Motion, color: Color) -> &[Atom] {
+        &self.absolute_atoms[color.index()][motion.start as usize..(motion.start + motion.len) as usize]
+    }
+
+    #[inline]
+    pub fn motion_of(&self, kind: Kind) -> &Motion {
+        &self.motions[kind as usize]
     }
 
     pub fn len(&self) -> usize {
