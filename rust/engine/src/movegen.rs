@@ -319,3 +319,126 @@ impl Position {
         moves.iter().any(|&m| self.captures_of(m).contains(&sq))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::geometry::Color;
+    use crate::position::{Move, Piece, Position, NO_SQUARE};
+    use crate::variant::Variant;
+
+    /// An empty Taikyoku board with the given pieces: (square, key, colour).
+    fn board(pieces: &[(&str, &str, Color)]) -> Position {
+        let variant = Variant::load("taikyoku", &[]).unwrap();
+        let mut pos = Position::empty(variant.clone(), Color::Black);
+        for &(sq, key, color) in pieces {
+            let kind = variant.table.lookup(key).unwrap();
+            let sq = variant.geometry.parse_square(sq).unwrap();
+            pos.put(sq, Piece { kind, origin: kind, color, promoted: false });
+        }
+        pos
+    }
+
+    fn moves(pos: &Position, sq: &str) -> Vec<Move> {
+        let mut out = Vec::new();
+        pos.generate_from(pos.variant.geometry.parse_square(sq).unwrap(), &mut out);
+        out
+    }
+
+    fn targets(pos: &Position, sq: &str) -> Vec<String> {
+        let mut t: Vec<String> =
+            moves(pos, sq).iter().map(|m| pos.variant.geometry.square_name(m.to as usize)).collect();
+        t.sort();
+        t
+    }
+
+    #[test]
+    fn slide_stops_before_a_friend_and_on_an_enemy() {
+        use Color::*;
+        // Lance on 18r: forward is towards rank a.
+        let pos = board(&[("18r", "L", Black), ("18o", "P", Black)]);
+        assert_eq!(targets(&pos, "18r"), ["18p", "18q"]);
+        let pos = board(&[("18r", "L", Black), ("18o", "P", White)]);
+        assert_eq!(targets(&pos, "18r"), ["18o", "18p", "18q"]);
+        // White's lance goes the other way.
+        let pos = board(&[("18r", "L", White), ("18u", "P", Black)]);
+        assert_eq!(targets(&pos, "18r"), ["18s", "18t", "18u"]);
+    }
+
+    #[test]
+    fn no_duplicates_for_overlapping_atoms() {
+        // Hook mover: every square of the board but its own, each once.
+        let pos = board(&[("18r", "HM", Color::Black)]);
+        let list = moves(&pos, "18r");
+        assert_eq!(list.len(), 36 * 36 - 1);
+        let mut unique = list.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), list.len());
+    }
+
+    #[test]
+    fn hop_passes_up_to_its_count() {
+        use Color::*;
+        // Teaching king: hop(all,3). Forward file 18: pieces on 18q, 18p, 18o, 18n.
+        let pos = board(&[
+            ("18r", "Teaching king", Black),
+            ("18q", "P", Black),
+            ("18p", "P", White),
+            ("18o", "P", Black),
+            ("18n", "P", White),
+            ("18m", "P", White),
+        ]);
+        let t = targets(&pos, "18r");
+        assert!(t.contains(&"18p".to_string()) && t.contains(&"18n".to_string()));
+        assert!(!t.contains(&"18q".to_string()) && !t.contains(&"18o".to_string()));
+        // After passing three pieces it may take the fourth but not pass it.
+        assert!(!t.contains(&"18m".to_string()));
+    }
+
+    #[test]
+    fn range_capture_respects_ranks() {
+        use Color::*;
+        // Great general (rank 1) flies over a vice general (rank 2), not over a king.
+        let pos = board(&[("18r", "GG", Black), ("18p", "VG", White), ("18n", "P", Black), ("18k", "K", White)]);
+        let list = moves(&pos, "18r");
+        let to = |name: &str| pos.variant.geometry.parse_square(name).unwrap() as u16;
+        let take_king = list.iter().find(|m| m.to == to("18k")).expect("captures the king by landing");
+        assert!(take_king.sweep);
+        assert_eq!(pos.captures_of(*take_king).len(), 3);
+        assert!(!list.iter().any(|m| m.to == to("18j")));
+        // A vice general may not fly over a great general.
+        let pos = board(&[("18r", "VG", Black), ("17q", "GG", White), ("16p", "P", White)]);
+        let t = targets(&pos, "18r");
+        assert!(t.contains(&"17q".to_string()) && !t.contains(&"16p".to_string()));
+    }
+
+    #[test]
+    fn lion_moves() {
+        use Color::*;
+        let pos = board(&[("18r", "LN", Black), ("18q", "P", White)]);
+        let list = moves(&pos, "18r");
+        let from = pos.variant.geometry.parse_square("18r").unwrap() as u16;
+        let mid = pos.variant.geometry.parse_square("18q").unwrap() as u16;
+        // 24 plain destinations, 1 pass, and 8 second steps after taking 18q (one is igui).
+        assert_eq!(list.iter().filter(|m| m.mid == NO_SQUARE && m.to != from).count(), 24);
+        assert!(list.iter().any(|m| m.is_pass()));
+        assert_eq!(list.iter().filter(|m| m.mid == mid).count(), 8);
+        assert!(list.iter().any(|m| m.is_igui() && m.mid == mid));
+        // No pass when every neighbour is occupied.
+        let mut crowded = vec![("18r", "LN", Black)];
+        for sq in ["17q", "18q", "19q", "17r", "19r", "17s", "18s", "19s"] {
+            crowded.push((sq, "P", Black));
+        }
+        assert!(!moves(&board(&crowded), "18r").iter().any(|m| m.is_pass()));
+    }
+
+    #[test]
+    fn trapped_pieces_only_capture() {
+        use Color::*;
+        // Running wolf on Black's furthest rank: sideways moves only when they capture.
+        let pos = board(&[("18a", "RW", Black), ("15a", "P", White)]);
+        assert_eq!(targets(&pos, "18a"), ["15a"]);
+        let pos = board(&[("18b", "RW", Black)]);
+        assert!(targets(&pos, "18b").len() > 3);
+    }
+}
