@@ -4,7 +4,7 @@
 //! moves; only the trapped-piece rule filters them.
 
 use crate::geometry::{Color, DELTAS};
-use crate::position::{color_code, Move, Position, EMPTY, NO_SQUARE};
+use crate::position::{color_code, Move, Piece, Position, EMPTY, NO_SQUARE};
 use crate::table::{Atom, Trap, UNLIMITED};
 
 /// Squares a single piece's generation has already produced (for pieces whose atoms overlap).
@@ -153,87 +153,72 @@ impl Position {
                 }
             }
             Atom::Hop { dir, pieces } => {
-                let d = dir as usize;
-                let mut t = sq as isize;
                 let mut passed = 0u8;
-                for _ in 0..g.edge(sq, d) {
-                    t += g.offset[d];
-                    match self.at(t as usize) {
-                        None => sink.add(t as usize, false),
-                        Some(p) => {
-                            if p.color != color {
-                                sink.add(t as usize, false);
-                            }
-                            if passed == pieces {
-                                break;
-                            }
-                            passed += 1;
-                        }
+                self.walk(sq, dir as usize, |t, occupant| match occupant {
+                    None => {
+                        sink.add(t, false);
+                        true
                     }
-                }
+                    Some(p) => {
+                        if p.color != color {
+                            sink.add(t, false);
+                        }
+                        passed += 1;
+                        passed <= pieces
+                    }
+                });
             }
             Atom::RangeCapture { dir } => {
-                let d = dir as usize;
-                let mut t = sq as isize;
+                let table = &self.variant.table;
                 let mut passed = false;
-                for _ in 0..g.edge(sq, d) {
-                    t += g.offset[d];
-                    match self.at(t as usize) {
-                        None => sink.add(t as usize, passed),
-                        Some(p) => {
-                            if p.color != color {
-                                sink.add(t as usize, passed);
-                            }
-                            // Only pieces of strictly lower rank (a larger number) can be flown over.
-                            if self.variant.table.get(p.kind).rank <= rank {
-                                break;
-                            }
-                            passed = true;
-                        }
+                self.walk(sq, dir as usize, |t, occupant| match occupant {
+                    None => {
+                        sink.add(t, passed);
+                        true
                     }
-                }
+                    Some(p) => {
+                        if p.color != color {
+                            sink.add(t, passed);
+                        }
+                        passed = true;
+                        // Only pieces of strictly lower rank (a larger number) can be flown over.
+                        table.get(p.kind).rank > rank
+                    }
+                });
             }
             Atom::RangeJump { dir } => {
-                let d = dir as usize;
-                let mut t = sq as isize;
                 let mut blocked = false;
-                for _ in 0..g.edge(sq, d) {
-                    t += g.offset[d];
-                    match self.at(t as usize) {
-                        None => {
-                            if !blocked {
-                                sink.add(t as usize, false);
-                            }
-                        }
+                self.walk(sq, dir as usize, |t, occupant| {
+                    match occupant {
+                        None if !blocked => sink.add(t, false),
+                        None => {}
                         Some(p) => {
                             if p.color != color {
-                                sink.add(t as usize, false);
+                                sink.add(t, false);
                             }
                             blocked = true;
                         }
                     }
-                }
+                    true
+                });
             }
             Atom::Hook { dir } => {
                 let d = dir as usize;
-                let mut t = sq as isize;
-                for _ in 0..g.edge(sq, d) {
-                    t += g.offset[d];
-                    match self.at(t as usize) {
-                        None => {
-                            sink.add(t as usize, false);
-                            // Turn 90° either way here and range on.
-                            self.slide(t as usize, (d + 2) % 8, UNLIMITED as usize, color, sink);
-                            self.slide(t as usize, (d + 6) % 8, UNLIMITED as usize, color, sink);
-                        }
-                        Some(p) => {
-                            if p.color != color {
-                                sink.add(t as usize, false);
-                            }
-                            break;
-                        }
+                self.walk(sq, d, |t, occupant| match occupant {
+                    None => {
+                        sink.add(t, false);
+                        // Turn 90° either way here and range on.
+                        self.slide(t, (d + 2) % 8, UNLIMITED as usize, color, sink);
+                        self.slide(t, (d + 6) % 8, UNLIMITED as usize, color, sink);
+                        true
                     }
-                }
+                    Some(p) => {
+                        if p.color != color {
+                            sink.add(t, false);
+                        }
+                        false
+                    }
+                });
             }
             Atom::Lion => self.lion(sq, color, sink),
             Atom::Igui => {
@@ -245,6 +230,20 @@ impl Position {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Visits the squares from `sq` along absolute direction `d` to the board's edge, with their
+    /// occupants, while `visit` returns true.
+    #[inline(always)]
+    fn walk(&self, sq: usize, d: usize, mut visit: impl FnMut(usize, Option<Piece>) -> bool) {
+        let g = &self.variant.geometry;
+        let mut t = sq as isize;
+        for _ in 0..g.edge(sq, d) {
+            t += g.offset[d];
+            if !visit(t as usize, self.at(t as usize)) {
+                return;
             }
         }
     }
