@@ -299,3 +299,18 @@ def test_rule_options_change_moves():
     assert "WO-18o" not in {m.notation for m in plain.moves_from("18r")}
     with pytest.raises(ValueError):
         Game(options=["no-such-option"])
+
+
+@pytest.mark.parametrize("kwargs", [{"max_plies": -1}, {"max_plies": 2**40}, {"options": ["x"]}, {"variant": "nope"}])
+def test_bad_arguments_are_value_errors(kwargs):
+    with pytest.raises(ValueError):
+        Game(**kwargs)
+
+
+def test_bad_random_game_arguments():
+    with pytest.raises(ValueError):
+        taikyoku.random_game(-1)
+    with pytest.raises(ValueError):
+        taikyoku.random_game(1, max_plies=-5)
+    with pytest.raises(ValueError):
+        Game().max_plies = -3

@@ -127,13 +127,6 @@ impl Geometry {
         }
     }
 
-    /// Chebyshev distance between two squares.
-    pub fn distance(&self, a: usize, b: usize) -> i32 {
-        let (ax, ay) = self.xy(a);
-        let (bx, by) = self.xy(b);
-        (ax - bx).abs().max((ay - by).abs())
-    }
-
     /// The row index, counted from the owner's far side: 0 is the furthest rank.
     pub fn rank_from_front(&self, sq: usize, color: Color) -> usize {
         let y = sq / self.width;
@@ -141,10 +134,6 @@ impl Geometry {
             Color::Black => y,
             Color::White => self.height - 1 - y,
         }
-    }
-
-    pub fn file_of(&self, sq: usize) -> usize {
-        self.width - sq % self.width
     }
 
     pub fn rank_name(y: usize) -> String {

@@ -279,8 +279,8 @@ impl Position {
             let mut x = 0usize;
             for cell in rank.split(',') {
                 if let Ok(n) = cell.parse::<usize>() {
-                    if n == 0 {
-                        return Err(format!("rank {}: empty run of 0", y + 1));
+                    if n == 0 || n > g.width {
+                        return Err(format!("rank {}: empty run of {n}", y + 1));
                     }
                     x += n;
                     continue;

@@ -340,14 +340,6 @@ impl Position {
         self.undo.iter().map(|u| u.mv)
     }
 
-    /// Whether the last move captured anything (repetition can't reach back past it).
-    pub fn last_move_was_irreversible(&self) -> bool {
-        match self.undo.last() {
-            Some(u) => u.captured_from < self.captured.len(),
-            None => true,
-        }
-    }
-
     /// Recomputes the hash from scratch (tests check the incremental one against it).
     pub fn compute_hash(&self) -> u64 {
         let mut h = if self.side == Color::White { WHITE_TO_MOVE_KEY } else { 0 };

@@ -27,6 +27,13 @@ fn parse_color(text: &str) -> PyResult<Color> {
     Color::parse(text).ok_or_else(|| TaikyokuError::new_err(format!("unknown color '{text}' (use 'black' or 'white')")))
 }
 
+/// Reads an optional non-negative count (a negative or huge one is a ValueError, not an OverflowError).
+fn count(name: &str, value: Option<i64>) -> PyResult<Option<u32>> {
+    value
+        .map(|v| u32::try_from(v).map_err(|_| TaikyokuError::new_err(format!("{name} must be between 0 and {}, not {v}", u32::MAX))))
+        .transpose()
+}
+
 fn notation_error(e: NotationError) -> PyErr {
     let message = e.to_string();
     match e {
@@ -297,10 +304,10 @@ impl Game {
     /// (`taikyoku.rule_options()`); `max_plies` ends the game as truncated after that many plies.
     #[new]
     #[pyo3(signature = (variant = "taikyoku", options = None, max_plies = None))]
-    fn new(variant: &str, options: Option<Vec<String>>, max_plies: Option<u32>) -> PyResult<Game> {
+    fn new(variant: &str, options: Option<Vec<String>>, max_plies: Option<i64>) -> PyResult<Game> {
         let v = variant_for(variant, &options.unwrap_or_default())?;
         let mut game = engine::Game::new(v);
-        game.max_plies = max_plies;
+        game.max_plies = count("max_plies", max_plies)?;
         let start = game.position.to_text();
         Ok(Game { game, start })
     }
@@ -488,8 +495,9 @@ impl Game {
     }
 
     #[setter]
-    fn set_max_plies(&mut self, value: Option<u32>) {
-        self.game.max_plies = value;
+    fn set_max_plies(&mut self, value: Option<i64>) -> PyResult<()> {
+        self.game.max_plies = count("max_plies", value)?;
+        Ok(())
     }
 
     #[getter]
@@ -614,10 +622,12 @@ impl Game {
 /// it ends or `max_plies` plies are played; returns the Game.
 #[pyfunction]
 #[pyo3(signature = (seed, max_plies = 1000, variant = "taikyoku", options = None))]
-fn random_game(py: Python<'_>, seed: u64, max_plies: u32, variant: &str, options: Option<Vec<String>>) -> PyResult<Game> {
+fn random_game(py: Python<'_>, seed: i64, max_plies: i64, variant: &str, options: Option<Vec<String>>) -> PyResult<Game> {
+    let seed = u64::try_from(seed).map_err(|_| TaikyokuError::new_err(format!("seed must be non-negative, not {seed}")))?;
     let mut game = Game::new(variant, options, Some(max_plies))?;
+    let limit = game.game.max_plies.unwrap_or(0) as usize;
     py.allow_threads(|| {
-        engine::random::random_playout(&mut game.game, seed, max_plies as usize);
+        engine::random::random_playout(&mut game.game, seed, limit);
     });
     Ok(game)
 }
@@ -629,7 +639,7 @@ fn _restore_game(
     options: Vec<String>,
     start: &str,
     moves: Vec<(u16, u16, u16, bool)>,
-    max_plies: Option<u32>,
+    max_plies: Option<i64>,
 ) -> PyResult<Game> {
     let mut game = Game::from_text(start, variant, Some(options))?;
     for (from, to, mid, sweep) in moves {
@@ -637,7 +647,7 @@ fn _restore_game(
         game.find_legal(&make_moves(&game.game.position, &[mv], &[mv]).pop().expect("one"))?;
         game.game.play(mv);
     }
-    game.game.max_plies = max_plies;
+    game.game.max_plies = count("max_plies", max_plies)?;
     Ok(game)
 }
 
