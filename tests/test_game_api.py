@@ -173,8 +173,10 @@ def test_disambiguation_by_start_square():
     assert "R-10c" in notations  # only the upper rook reaches 10c
     with pytest.raises(taikyoku.AmbiguousMoveError):
         g.play("R-10n")
-    g.play("R10r-10n")
+    assert g.play("R10r-10n").notation == "R10r-10n"
     assert g.piece_at("10n").abbrev == "R"
+    assert g.history() == ["R10r-10n"]
+    assert g.undo().notation == "R10r-10n"
 
 
 def test_capture_promotion_and_notation():

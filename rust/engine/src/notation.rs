@@ -78,19 +78,21 @@ impl Position {
 
     /// The move's notation in this position, with the start square only when needed.
     pub fn move_notation(&self, mv: Move) -> String {
-        self.move_notation_among(mv, &self.legal_moves_of_sign(mv))
+        self.notations(&[mv], &self.legal_moves_of_sign(mv)).pop().expect("one notation")
     }
 
     /// Notations of many moves at once (all from the side to move), disambiguated against
-    /// `rivals` (typically all legal moves): one pass instead of one generation per move.
+    /// `rivals` (other moves of the same side, with or without `moves` themselves): one pass
+    /// instead of one generation per move.
     pub fn notations(&self, moves: &[Move], rivals: &[Move]) -> Vec<String> {
         use std::collections::HashMap;
-        let mut starts: HashMap<(String, String), (u16, bool)> = HashMap::new();
+        // For each (sign, tail): up to two distinct start squares that produce it.
+        let mut starts: HashMap<(String, String), [u16; 2]> = HashMap::new();
         for &r in rivals {
             let Some(p) = self.at(r.from as usize) else { continue };
-            let entry = starts.entry((self.piece_sign(p), self.move_tail(r))).or_insert((r.from, false));
-            if entry.0 != r.from {
-                entry.1 = true;
+            let entry = starts.entry((self.piece_sign(p), self.move_tail(r))).or_insert([r.from, NO_SQUARE]);
+            if entry[0] != r.from && entry[1] == NO_SQUARE {
+                entry[1] = r.from;
             }
         }
         moves
@@ -98,7 +100,9 @@ impl Position {
             .map(|&mv| {
                 let sign = self.piece_sign(self.at(mv.from as usize).expect("a piece on the start square"));
                 let tail = self.move_tail(mv);
-                let ambiguous = starts.get(&(sign.clone(), tail.clone())).map_or(false, |e| e.1);
+                let ambiguous = starts
+                    .get(&(sign.clone(), tail.clone()))
+                    .map_or(false, |froms| froms.iter().any(|&f| f != NO_SQUARE && f != mv.from));
                 if ambiguous {
                     format!("{sign}{}{tail}", self.variant.geometry.square_name(mv.from as usize))
                 } else {
@@ -119,18 +123,6 @@ impl Position {
             }
         }
         out
-    }
-
-    fn move_notation_among(&self, mv: Move, rivals: &[Move]) -> String {
-        let piece = self.at(mv.from as usize).expect("a piece on the start square");
-        let tail = self.move_tail(mv);
-        let sign = self.piece_sign(piece);
-        let ambiguous = rivals.iter().any(|&r| r.from != mv.from && self.move_tail(r) == tail);
-        if ambiguous {
-            format!("{sign}{}{tail}", self.variant.geometry.square_name(mv.from as usize))
-        } else {
-            format!("{sign}{tail}")
-        }
     }
 
     /// Finds the legal move (for the side to move) that `text` denotes.
