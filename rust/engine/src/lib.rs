@@ -14,15 +14,19 @@
 //! assert_eq!(game.plies(), 1);
 //! ```
 
+pub mod actions;
 pub mod game;
 pub mod geometry;
 pub mod movegen;
 pub mod notation;
+pub mod observation;
 pub mod position;
 pub mod random;
 pub mod table;
 pub mod variant;
+pub mod vector;
 
+pub use actions::{Frame, NUM_ACTIONS};
 pub use game::{Game, Outcome, Termination};
 pub use geometry::{Color, Geometry};
 pub use notation::NotationError;

@@ -86,3 +86,42 @@ fn position_text_round_trips() {
     assert_eq!(back.hash(), game.position.hash());
 }
 
+
+/// Every position of random games: each legal move has its own action in both frames, the
+/// action decodes back to the move, and the multi-leg templates are exercised.
+#[test]
+fn actions_are_a_bijection_on_legal_moves() {
+    use taikyoku_engine::actions::{action_of, legal_pairs, move_of, Frame, MOVE_BLOCK, NUM_ACTIONS};
+    let variant = Variant::load("taikyoku", &[]).unwrap();
+    let (mut positions, mut multi_leg) = (0, 0);
+    for seed in 10..14u64 {
+        let mut game = Game::new(variant.clone());
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for _ in 0..1500 {
+            let moves = game.position.legal_moves();
+            if game.end_with_moves(&moves).is_some() {
+                break;
+            }
+            for frame in [Frame::Mover, Frame::Absolute] {
+                let pairs = legal_pairs(&game.position, &moves, frame);
+                assert!(pairs.windows(2).all(|w| w[0].0 < w[1].0), "seed {seed}: two moves share an action");
+                for (i, &(action, mv)) in pairs.iter().enumerate() {
+                    assert!((action as usize) < NUM_ACTIONS);
+                    // Decoding scans the move list: check a sample (and every multi-leg move).
+                    if i % 16 == 0 || action as usize >= MOVE_BLOCK {
+                        assert_eq!(move_of(&game.position, &moves, action, frame), Some(mv));
+                    }
+                    multi_leg += (action as usize >= MOVE_BLOCK) as usize;
+                }
+            }
+            positions += 1;
+            game.play(moves[rng.gen_range(0..moves.len())]);
+        }
+        // Off-board or unused actions decode to no move.
+        let moves = game.position.legal_moves();
+        let used: Vec<u32> = moves.iter().map(|&m| action_of(&game.position, m, Frame::Mover)).collect();
+        let unused = (0..NUM_ACTIONS as u32).step_by(9973).find(|a| !used.contains(a)).unwrap();
+        assert_eq!(move_of(&game.position, &moves, unused, Frame::Mover), None);
+    }
+    assert!(positions > 2000 && multi_leg > 100, "{positions} positions, {multi_leg} multi-leg moves");
+}

@@ -1,0 +1,203 @@
+//! Observations: a game written as a 36×36×P tensor (row, column, plane), channel-last, in the
+//! frame of `actions` (docs/ACTIONS.md lists the planes). Smaller boards are padded into the
+//! top-left corner; the `on_board` plane marks the real squares.
+//!
+//! Two layouts:
+//! - one-hot: a plane per piece type for the mover and for the opponent, then the promoted
+//!   flags and the constant planes;
+//! - compact: the piece type (1-based, 0 for none) of the mover's and the opponent's piece on a
+//!   square, for embedding layers, then the same flags and constants.
+
+use crate::actions::{grid_square, Frame, GRID, GRID_SQUARES};
+use crate::game::Game;
+use crate::variant::Variant;
+
+/// Planes after the piece planes, in this order (both layouts).
+const TRAILING: [&str; 5] = ["on_board", "repetitions", "white_to_move", "move_number_high", "move_number_low"];
+
+/// The layout of an observation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    OneHot,
+    Compact,
+}
+
+/// A value an observation can be written as (uint8, uint16, float32).
+pub trait Cell: Copy + Send + Sync + PartialEq {
+    const ZERO: Self;
+    fn from_u16(value: u16) -> Self;
+}
+
+impl Cell for u8 {
+    const ZERO: Self = 0;
+    #[inline]
+    fn from_u16(value: u16) -> Self {
+        value.min(255) as u8
+    }
+}
+
+impl Cell for u16 {
+    const ZERO: Self = 0;
+    #[inline]
+    fn from_u16(value: u16) -> Self {
+        value
+    }
+}
+
+impl Cell for f32 {
+    const ZERO: Self = 0.0;
+    #[inline]
+    fn from_u16(value: u16) -> Self {
+        value as f32
+    }
+}
+
+/// Plane names of a variant in a layout, in order.
+pub fn plane_names(variant: &Variant, layout: Layout) -> Vec<String> {
+    let mut names = Vec::new();
+    match layout {
+        Layout::OneHot => {
+            for side in ["mover", "opponent"] {
+                for kind in 0..variant.table.len() {
+                    names.push(format!("{side}/{}", variant.table.get(kind as u16).key));
+                }
+            }
+            names.push("mover_promoted".into());
+            names.push("opponent_promoted".into());
+        }
+        Layout::Compact => {
+            names.push("mover_piece".into());
+            names.push("opponent_piece".into());
+            names.push("promoted".into());
+        }
+    }
+    names.extend(TRAILING.iter().map(|name| name.to_string()));
+    names
+}
+
+/// Number of planes of a variant in a layout.
+pub fn plane_count(variant: &Variant, layout: Layout) -> usize {
+    let pieces = match layout {
+        Layout::OneHot => 2 * variant.table.len() + 2,
+        Layout::Compact => 3,
+    };
+    pieces + TRAILING.len()
+}
+
+/// Values of one observation, element count `GRID_SQUARES * plane_count`.
+pub fn observation_len(variant: &Variant, layout: Layout) -> usize {
+    GRID_SQUARES * plane_count(variant, layout)
+}
+
+/// Writes `game` into `out` (length `observation_len`). When `zeroed` is false the buffer is
+/// cleared first; pass true for freshly zero-allocated memory to skip that pass.
+pub fn write<T: Cell>(game: &Game, frame: Frame, layout: Layout, out: &mut [T], zeroed: bool) {
+    let pos = &game.position;
+    let variant = &pos.variant;
+    let planes = plane_count(variant, layout);
+    assert_eq!(out.len(), GRID_SQUARES * planes, "observation buffer of the wrong size");
+    if !zeroed {
+        out.fill(T::ZERO);
+    }
+    let side = pos.side_to_move();
+    let flip = frame.flips(side);
+    let geometry = &variant.geometry;
+    let kinds = variant.table.len();
+    for (sq, piece) in pos.squares() {
+        let cell = grid_square(geometry, sq, flip) * planes;
+        let theirs = piece.color != side;
+        match layout {
+            Layout::OneHot => {
+                out[cell + theirs as usize * kinds + piece.kind as usize] = T::from_u16(1);
+                if piece.promoted {
+                    out[cell + 2 * kinds + theirs as usize] = T::from_u16(1);
+                }
+            }
+            Layout::Compact => {
+                out[cell + theirs as usize] = T::from_u16(piece.kind + 1);
+                if piece.promoted {
+                    out[cell + 2] = T::from_u16(1);
+                }
+            }
+        }
+    }
+    let first = planes - TRAILING.len();
+    let move_number = (pos.ply() + 1).min(u16::MAX as u32) as u16;
+    let constants = [
+        T::from_u16(1),
+        T::from_u16(game.repetitions().saturating_sub(1) as u16),
+        T::from_u16((side == crate::Color::White) as u16),
+        T::from_u16(move_number >> 8),
+        T::from_u16(move_number & 0xff),
+    ];
+    for y in 0..geometry.height {
+        for x in 0..geometry.width {
+            let cell = (y * GRID + x) * planes + first;
+            for (i, &value) in constants.iter().enumerate() {
+                if value != T::ZERO {
+                    out[cell + i] = value;
+                }
+            }
+        }
+    }
+}
+
+/// Writes many games into consecutive observations of `out`, in parallel on the current rayon
+/// pool. Every game must be of the same variant.
+pub fn write_batch<T: Cell>(games: &[&Game], frame: Frame, layout: Layout, out: &mut [T], zeroed: bool) {
+    use rayon::prelude::*;
+    if games.is_empty() {
+        return;
+    }
+    let len = observation_len(&games[0].position.variant, layout);
+    assert_eq!(out.len(), len * games.len(), "batch buffer of the wrong size");
+    out.par_chunks_mut(len)
+        .zip(games.par_iter())
+        .for_each(|(chunk, game)| write(game, frame, layout, chunk, zeroed));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Color, Variant};
+
+    #[test]
+    fn one_hot_marks_every_piece_once() {
+        let variant = Variant::load("taikyoku", &[]).unwrap();
+        let game = Game::new(variant.clone());
+        let planes = plane_count(&variant, Layout::OneHot);
+        assert_eq!(plane_names(&variant, Layout::OneHot).len(), planes);
+        let mut out = vec![0u8; observation_len(&variant, Layout::OneHot)];
+        write(&game, Frame::Mover, Layout::OneHot, &mut out, true);
+        let kinds = variant.table.len();
+        let piece_ones: usize =
+            out.chunks(planes).map(|cell| cell[..2 * kinds].iter().map(|&v| v as usize).sum::<usize>()).sum();
+        assert_eq!(piece_ones, 804);
+        // Every square is on the board and it is Black's first move.
+        assert!(out.chunks(planes).all(|cell| cell[planes - 5] == 1 && cell[planes - 3] == 0 && cell[planes - 1] == 1));
+    }
+
+    #[test]
+    fn mover_frame_makes_the_opening_look_the_same_for_both_sides() {
+        let variant = Variant::load("taikyoku", &[]).unwrap();
+        let mut black = Game::new(variant.clone());
+        let mut white = Game::new(variant.clone());
+        white.position.set_side(Color::White);
+        white.reset_history();
+        let len = observation_len(&variant, Layout::Compact);
+        let (mut a, mut b) = (vec![0u16; len], vec![0u16; len]);
+        write(&black, Frame::Mover, Layout::Compact, &mut a, false);
+        write(&white, Frame::Mover, Layout::Compact, &mut b, false);
+        let planes = plane_count(&variant, Layout::Compact);
+        // Piece planes agree (the setup is symmetric); only the side-to-move plane differs.
+        for (ca, cb) in a.chunks(planes).zip(b.chunks(planes)) {
+            assert_eq!(ca[..3], cb[..3]);
+            assert_eq!((ca[5], cb[5]), (0, 1));
+        }
+        black.position.set_side(Color::White);
+        black.reset_history();
+        write(&black, Frame::Absolute, Layout::Compact, &mut a, false);
+        write(&white, Frame::Absolute, Layout::Compact, &mut b, false);
+        assert_eq!(a, b);
+    }
+}
