@@ -1,6 +1,8 @@
 //! `taikyoku._core`: thin pyo3 bindings of taikyoku-engine. Python-side sugar lives in
 //! python/taikyoku/; this file only converts types and errors.
 
+mod env;
+
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -10,6 +12,8 @@ use taikyoku_engine::{
     self as engine, variant_names, Color, Move as EngineMove, NotationError, Outcome, Piece as EnginePiece,
     Position, Variant, NO_SQUARE,
 };
+use taikyoku_engine::actions::{self as engine_actions, Frame};
+use taikyoku_engine::observation::{self as engine_observation};
 
 create_exception!(taikyoku, TaikyokuError, PyValueError, "Base class of the package's errors (a ValueError).");
 create_exception!(taikyoku, IllegalMoveError, TaikyokuError, "The move is not legal in this position.");
@@ -233,6 +237,13 @@ pub struct Game {
 }
 
 impl Game {
+    /// Wraps an engine game, recovering its start position for pickling.
+    fn wrap(game: engine::Game) -> Game {
+        let mut start = game.position.clone();
+        while start.unmake().is_some() {}
+        Game { start: start.to_text(), game }
+    }
+
     fn variant(&self) -> &Arc<Variant> {
         &self.game.position.variant
     }
@@ -441,16 +452,19 @@ impl Game {
         Ok(make_moves(pos, &moves, &rivals))
     }
 
-    /// Plays a Move (from `legal_moves()`) or a notation string; returns the Move played.
+    /// Plays a Move (from `legal_moves()`), a notation string or an action (an int in the
+    /// mover's frame); returns the Move played.
     fn play(&mut self, mv: &Bound<'_, PyAny>) -> PyResult<Move> {
         self.check_not_over()?;
         let engine_move = if let Ok(m) = mv.downcast::<Move>() {
             self.find_legal(m.get())?
+        } else if mv.is_instance_of::<pyo3::types::PyInt>() {
+            env::legal_move_for(&self.game, env::action_value(mv)?, Frame::Mover)?
         } else if let Ok(text) = mv.extract::<String>() {
             self.game.position.parse_move(&text).map_err(notation_error)?
         } else {
             return Err(IllegalMoveError::new_err(format!(
-                "play() takes a Move or a notation string, not {}",
+                "play() takes a Move, a notation string or an action (int), not {}",
                 mv.get_type().name()?
             )));
         };
@@ -567,6 +581,73 @@ impl Game {
         self.game.position.hash()
     }
 
+    /// The legal actions, sorted, as an int64 numpy array (`frame`: "mover" or "absolute").
+    #[pyo3(signature = (frame = "mover"))]
+    fn legal_actions<'py>(&self, py: Python<'py>, frame: &str) -> PyResult<Bound<'py, numpy::PyArray1<i64>>> {
+        let frame = env::parse_frame(frame)?;
+        let pos = &self.game.position;
+        let moves = if self.game.end().is_some() { Vec::new() } else { pos.legal_moves() };
+        let actions = engine_actions::legal_actions(pos, &moves, frame);
+        Ok(env::actions_array(py, actions.into_iter()))
+    }
+
+    /// A dense boolean mask of length NUM_ACTIONS, True at the legal actions (heavy: on request).
+    #[pyo3(signature = (frame = "mover"))]
+    fn legal_action_mask<'py>(&self, py: Python<'py>, frame: &str) -> PyResult<Bound<'py, PyAny>> {
+        let frame = env::parse_frame(frame)?;
+        let pos = &self.game.position;
+        let moves = if self.game.end().is_some() { Vec::new() } else { pos.legal_moves() };
+        let row = engine_actions::legal_actions(pos, &moves, frame);
+        env::mask(py, &[row]).call_method1("reshape", (engine_actions::NUM_ACTIONS,))
+    }
+
+    /// The action of a legal Move (or notation string).
+    #[pyo3(signature = (mv, frame = "mover"))]
+    fn action_of(&self, mv: &Bound<'_, PyAny>, frame: &str) -> PyResult<u32> {
+        let frame = env::parse_frame(frame)?;
+        let engine_move = if let Ok(m) = mv.downcast::<Move>() {
+            self.find_legal(m.get())?
+        } else if let Ok(text) = mv.extract::<String>() {
+            self.game.position.parse_move(&text).map_err(notation_error)?
+        } else {
+            return Err(IllegalMoveError::new_err(format!(
+                "action_of() takes a Move or a notation string, not {}",
+                mv.get_type().name()?
+            )));
+        };
+        Ok(engine_actions::action_of(&self.game.position, engine_move, frame))
+    }
+
+    /// The legal Move of an action; IllegalMoveError (naming the squares) if it is not legal.
+    #[pyo3(signature = (action, frame = "mover"))]
+    fn move_of(&self, action: &Bound<'_, PyAny>, frame: &str) -> PyResult<Move> {
+        let frame = env::parse_frame(frame)?;
+        let mv = env::legal_move_for(&self.game, env::action_value(action)?, frame)?;
+        let pos = &self.game.position;
+        Ok(make_moves(pos, &[mv], &pos.legal_moves_of_sign(mv)).pop().expect("one move"))
+    }
+
+    /// The observation (36, 36, P): uint8 one-hot planes by default, `dtype="float32"` on
+    /// request, `compact=True` for piece-id planes; see `taikyoku.plane_names`.
+    #[pyo3(signature = (dtype = None, frame = "mover", compact = false))]
+    fn observation(&self, py: Python<'_>, dtype: Option<&Bound<'_, PyAny>>, frame: &str, compact: bool) -> PyResult<PyObject> {
+        let frame = env::parse_frame(frame)?;
+        let layout = env::layout_of(compact);
+        let dtype = env::parse_dtype(py, dtype, layout, self.variant())?;
+        env::encode(py, &[&self.game], frame, layout, dtype, false, None)
+    }
+
+    /// The number of observation planes (P).
+    #[pyo3(signature = (compact = false))]
+    fn plane_count(&self, compact: bool) -> usize {
+        engine_observation::plane_count(self.variant(), env::layout_of(compact))
+    }
+
+    /// SVG picture for Jupyter (see `taikyoku.render.svg`).
+    fn _repr_svg_(slf: &Bound<'_, Self>) -> PyResult<String> {
+        slf.py().import_bound("taikyoku.render")?.call_method1("svg", (slf,))?.extract()
+    }
+
     fn clone(&self) -> Game {
         Clone::clone(self)
     }
@@ -663,6 +744,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(variants, m)?)?;
     m.add_function(wrap_pyfunction!(_restore_game, m)?)?;
     m.add_function(wrap_pyfunction!(random_game, m)?)?;
+    m.add_function(wrap_pyfunction!(env::plane_names, m)?)?;
+    m.add_function(wrap_pyfunction!(env::encode_observations, m)?)?;
+    m.add_function(wrap_pyfunction!(env::action_templates, m)?)?;
+    m.add_class::<env::VectorEnvCore>()?;
+    m.add("NUM_ACTIONS", engine_actions::NUM_ACTIONS)?;
+    m.add("MOVE_BLOCK", engine_actions::MOVE_BLOCK)?;
+    m.add("TEMPLATE_COUNT", engine_actions::TEMPLATE_COUNT)?;
+    m.add("GRID", engine_actions::GRID)?;
     m.add("TaikyokuError", py.get_type_bound::<TaikyokuError>())?;
     m.add("IllegalMoveError", py.get_type_bound::<IllegalMoveError>())?;
     m.add("NotationError", py.get_type_bound::<NotationError_>())?;
