@@ -20,15 +20,52 @@ from taikyoku._core import (
     TaikyokuError,
     UnknownPieceError,
     UnknownSquareError,
+    GRID,
+    MOVE_BLOCK,
+    NUM_ACTIONS,
+    TEMPLATE_COUNT,
     __version__,
+    action_templates,
+    encode_observations,
     piece_types,
+    plane_names,
     random_game,
     rule_options,
     variants,
 )
 
+from taikyoku.env import TaikyokuEnv
+from taikyoku.vector import VectorEnv
+
+
+def pettingzoo_env(variant: str = "taikyoku", **kwargs):
+    """A PettingZoo AEC environment with agents "black" and "white" (needs pettingzoo)."""
+    from taikyoku.multiagent import pettingzoo_env as make
+
+    return make(variant=variant, **kwargs)
+
+
+def _register() -> None:
+    import gymnasium
+
+    if "taikyoku/Taikyoku-v0" not in gymnasium.registry:
+        gymnasium.register(id="taikyoku/Taikyoku-v0", entry_point="taikyoku.env:TaikyokuEnv")
+
+
+_register()
+
 __all__ = [
     "AmbiguousMoveError",
+    "GRID",
+    "MOVE_BLOCK",
+    "NUM_ACTIONS",
+    "TEMPLATE_COUNT",
+    "TaikyokuEnv",
+    "VectorEnv",
+    "action_templates",
+    "encode_observations",
+    "pettingzoo_env",
+    "plane_names",
     "Game",
     "IllegalMoveError",
     "Move",

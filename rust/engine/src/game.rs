@@ -109,6 +109,13 @@ impl Game {
         })
     }
 
+    /// `end()`, also finding that the side to move has no legal move (stops at the first move).
+    pub fn end_now(&self) -> Option<(Outcome, Termination)> {
+        self.end().or_else(|| {
+            (!self.position.has_legal_move()).then(|| (Outcome::Win(self.side_to_move().opponent()), Termination::NoMoves))
+        })
+    }
+
     /// How many times the current position has occurred (1 the first time).
     pub fn repetitions(&self) -> u32 {
         self.seen.get(&self.position.hash()).copied().unwrap_or(0)

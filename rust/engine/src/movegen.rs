@@ -60,6 +60,16 @@ impl Position {
         out
     }
 
+    /// Whether the side to move has a legal move (stops at the first piece that has one).
+    pub fn has_legal_move(&self) -> bool {
+        let mut moves = Vec::with_capacity(64);
+        self.squares_of(self.side_to_move()).any(|sq| {
+            moves.clear();
+            self.generate_from(sq, &mut moves);
+            !moves.is_empty()
+        })
+    }
+
     /// All moves of `color`'s pieces, as if it were `color`'s turn.
     pub fn generate(&self, color: Color, out: &mut Vec<Move>) {
         for sq in self.squares_of(color) {

@@ -302,7 +302,7 @@ impl Game {
     }
 
     fn check_not_over(&self) -> PyResult<()> {
-        if let Some((_, t)) = self.game.end_with_moves(&self.game.position.legal_moves()) {
+        if let Some((_, t)) = self.game.end_now() {
             return Err(IllegalMoveError::new_err(format!("the game is over ({})", t.name())));
         }
         Ok(())
@@ -516,13 +516,13 @@ impl Game {
 
     #[getter]
     fn is_over(&self) -> bool {
-        self.game.end_with_moves(&self.game.position.legal_moves()).is_some()
+        self.game.end_now().is_some()
     }
 
     /// "black", "white", "draw", or None (game going on, or truncated by max_plies).
     #[getter]
     fn result(&self) -> Option<&'static str> {
-        match self.game.end_with_moves(&self.game.position.legal_moves())?.0 {
+        match self.game.end_now()?.0 {
             Outcome::Win(c) => Some(c.name()),
             Outcome::Draw => Some("draw"),
             Outcome::Truncated => None,
@@ -533,7 +533,7 @@ impl Game {
     /// "max_plies", "illegal_move"; None while it goes on.
     #[getter]
     fn termination(&self) -> Option<&'static str> {
-        self.game.end_with_moves(&self.game.position.legal_moves()).map(|(_, t)| t.name())
+        self.game.end_now().map(|(_, t)| t.name())
     }
 
     /// How many times the current position has occurred (same side to move).
@@ -579,6 +579,14 @@ impl Game {
     #[getter]
     fn hash(&self) -> u64 {
         self.game.position.hash()
+    }
+
+    /// Ends the game: the side to move loses for an illegal move (the seed's rule; used by the
+    /// environments' `illegal_action="lose"`).
+    fn forfeit(&mut self) -> PyResult<()> {
+        self.check_not_over()?;
+        self.game.forfeit();
+        Ok(())
     }
 
     /// The legal actions, sorted, as an int64 numpy array (`frame`: "mover" or "absolute").

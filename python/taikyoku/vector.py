@@ -1,0 +1,145 @@
+"""Vectorized environment: N games stepped in one native call (rayon, GIL released).
+
+``taikyoku.VectorEnv`` is a :class:`gymnasium.vector.VectorEnv` with same-step auto-reset: when
+a game ends, the returned observation is already the first one of the next game, and
+``infos["final_info"]`` / ``infos["final_obs"]`` describe the finished one (Gymnasium's
+``AutoresetMode.SAME_STEP``). The agent plays both sides: each reward is from the view of the
+side that moved in that env.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector import VectorEnv as GymVectorEnv
+from gymnasium.vector.utils import batch_space
+
+from taikyoku import _core
+from taikyoku.env import observation_space
+
+__all__ = ["VectorEnv"]
+
+
+class VectorEnv(GymVectorEnv):
+    """``num_envs`` games of ``variant`` stepped together.
+
+    Args:
+        num_envs: number of games.
+        variant: the variant's name.
+        seed: seed of ``random_actions()`` (None: drawn from the OS).
+        threads: worker threads (None: rayon's default, one per core).
+        max_plies: truncate each game after this many plies.
+        illegal_action: ``"raise"`` (IllegalMoveError naming the env; nothing is played in any
+            env) or ``"lose"`` (that env's mover loses).
+        frame, compact, dtype: observation and action frame and layout, as for ``TaikyokuEnv``.
+        copy: return a fresh observation array each step (default). ``copy=False`` returns the
+            env's own buffer, rewritten in place by the next step: much faster (only changed
+            entries are written), for loops that consume the observation before stepping again.
+        options: rule options.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        num_envs: int,
+        variant: str = "taikyoku",
+        seed: Optional[int] = None,
+        threads: Optional[int] = None,
+        max_plies: Optional[int] = None,
+        illegal_action: str = "raise",
+        frame: str = "mover",
+        compact: bool = False,
+        dtype=None,
+        copy: bool = True,
+        options=None,
+        render_mode: Optional[str] = None,
+    ):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
+            raise _core.TaikyokuError(f"num_envs must be an integer, not {num_envs!r}")
+        if render_mode not in (None, "ansi"):
+            raise _core.TaikyokuError(f"unknown render_mode {render_mode!r} (use None or 'ansi')")
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+        elif isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise _core.TaikyokuError(f"seed must be a non-negative integer, not {seed!r}")
+        self._core = _core.VectorEnvCore(
+            int(num_envs),
+            variant=variant,
+            options=list(options or []),
+            seed=int(seed) % 2**64,
+            threads=threads,
+            frame=frame,
+            max_plies=max_plies,
+            illegal_action=illegal_action,
+            compact=compact,
+            dtype=dtype,
+            copy=copy,
+        )
+        self.num_envs = int(num_envs)
+        self.variant = variant
+        self.render_mode = render_mode
+        self.single_observation_space = observation_space(variant, compact, self._core.dtype, options)
+        self.single_action_space = spaces.Discrete(_core.NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._frame = frame
+        self._compact = compact
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Restarts every game. ``seed`` reseeds ``random_actions()`` (games have no randomness)."""
+        if seed is not None:
+            self._core.seed(int(seed) % 2**64)
+        observations = self._core.reset()
+        return observations, {"legal_actions": self._core.legal_actions()}
+
+    def step(self, actions):
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise _core.TaikyokuError(f"step() needs an integer array of shape ({self.num_envs},), not {actions.dtype} {actions.shape}")
+        observations, rewards, terminated, truncated, finished = self._core.step(actions.astype(np.int64, copy=False))
+        infos: dict[str, Any] = {"legal_actions": self._core.legal_actions()}
+        if finished:
+            done = np.zeros(self.num_envs, dtype=bool)
+            final_obs = np.empty(self.num_envs, dtype=object)
+            final_info = np.empty(self.num_envs, dtype=object)
+            for index, game in finished:
+                done[index] = True
+                final_obs[index] = game.observation(dtype=self.single_observation_space.dtype, frame=self._frame, compact=self._compact)
+                final_info[index] = {"result": game.result, "termination": game.termination, "plies": game.ply, "game": game}
+            infos["final_obs"], infos["_final_obs"] = final_obs, done
+            infos["final_info"], infos["_final_info"] = final_info, done
+        return observations, rewards, terminated, truncated, infos
+
+    def legal_actions(self) -> list[np.ndarray]:
+        """The sorted legal actions of every env."""
+        return self._core.legal_actions()
+
+    def legal_actions_flat(self) -> tuple[np.ndarray, np.ndarray]:
+        """All legal actions in one array plus ``num_envs + 1`` offsets (CSR layout)."""
+        return self._core.legal_actions_flat()
+
+    def legal_action_mask(self) -> np.ndarray:
+        """Dense (num_envs, NUM_ACTIONS) boolean mask: ~2.5 MB per env, build it only if needed."""
+        return self._core.legal_action_mask()
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal action per env, from the seeded stream."""
+        return self._core.random_actions()
+
+    def game(self, index: int) -> _core.Game:
+        """A copy of env ``index``'s game."""
+        return self._core.game(index)
+
+    def render(self):
+        if self.render_mode == "ansi":
+            from taikyoku import render
+
+            return tuple(render.ansi(self._core.game(i)) for i in range(self.num_envs))
+        return None
+
+    def close_extras(self, **kwargs):
+        pass
