@@ -1,0 +1,322 @@
+"""PettingZoo (AEC) environment: two agents, ``"black"`` and ``"white"``, take turns.
+
+>>> from taikyoku.multiagent import pettingzoo_env
+>>> env = pettingzoo_env(max_plies=2)
+>>> env.reset(seed=0)
+>>> for agent in env.agent_iter():
+...     obs, reward, terminated, truncated, info = env.last()
+...     action = None if terminated or truncated else env.action_space(agent).sample(obs["action_mask"])
+...     env.step(action)
+>>> env.unwrapped.game.termination
+'max_plies'
+
+Perspective.  Every agent sees the game from its own side, as PettingZoo's chess and go do,
+so one network can play both colours:
+
+- ``frame="mover"`` (default): the board is rotated 180° for White, and actions are in the
+  same frame (the engine's mover frame).  ``frame="absolute"``: the board and the actions are
+  as Black sees them, for both agents.
+- The piece planes named ``mover/…`` (``mover_piece`` compact) always hold the *observing
+  agent's* pieces and ``opponent/…`` the other side's, whoever is to move.  The engine encodes
+  for the side to move, so the waiting agent gets that observation rotated and with the two
+  sets of planes swapped.
+- The constant planes keep the engine's meaning: ``white_to_move`` says whether White is to
+  move (so the waiting agent can tell it is not its turn), ``repetitions`` and the move number
+  are the game's.
+- ``action_mask`` (int8, length ``NUM_ACTIONS``) is all zeros except for the agent to move of
+  an unfinished game; ``infos[agent]["legal_actions"]`` lists the same actions, sorted.
+
+Rewards are +1 to the winner and -1 to the loser when the game ends (0 each for a draw); a
+game cut by ``max_plies`` is truncated for both with 0.  The game has no chance element:
+``reset(seed=...)`` only seeds ``env.np_random`` (kept for API compatibility); seed the
+action spaces yourself for reproducible random play.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Dict, List, Optional, Sequence
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+from taikyoku import _core
+from taikyoku._core import Game, IllegalMoveError, NUM_ACTIONS
+
+__all__ = ["TaikyokuAEC", "pettingzoo_env"]
+
+_AGENTS = ("black", "white")
+_FRAMES = ("mover", "absolute")
+_ILLEGAL = ("raise", "lose")
+
+
+def _plane_highs(variant: str, compact: bool, dtype: np.dtype) -> np.ndarray:
+    """Largest value of each plane, so the observation Box is tight (useful for scaling).
+
+    Piece ids in compact planes go up to the number of piece types; the repetition count is
+    clipped to the dtype by the engine; the two move-number planes are bytes; the rest are
+    0/1 flags.
+    """
+    names = _core.plane_names(variant, compact=compact)
+    kinds = sum(name.startswith("mover/") for name in _core.plane_names(variant, compact=False))
+    highs = []
+    for name in names:
+        if name.endswith("_piece"):
+            highs.append(kinds)
+        elif name == "repetitions":
+            highs.append(np.iinfo(dtype).max)
+        elif name.startswith("move_number"):
+            highs.append(255)
+        else:
+            highs.append(1)
+    return np.asarray(highs, dtype=dtype)
+
+
+def _swap_permutation(names: Sequence[str]) -> np.ndarray:
+    """Plane order that exchanges every ``mover…`` plane with its ``opponent…`` partner."""
+    index = {name: i for i, name in enumerate(names)}
+    perm = []
+    for name in names:
+        if name.startswith("mover"):
+            partner = "opponent" + name[len("mover"):]
+        elif name.startswith("opponent"):
+            partner = "mover" + name[len("opponent"):]
+        else:
+            partner = name
+        perm.append(index[partner])
+    return np.asarray(perm, dtype=np.intp)
+
+
+class TaikyokuAEC(AECEnv):
+    """Taikyoku shogi for two agents, ``"black"`` (moves first) and ``"white"``.
+
+    Args:
+        variant: engine variant name (``taikyoku.variants()``).
+        options: rule options (``taikyoku.rule_options()``).
+        max_plies: truncate the game after this many plies (``None``: never).
+        illegal_action: ``"raise"`` raises ``IllegalMoveError`` and leaves everything as it
+            was (the caller can retry); ``"lose"`` ends the game, the offender getting -1.
+        render_mode: ``"ansi"`` or ``"svg"`` (both return a ``str``), or ``None``.
+        frame: ``"mover"`` (each agent from its own side) or ``"absolute"`` (Black's view).
+        compact: uint16 piece-id planes (8 planes) instead of uint8 one-hot ones.
+        start: a position text (``Game.to_text()``) to start from instead of the initial
+            setup; ``reset(options={"start": text})`` overrides it for one episode.
+    """
+
+    metadata = {
+        "name": "taikyoku_v0",
+        "render_modes": ["ansi", "svg"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        variant: str = "taikyoku",
+        options: Optional[Sequence[str]] = None,
+        max_plies: Optional[int] = None,
+        illegal_action: str = "raise",
+        render_mode: Optional[str] = None,
+        frame: str = "mover",
+        compact: bool = False,
+        start: Optional[str] = None,
+    ):
+        super().__init__()
+        if illegal_action not in _ILLEGAL:
+            raise ValueError(f"illegal_action must be one of {_ILLEGAL}, not {illegal_action!r}")
+        if frame not in _FRAMES:
+            raise ValueError(f"frame must be one of {_FRAMES}, not {frame!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
+        if max_plies is not None and max_plies < 1:
+            raise ValueError("max_plies must be positive or None")
+        self.variant = variant
+        self.options = list(options) if options is not None else None
+        self.max_plies = max_plies
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.frame = frame
+        self.compact = bool(compact)
+        self.start = start
+        # Built now so a bad variant, option or start text fails at construction, not later.
+        self.game: Game = self._new_game(start)
+
+        self.possible_agents: List[str] = list(_AGENTS)
+        self.agents: List[str] = []
+        names = _core.plane_names(variant, compact=self.compact)
+        self._swap = _swap_permutation(names)
+        self._dtype = np.dtype(np.uint16 if self.compact else np.uint8)
+        shape = (_core.GRID, _core.GRID, len(names))
+        highs = np.broadcast_to(_plane_highs(variant, self.compact, self._dtype), shape)
+        # One space object per agent, made once: api_test (and seeding) needs the same object.
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0, np.array(highs), shape, self._dtype),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self._legal = np.empty(0, dtype=np.int64)
+        self.np_random, _ = seeding.np_random(None)
+
+    # ------------------------------------------------------------------------------------------
+    # Spaces
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------------------------------
+    # Episode
+
+    def _new_game(self, start: Optional[str]) -> Game:
+        if start is None:
+            game = Game(self.variant, options=self.options, max_plies=self.max_plies)
+        else:
+            game = Game.from_text(start, variant=self.variant, options=self.options)
+            if self.max_plies is not None:
+                game.max_plies = self.max_plies
+        return game
+
+    def reset(self, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None) -> None:
+        """Starts a new game; ``options={"start": text}`` starts this one from a position.
+
+        Other option keys are ignored (PettingZoo's api_test passes arbitrary ones).
+        """
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
+        start = self.start
+        if options and options.get("start") is not None:
+            start = options["start"]
+        self.game = self._new_game(start)
+        self.agents = list(self.possible_agents)
+        self.rewards = {agent: 0 for agent in self.agents}
+        self._cumulative_rewards = {agent: 0 for agent in self.agents}
+        self.terminations = {agent: False for agent in self.agents}
+        self.truncations = {agent: False for agent in self.agents}
+        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.game.side_to_move
+        self._skip_agent_selection = None
+        self._sync()
+
+    def _sync(self) -> None:
+        """Reads the game's state into the AEC dicts after a move (or a reset)."""
+        game = self.game
+        if not game.is_over:
+            legal = game.legal_actions(frame=self.frame)
+            legal.setflags(write=False)  # shared with infos; the action mask is built from it
+            self._legal = legal
+            for agent in self.agents:
+                self.infos[agent] = {"legal_actions": legal} if agent == game.side_to_move else {}
+            return
+        self._legal = np.empty(0, dtype=np.int64)
+        truncated = game.termination == "max_plies"
+        for agent in self.agents:
+            self.infos[agent] = {"result": game.result, "termination": game.termination}
+            if truncated:
+                self.truncations[agent] = True
+            else:
+                self.terminations[agent] = True
+                if game.result == agent:
+                    self.rewards[agent] = 1
+                elif game.result in _AGENTS:
+                    self.rewards[agent] = -1
+
+    def step(self, action: Any) -> None:
+        """Plays the action of ``agent_selection`` (``None`` once that agent is done)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        try:
+            self._play(action)
+        except IllegalMoveError as error:
+            if self.illegal_action == "raise":
+                raise  # nothing has changed yet: the caller may try another action
+            self.game.forfeit()
+            self._cumulative_rewards[agent] = 0
+            self._clear_rewards()
+            self._sync()
+            self.infos[agent]["illegal_action"] = action
+            self.infos[agent]["error"] = str(error)
+        else:
+            self._cumulative_rewards[agent] = 0
+            self._clear_rewards()
+            self._sync()
+        self.agent_selection = self._other(agent)
+        self._accumulate_rewards()
+
+    def _play(self, action: Any) -> None:
+        """Plays an action of the env's frame, raising IllegalMoveError with the game intact."""
+        try:
+            value = operator.index(action)  # numpy integers (as spaces sample them) too
+        except TypeError:
+            raise IllegalMoveError(f"an action is an integer, not {type(action).__name__}") from None
+        if self.frame == "mover":
+            self.game.play(value)
+        else:
+            self.game.play(self.game.move_of(value, frame=self.frame))
+
+    @staticmethod
+    def _other(agent: str) -> str:
+        return "white" if agent == "black" else "black"
+
+    # ------------------------------------------------------------------------------------------
+    # Observations
+
+    def observe(self, agent: str) -> Dict[str, np.ndarray]:
+        """The board as ``agent`` sees it, and its action mask (see the module docstring)."""
+        game = self.game
+        obs = game.observation(frame=self.frame, compact=self.compact)
+        if agent != game.side_to_move:
+            obs = obs[..., self._swap]  # its pieces into the mover planes (a copy)
+            if self.frame == "mover":
+                # The engine rotated the board for the side to move; turn it to this agent.
+                h, w = game.height, game.width
+                obs[:h, :w] = obs[:h, :w][::-1, ::-1].copy()
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if agent == game.side_to_move and not game.is_over:
+            mask[self._legal] = 1
+        return {"observation": obs, "action_mask": mask}
+
+    # ------------------------------------------------------------------------------------------
+    # Rendering
+
+    def render(self) -> Optional[str]:
+        """The position as ANSI text or as SVG, per ``render_mode``."""
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "You are calling render method without specifying any render mode "
+                "(pass render_mode='ansi' or 'svg' to the environment)."
+            )
+            return None
+        from taikyoku import render
+
+        if self.render_mode == "ansi":
+            return render.ansi(self.game)
+        return render.svg(self.game)
+
+    def close(self) -> None:
+        """Nothing to release (no window, no subprocess); present as PettingZoo expects."""
+
+
+def pettingzoo_env(variant: str = "taikyoku", *, wrap: bool = True, **kwargs: Any) -> AECEnv:
+    """A :class:`TaikyokuAEC` (keyword arguments as its constructor).
+
+    By default it is wrapped in PettingZoo's ``OrderEnforcingWrapper``, as the classic
+    environments are, which turns calls made before ``reset()`` into clear errors;
+    ``env.unwrapped`` is the TaikyokuAEC (with its ``game``).  ``wrap=False`` returns it bare.
+    The out-of-bounds and illegal-move wrappers are not used: the environment already checks
+    actions itself, per ``illegal_action``.
+    """
+    env = TaikyokuAEC(variant=variant, **kwargs)
+    return OrderEnforcingWrapper(env) if wrap else env
