@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pettingzoo")
-from pettingzoo.test import api_test  # noqa: E402
+from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 import taikyoku  # noqa: E402
 from taikyoku import Game, IllegalMoveError, multiagent  # noqa: E402
@@ -108,7 +108,8 @@ def test_spaces_are_cached_and_contain_observations():
             assert env.action_space(agent) is env.action_space(agent)
             assert env.action_space(agent).n == NUM_ACTIONS
             assert space["observation"].dtype == dtype
-            assert space["observation"].shape == (36, 36, len(plane_names("taikyoku", compact=compact)))
+            planes = len(plane_names("taikyoku", compact=compact))
+            assert space["observation"].shape == (36, 36, planes)
             assert space["action_mask"].shape == (NUM_ACTIONS,)
             assert space.contains(env.observe(agent))
 
@@ -170,7 +171,8 @@ def test_waiting_agent_sees_what_it_would_see_to_move():
     np.testing.assert_array_equal(black[..., PIECE_PLANES], as_if_black[..., PIECE_PLANES])
     assert (black[..., PLANE["white_to_move"]] == 1).all()  # it is White's turn, not Black's
     # The agent to move gets the engine's encoding unchanged.
-    np.testing.assert_array_equal(env.observe("white")["observation"], game.observation(frame="mover"))
+    white = env.observe("white")["observation"]
+    np.testing.assert_array_equal(white, game.observation(frame="mover"))
 
 
 def test_absolute_frame_same_board_own_pieces_first():
@@ -203,13 +205,18 @@ def test_illegal_action_raise_leaves_everything_unchanged():
     env = pettingzoo_env(illegal_action="raise")
     env.reset()
     raw = env.unwrapped
-    before = (raw.game.hash, raw.game.ply, env.agent_selection, dict(env.rewards), dict(env._cumulative_rewards))
+
+    def snapshot():
+        game = raw.game
+        rewards = (dict(env.rewards), dict(env._cumulative_rewards))
+        return (game.hash, game.ply, env.agent_selection, rewards)
+
+    before = snapshot()
     mask_before = env.observe("black")["action_mask"].copy()
     for bad in [0, -1, NUM_ACTIONS, "7g7f", None, 1.5]:
         with pytest.raises(IllegalMoveError):
             env.step(bad)
-        after = (raw.game.hash, raw.game.ply, env.agent_selection, dict(env.rewards), dict(env._cumulative_rewards))
-        assert after == before
+        assert snapshot() == before
         assert not any(env.terminations.values()) and not any(env.truncations.values())
     np.testing.assert_array_equal(env.observe("black")["action_mask"], mask_before)
     env.step(np.int32(raw.game.legal_actions()[0]))  # still playable; numpy ints accepted
@@ -256,7 +263,8 @@ def test_seeded_runs_are_identical():
         seen = []
         for agent in env.agent_iter():
             obs, _, terminated, truncated, _ = env.last()
-            action = None if terminated or truncated else env.action_space(agent).sample(mask=obs["action_mask"])
+            done = terminated or truncated
+            action = None if done else env.action_space(agent).sample(mask=obs["action_mask"])
             seen.append((agent, action, obs["observation"].copy()))
             env.step(action)
         return seen
@@ -267,6 +275,12 @@ def test_seeded_runs_are_identical():
         assert (a1, act1) == (a2, act2)
         np.testing.assert_array_equal(o1, o2)
     assert [a for _, a, _ in run(12)] != [a for _, a, _ in first]
+
+
+def test_pettingzoo_seed_test():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        seed_test(lambda: pettingzoo_env(max_plies=6), num_cycles=5)
 
 
 def test_reset_restarts_the_game():

@@ -5,8 +5,8 @@
 >>> env.reset(seed=0)
 >>> for agent in env.agent_iter():
 ...     obs, reward, terminated, truncated, info = env.last()
-...     action = None if terminated or truncated else env.action_space(agent).sample(obs["action_mask"])
-...     env.step(action)
+...     done = terminated or truncated
+...     env.step(None if done else env.action_space(agent).sample(obs["action_mask"]))
 >>> env.unwrapped.game.termination
 'max_plies'
 
@@ -131,7 +131,8 @@ class TaikyokuAEC(AECEnv):
         if frame not in _FRAMES:
             raise ValueError(f"frame must be one of {_FRAMES}, not {frame!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
+            modes = self.metadata["render_modes"]
+            raise ValueError(f"render_mode must be one of {modes} or None, not {render_mode!r}")
         if max_plies is not None and max_plies < 1:
             raise ValueError("max_plies must be positive or None")
         self.variant = variant
@@ -260,7 +261,8 @@ class TaikyokuAEC(AECEnv):
         try:
             value = operator.index(action)  # numpy integers (as spaces sample them) too
         except TypeError:
-            raise IllegalMoveError(f"an action is an integer, not {type(action).__name__}") from None
+            kind = type(action).__name__
+            raise IllegalMoveError(f"an action is an integer, not {kind}") from None
         if self.frame == "mover":
             self.game.play(value)
         else:
