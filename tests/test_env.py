@@ -415,3 +415,12 @@ def test_vector_env_bad_arguments():
                    {"num_envs": 2, "illegal_action": "x"}, {"num_envs": "2"}):
         with pytest.raises(ValueError):
             taikyoku.VectorEnv(**kwargs)
+
+
+def test_actions_doc_worked_example():
+    import doctest
+    from pathlib import Path
+
+    doc = Path(__file__).resolve().parent.parent / "docs" / "ACTIONS.md"
+    result = doctest.testfile(str(doc), module_relative=False)
+    assert result.attempted >= 8 and result.failed == 0
