@@ -10,6 +10,8 @@
 
 use crate::actions::{grid_square, Frame, GRID, GRID_SQUARES};
 use crate::game::Game;
+use crate::geometry::Color;
+use crate::position::{Piece, Position};
 use crate::variant::Variant;
 
 /// Planes after the piece planes, in this order (both layouts).
@@ -138,15 +140,38 @@ pub fn rewrite<T: Cell>(game: &Game, frame: Frame, layout: Layout, out: &mut [T]
     write_into(game, frame, layout, &mut Tracked { out, written });
 }
 
+/// What an observation shows: the pieces with the side to move and the two counters.
+struct Snapshot<I> {
+    pieces: I,
+    side: Color,
+    repetitions: u32,
+    move_number: u32,
+}
+
 fn write_into<T: Cell, O: Target<T> + ?Sized>(game: &Game, frame: Frame, layout: Layout, out: &mut O) {
     let pos = &game.position;
-    let variant = &pos.variant;
+    let snapshot = Snapshot {
+        pieces: pos.squares(),
+        side: pos.side_to_move(),
+        repetitions: game.repetitions().saturating_sub(1),
+        move_number: pos.ply() + 1,
+    };
+    write_snapshot(&pos.variant, snapshot, frame, layout, out);
+}
+
+fn write_snapshot<T: Cell, O: Target<T> + ?Sized, I: Iterator<Item = (usize, Piece)>>(
+    variant: &Variant,
+    snapshot: Snapshot<I>,
+    frame: Frame,
+    layout: Layout,
+    out: &mut O,
+) {
     let planes = plane_count(variant, layout);
-    let side = pos.side_to_move();
+    let side = snapshot.side;
     let flip = frame.flips(side);
     let geometry = &variant.geometry;
     let kinds = variant.table.len();
-    for (sq, piece) in pos.squares() {
+    for (sq, piece) in snapshot.pieces {
         let cell = grid_square(geometry, sq, flip) * planes;
         let theirs = piece.color != side;
         match layout {
@@ -165,11 +190,11 @@ fn write_into<T: Cell, O: Target<T> + ?Sized>(game: &Game, frame: Frame, layout:
         }
     }
     let first = planes - TRAILING.len();
-    let move_number = (pos.ply() + 1).min(u16::MAX as u32) as u16;
+    let move_number = snapshot.move_number.min(u16::MAX as u32) as u16;
     let constants = [
         T::from_u16(1),
-        T::from_u16(game.repetitions().saturating_sub(1) as u16),
-        T::from_u16((side == crate::Color::White) as u16),
+        T::from_u16(snapshot.repetitions.min(u16::MAX as u32) as u16),
+        T::from_u16((side == Color::White) as u16),
         T::from_u16(move_number >> 8),
         T::from_u16(move_number & 0xff),
     ];
@@ -183,6 +208,71 @@ fn write_into<T: Cell, O: Target<T> + ?Sized>(game: &Game, frame: Frame, layout:
             }
         }
     }
+}
+
+/// The compact board of a position: one `u16` per square of the padded 36×36 grid in the
+/// absolute frame (row-major), 0 for an empty square, else
+/// `(kind + 1) << 2 | promoted << 1 | color` (color 0 Black, 1 White). Datasets store it.
+pub fn compact_board(pos: &Position, out: &mut [u16]) {
+    assert_eq!(out.len(), GRID_SQUARES, "a compact board has 1296 squares");
+    out.fill(0);
+    let geometry = &pos.variant.geometry;
+    for (sq, piece) in pos.squares() {
+        out[grid_square(geometry, sq, false)] = board_code(piece);
+    }
+}
+
+/// The compact code of one piece (see `compact_board`).
+pub fn board_code(piece: Piece) -> u16 {
+    ((piece.kind + 1) << 2) | ((piece.promoted as u16) << 1) | piece.color.index() as u16
+}
+
+/// The pieces of a compact board, on the variant's squares. Codes that name no piece type of the
+/// variant, or pieces in the padding, are errors (corrupt data).
+pub fn board_pieces(variant: &Variant, board: &[u16]) -> Result<Vec<(usize, Piece)>, String> {
+    if board.len() != GRID_SQUARES {
+        return Err(format!("a compact board has {GRID_SQUARES} squares, not {}", board.len()));
+    }
+    let geometry = &variant.geometry;
+    let mut pieces = Vec::new();
+    for (grid, &code) in board.iter().enumerate() {
+        if code == 0 {
+            continue;
+        }
+        let kind = (code >> 2) as usize;
+        if kind == 0 || kind > variant.table.len() {
+            return Err(format!("square {grid}: code {code} names no piece type of {}", variant.name));
+        }
+        let sq = crate::actions::board_square(geometry, grid, false)
+            .ok_or_else(|| format!("square {grid}: a piece in the padding outside the {}x{} board", geometry.width, geometry.height))?;
+        let color = if code & 1 == 0 { Color::Black } else { Color::White };
+        let kind = (kind - 1) as crate::table::Kind;
+        pieces.push((sq, Piece { kind, origin: kind, color, promoted: code & 2 != 0 }));
+    }
+    Ok(pieces)
+}
+
+/// Writes the observation of a stored position (compact board, side to move, earlier
+/// occurrences, move number) into a zeroed buffer: datasets decode to the same planes as games.
+#[allow(clippy::too_many_arguments)]
+pub fn write_board<T: Cell>(
+    variant: &Variant,
+    board: &[u16],
+    white_to_move: bool,
+    repetitions: u32,
+    move_number: u32,
+    frame: Frame,
+    layout: Layout,
+    out: &mut [T],
+) -> Result<(), String> {
+    if out.len() != observation_len(variant, layout) {
+        return Err("observation buffer of the wrong size".into());
+    }
+    let pieces = board_pieces(variant, board)?;
+    let side = if white_to_move { Color::White } else { Color::Black };
+    let snapshot = Snapshot { pieces: pieces.into_iter(), side, repetitions, move_number };
+    write_snapshot(variant, snapshot, frame, layout, out);
+    Ok(())
 }
 
 /// Writes many games into consecutive observations of `out`, in parallel on the current rayon
@@ -216,7 +306,7 @@ pub fn rewrite_batch<T: Cell>(games: &[Game], frame: Frame, layout: Layout, out:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Color, Variant};
+    use crate::Variant;
 
     #[test]
     fn one_hot_marks_every_piece_once() {
@@ -256,6 +346,25 @@ mod tests {
         write(&black, Frame::Absolute, Layout::Compact, &mut a, false);
         write(&white, Frame::Absolute, Layout::Compact, &mut b, false);
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn compact_boards_decode_to_the_same_observation() {
+        let variant = Variant::load("taikyoku", &[]).unwrap();
+        let mut game = Game::new(variant.clone());
+        crate::random::random_playout(&mut game, 3, 400);
+        let mut board = vec![0u16; GRID_SQUARES];
+        compact_board(&game.position, &mut board);
+        let len = observation_len(&variant, Layout::OneHot);
+        let (mut direct, mut decoded) = (vec![0u8; len], vec![0u8; len]);
+        write(&game, Frame::Mover, Layout::OneHot, &mut direct, true);
+        let white = game.side_to_move() == Color::White;
+        let repetitions = game.repetitions() - 1;
+        write_board(&variant, &board, white, repetitions, game.position.ply() + 1, Frame::Mover, Layout::OneHot, &mut decoded)
+            .unwrap();
+        assert!(direct == decoded);
+        board[5] = 4 * 999;
+        assert!(write_board(&variant, &board, white, 0, 1, Frame::Mover, Layout::OneHot, &mut decoded).is_err());
     }
 
     #[test]
