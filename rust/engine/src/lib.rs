@@ -14,8 +14,10 @@
 //! assert_eq!(game.plies(), 1);
 //! ```
 
+pub mod evaluation;
 pub mod game;
 pub mod geometry;
+pub mod mcts;
 pub mod movegen;
 pub mod notation;
 pub mod position;
