@@ -195,28 +195,36 @@ impl PieceValues {
     }
 
     /// Value of everything `mv` captures plus, if the mover promotes, `promotion_weight` times
-    /// the promotion gain. No allocation except for range captures.
+    /// the promotion gain (the captures are those of `Position::captures_of`, found without
+    /// allocating).
     pub fn move_gain(&self, pos: &Position, mv: Move, promotion_weight: f32) -> f32 {
         let (from, to) = (mv.from as usize, mv.to as usize);
         let mut captured = 0.0;
         let mut any = false;
-        if mv.sweep {
-            for sq in pos.captures_of(mv) {
-                captured += self.piece_value(pos.at(sq).expect("captured square is occupied"));
+        if mv.mid != NO_SQUARE {
+            if let Some(p) = pos.at(mv.mid as usize) {
+                captured += self.piece_value(p);
                 any = true;
             }
-        } else {
-            if mv.mid != NO_SQUARE {
-                if let Some(p) = pos.at(mv.mid as usize) {
+        }
+        if mv.sweep {
+            // Range capture: every piece strictly between `from` and `to` goes (see `Move`).
+            let g = &pos.variant.geometry;
+            let ((fx, fy), (tx, ty)) = (g.xy(from), g.xy(to));
+            let step = (ty - fy).signum() as isize * g.width as isize + (tx - fx).signum() as isize;
+            let mut sq = from as isize + step;
+            while sq != to as isize {
+                if let Some(p) = pos.at(sq as usize) {
                     captured += self.piece_value(p);
                     any = true;
                 }
+                sq += step;
             }
-            if to != from {
-                if let Some(p) = pos.at(to) {
-                    captured += self.piece_value(p);
-                    any = true;
-                }
+        }
+        if to != from {
+            if let Some(p) = pos.at(to) {
+                captured += self.piece_value(p);
+                any = true;
             }
         }
         if any && promotion_weight != 0.0 {
@@ -488,6 +496,28 @@ mod tests {
         );
         uniform.priors(&pos, &moves, &mut priors);
         assert!(priors.iter().all(|&p| (p - 1.0 / moves.len() as f32).abs() < 1e-7));
+    }
+
+    #[test]
+    fn move_gain_counts_exactly_the_captured_pieces() {
+        let variant = variant();
+        let values = PieceValues::of(&variant);
+        let mut game = Game::new(variant.clone());
+        let mut checked_sweeps = 0;
+        for seed in 0..6 {
+            crate::random::random_playout(&mut game, seed, 60);
+            if game.end().is_some() {
+                break;
+            }
+            let pos = &game.position;
+            for mv in pos.legal_moves() {
+                let expected: f32 = pos.captures_of(mv).iter().map(|&sq| values.piece_value(pos.at(sq).unwrap())).sum();
+                let gain = values.move_gain(pos, mv, 0.0);
+                assert!((gain - expected).abs() <= 1e-3 * expected.max(1.0), "{mv:?}: {gain} vs {expected}");
+                checked_sweeps += (mv.sweep && expected > 0.0) as usize;
+            }
+        }
+        assert!(checked_sweeps > 0, "no range capture was checked");
     }
 
     #[test]
