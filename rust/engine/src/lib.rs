@@ -15,8 +15,10 @@
 //! ```
 
 pub mod actions;
+pub mod evaluation;
 pub mod game;
 pub mod geometry;
+pub mod mcts;
 pub mod movegen;
 pub mod notation;
 pub mod observation;

@@ -1,0 +1,541 @@
+//! A cheap heuristic evaluator for tree search: piece values derived from the rules, material,
+//! mobility and capture-aware move priors.
+//!
+//! Nothing here is typed in per piece: a piece's value comes from what the move generator lets it
+//! do, so the values follow the piece table (and its rule options) automatically.
+
+use crate::game::{Game, Outcome};
+use crate::geometry::Color;
+use crate::position::{Move, Piece, Position, NO_SQUARE};
+use crate::table::{Kind, NO_RANK};
+use crate::variant::Variant;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Share of the gain of promoting (promoted value minus own value) added to an unpromoted piece.
+/// Promotion comes with a piece's first capture, so it is likely but not certain.
+const PROMOTION_SHARE: f32 = 0.25;
+
+/// A royal is worth this many times the most valuable non-royal piece (plus its own mobility):
+/// losing one is worse than losing any other piece, and the last one ends the game.
+const ROYAL_FACTOR: f32 = 2.0;
+
+/// Per-kind values derived from each piece's movement.
+///
+/// `base = (sqrt(open) + sqrt(crowded)) / 2`, where
+/// - `open` is the number of distinct squares the piece reaches on an otherwise empty board, and
+/// - `crowded` the number of moves it has when every other square holds an enemy piece of the
+///   lowest rank (its immediate capturing power: lion double captures and range capture count).
+///
+/// Both are averaged over three squares (centre, own half, enemy half). The square root keeps
+/// long-range pieces (a hook mover reaches all 1,295 other squares of an empty board) from
+/// swamping everything else: in the crowded opening, reach matters less than it counts.
+/// An unpromoted piece gets `PROMOTION_SHARE` of its promotion gain on top; royals are worth
+/// `ROYAL_FACTOR` times the best non-royal piece plus their own base.
+#[derive(Clone, Debug)]
+pub struct PieceValues {
+    /// Value of an unpromoted piece of each kind (includes the promotion bonus).
+    unpromoted: Vec<f32>,
+    /// Value of a piece of each kind that has already promoted (cannot promote again).
+    promoted: Vec<f32>,
+    open: Vec<f32>,
+    crowded: Vec<f32>,
+    /// Median non-royal value: the unit of the capture priors.
+    reference: f32,
+}
+
+/// The three sample squares for `color`, as (x, y) for Black; White's are rotated by 180° so
+/// both colours see the same surroundings.
+fn sample_squares(variant: &Variant, color: Color) -> [usize; 3] {
+    let g = &variant.geometry;
+    let (w, h) = (g.width as i32, g.height as i32);
+    let black = [(w / 2, h / 2), (w / 4, 3 * h / 4), (3 * w / 4, h / 4)];
+    black.map(|(x, y)| {
+        let sq = g.square(x, y).expect("sample square on the board");
+        match color {
+            Color::Black => sq,
+            Color::White => variant.rotate(sq),
+        }
+    })
+}
+
+/// (open, crowded) mobility of every kind for pieces of `color`, averaged over the sample squares.
+fn mobilities(variant: &Arc<Variant>, color: Color) -> (Vec<f32>, Vec<f32>) {
+    let table = &variant.table;
+    let size = variant.geometry.size();
+    let squares = sample_squares(variant, color);
+    let filler = (0..table.len() as Kind)
+        .find(|&k| !table.get(k).royal && table.get(k).rank == NO_RANK)
+        .expect("the table has an unranked non-royal piece");
+    let enemy = Piece { kind: filler, origin: filler, color: color.opponent(), promoted: false };
+    let mut open_board = Position::empty(variant.clone(), color);
+    let mut crowded_board = Position::empty(variant.clone(), color);
+    for sq in 0..size {
+        crowded_board.put(sq, enemy);
+    }
+    let mut moves = Vec::with_capacity(4096);
+    let mut reached = vec![false; size];
+    let mut open = Vec::with_capacity(table.len());
+    let mut crowded = Vec::with_capacity(table.len());
+    for kind in 0..table.len() as Kind {
+        let piece = Piece { kind, origin: kind, color, promoted: false };
+        let (mut open_sum, mut crowded_sum) = (0usize, 0usize);
+        for &sq in &squares {
+            open_board.put(sq, piece);
+            moves.clear();
+            open_board.generate_from(sq, &mut moves);
+            for m in &moves {
+                let to = m.to as usize;
+                if to != sq && !reached[to] {
+                    reached[to] = true;
+                    open_sum += 1;
+                }
+            }
+            for m in &moves {
+                reached[m.to as usize] = false;
+            }
+            open_board.remove(sq);
+
+            crowded_board.put(sq, piece);
+            moves.clear();
+            crowded_board.generate_from(sq, &mut moves);
+            crowded_sum += moves.iter().filter(|m| !m.is_pass()).count();
+            crowded_board.put(sq, enemy);
+        }
+        open.push(open_sum as f32 / squares.len() as f32);
+        crowded.push(crowded_sum as f32 / squares.len() as f32);
+    }
+    (open, crowded)
+}
+
+impl PieceValues {
+    /// Derives the values from the variant's rules (about 2,000 single-piece generations).
+    pub fn derive(variant: &Arc<Variant>) -> PieceValues {
+        let table = &variant.table;
+        let (open, crowded) = mobilities(variant, Color::Black);
+        let base: Vec<f32> = open.iter().zip(&crowded).map(|(o, c)| (o.sqrt() + c.sqrt()) / 2.0).collect();
+        let mut unpromoted: Vec<f32> = (0..table.len())
+            .map(|k| {
+                let gain = table.get(k as Kind).promotes_to.map_or(0.0, |p| (base[p as usize] - base[k]).max(0.0));
+                base[k] + PROMOTION_SHARE * gain
+            })
+            .collect();
+        let mut promoted = base.clone();
+        let mut non_royal: Vec<f32> =
+            (0..table.len()).filter(|&k| !table.get(k as Kind).royal).map(|k| unpromoted[k]).collect();
+        non_royal.sort_by(f32::total_cmp);
+        let best = non_royal.last().copied().unwrap_or(1.0);
+        let reference = non_royal.get(non_royal.len() / 2).copied().unwrap_or(1.0).max(f32::MIN_POSITIVE);
+        for k in 0..table.len() {
+            if table.get(k as Kind).royal {
+                unpromoted[k] = ROYAL_FACTOR * best + base[k];
+                promoted[k] = ROYAL_FACTOR * best + base[k];
+            }
+        }
+        PieceValues { unpromoted, promoted, open, crowded, reference }
+    }
+
+    /// The variant's values, derived on first use and shared afterwards (keyed by variant name
+    /// and rule options, which determine the piece table).
+    pub fn of(variant: &Arc<Variant>) -> Arc<PieceValues> {
+        type Cache = Mutex<Vec<((String, Vec<String>), Arc<PieceValues>)>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
+        let key = (variant.name.clone(), variant.options.clone());
+        let mut cache = CACHE.get_or_init(|| Mutex::new(Vec::new())).lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, values)) = cache.iter().find(|(k, _)| *k == key) {
+            return values.clone();
+        }
+        let values = Arc::new(PieceValues::derive(variant));
+        cache.push((key, values.clone()));
+        values
+    }
+
+    /// Value of an unpromoted piece of `kind` (with its promotion bonus).
+    pub fn value(&self, kind: Kind) -> f32 {
+        self.unpromoted[kind as usize]
+    }
+
+    /// Value of a piece as it stands: a promoted piece has no promotion left to gain.
+    #[inline]
+    pub fn piece_value(&self, piece: Piece) -> f32 {
+        if piece.promoted {
+            self.promoted[piece.kind as usize]
+        } else {
+            self.unpromoted[piece.kind as usize]
+        }
+    }
+
+    /// Average number of squares `kind` reaches on an empty board.
+    pub fn open_mobility(&self, kind: Kind) -> f32 {
+        self.open[kind as usize]
+    }
+
+    /// Average number of moves of `kind` surrounded by enemies.
+    pub fn crowded_mobility(&self, kind: Kind) -> f32 {
+        self.crowded[kind as usize]
+    }
+
+    /// The median non-royal value, a natural unit for "how big is this capture".
+    pub fn reference(&self) -> f32 {
+        self.reference
+    }
+
+    /// Total value of `color`'s pieces.
+    pub fn material(&self, pos: &Position, color: Color) -> f32 {
+        // Summed in f64 so both colours' totals of the same pieces agree to f32 precision.
+        let total: f64 =
+            pos.squares_of(color).map(|sq| self.piece_value(pos.at(sq).expect("occupied square")) as f64).sum();
+        total as f32
+    }
+
+    /// `color`'s material minus its opponent's.
+    pub fn balance(&self, pos: &Position, color: Color) -> f32 {
+        self.material(pos, color) - self.material(pos, color.opponent())
+    }
+
+    /// Value of everything `mv` captures plus, if the mover promotes, `promotion_weight` times
+    /// the promotion gain (the captures are those of `Position::captures_of`, found without
+    /// allocating).
+    pub fn move_gain(&self, pos: &Position, mv: Move, promotion_weight: f32) -> f32 {
+        let (from, to) = (mv.from as usize, mv.to as usize);
+        let mut captured = 0.0;
+        let mut any = false;
+        if mv.mid != NO_SQUARE {
+            if let Some(p) = pos.at(mv.mid as usize) {
+                captured += self.piece_value(p);
+                any = true;
+            }
+        }
+        if mv.sweep {
+            // Range capture: every piece strictly between `from` and `to` goes (see `Move`).
+            let g = &pos.variant.geometry;
+            let ((fx, fy), (tx, ty)) = (g.xy(from), g.xy(to));
+            let step = (ty - fy).signum() as isize * g.width as isize + (tx - fx).signum() as isize;
+            let mut sq = from as isize + step;
+            while sq != to as isize {
+                if let Some(p) = pos.at(sq as usize) {
+                    captured += self.piece_value(p);
+                    any = true;
+                }
+                sq += step;
+            }
+        }
+        if to != from {
+            if let Some(p) = pos.at(to) {
+                captured += self.piece_value(p);
+                any = true;
+            }
+        }
+        if any && promotion_weight != 0.0 {
+            if let Some(mover) = pos.at(from) {
+                if !mover.promoted {
+                    if let Some(up) = pos.variant.table.get(mover.kind).promotes_to {
+                        let gain = self.promoted[up as usize] - self.promoted[mover.kind as usize];
+                        captured += promotion_weight * gain.max(0.0);
+                    }
+                }
+            }
+        }
+        captured
+    }
+}
+
+/// How the heuristic spreads its prior over the legal moves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PriorMode {
+    /// Every move equally likely.
+    Uniform,
+    /// Weight `1 + capture_weight * gain / reference`, where `gain` is the captured value plus
+    /// `promotion_weight` times the promotion gain: captures of big pieces (and royals above all)
+    /// are tried first, quiet moves keep a share.
+    Captures { capture_weight: f32, promotion_weight: f32 },
+}
+
+/// Tuning of `HeuristicEvaluator`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HeuristicConfig {
+    /// `value = tanh(scale * (material balance + mobility term))`, in material units.
+    pub scale: f32,
+    /// Material units for having all the moves: the mobility term is
+    /// `mobility_weight * (mine - theirs) / (mine + theirs)`.
+    pub mobility_weight: f32,
+    pub priors: PriorMode,
+    /// Uniformly random plies played (and taken back) before evaluating; 0 evaluates the leaf.
+    pub rollout_plies: u32,
+}
+
+impl Default for HeuristicConfig {
+    fn default() -> Self {
+        // In Taikyoku a side starts with ~1,800 units; a royal is ~40 (see `PieceValues`).
+        // scale 0.02: one royal of two (or a dozen good pieces) ahead gives tanh(1) = 0.76.
+        HeuristicConfig {
+            scale: 0.02,
+            mobility_weight: 10.0,
+            priors: PriorMode::Captures { capture_weight: 2.0, promotion_weight: 0.5 },
+            rollout_plies: 0,
+        }
+    }
+}
+
+/// What a tree search asks of a position.
+pub trait Evaluator {
+    /// Fills `priors` (same length as `moves`, non-negative, summing to 1) and returns the
+    /// position's value in [-1, 1] for the side to move. `moves` are the legal moves of `game`,
+    /// which is not over. `game` must be left as it was given.
+    fn evaluate(&mut self, game: &mut Game, moves: &[Move], priors: &mut Vec<f32>, rng: &mut ChaCha8Rng) -> f32;
+}
+
+/// Material + mobility value, capture-aware priors, optional short random rollouts.
+#[derive(Clone, Debug)]
+pub struct HeuristicEvaluator {
+    pub values: Arc<PieceValues>,
+    pub config: HeuristicConfig,
+    /// Reused move buffers: the opponent's moves, the rollout's moves.
+    buffer: Vec<Move>,
+    rollout: Vec<Move>,
+}
+
+impl HeuristicEvaluator {
+    pub fn new(variant: &Arc<Variant>, config: HeuristicConfig) -> HeuristicEvaluator {
+        HeuristicEvaluator {
+            values: PieceValues::of(variant),
+            config,
+            buffer: Vec::with_capacity(4096),
+            rollout: Vec::with_capacity(4096),
+        }
+    }
+
+    /// Static value of `pos` for its side to move, given that side's legal moves.
+    pub fn static_value(&mut self, pos: &Position, moves: &[Move]) -> f32 {
+        let me = pos.side_to_move();
+        let material = self.values.balance(pos, me);
+        self.buffer.clear();
+        pos.generate(me.opponent(), &mut self.buffer);
+        let (mine, theirs) = (moves.len() as f32, self.buffer.len() as f32);
+        let mobility = if mine + theirs > 0.0 { (mine - theirs) / (mine + theirs) } else { 0.0 };
+        (self.config.scale * (material + self.config.mobility_weight * mobility)).tanh()
+    }
+
+    /// Prior weights for `moves` in `pos`, normalised to sum to 1.
+    pub fn priors(&self, pos: &Position, moves: &[Move], priors: &mut Vec<f32>) {
+        priors.clear();
+        if moves.is_empty() {
+            return;
+        }
+        match self.config.priors {
+            PriorMode::Uniform => priors.resize(moves.len(), 1.0 / moves.len() as f32),
+            PriorMode::Captures { capture_weight, promotion_weight } => {
+                let unit = capture_weight / self.values.reference();
+                let mut total = 0.0;
+                for &mv in moves {
+                    let w = 1.0 + unit * self.values.move_gain(pos, mv, promotion_weight);
+                    total += w;
+                    priors.push(w);
+                }
+                let inv = 1.0 / total;
+                priors.iter_mut().for_each(|p| *p *= inv);
+            }
+        }
+    }
+
+    /// Value after up to `rollout_plies` random plies, for the side to move at the start.
+    fn rollout_value(&mut self, game: &mut Game, moves: &[Move], rng: &mut ChaCha8Rng) -> f32 {
+        let start = game.side_to_move();
+        let mut played = 0;
+        let mut current = std::mem::take(&mut self.rollout);
+        let value = loop {
+            let legal: &[Move] = if played == 0 { moves } else { &current };
+            if let Some((outcome, _)) = game.end_with_moves(legal) {
+                break outcome_value(outcome, start);
+            }
+            if played == self.config.rollout_plies {
+                let v = self.static_value(&game.position, legal);
+                break if game.side_to_move() == start { v } else { -v };
+            }
+            let mv = legal[rng.gen_range(0..legal.len())];
+            game.play(mv);
+            played += 1;
+            current.clear();
+            game.position.generate(game.side_to_move(), &mut current);
+        };
+        for _ in 0..played {
+            game.undo();
+        }
+        self.rollout = current;
+        value
+    }
+}
+
+/// A finished game's value for `view`: win 1, loss -1, draw or no result 0.
+pub fn outcome_value(outcome: Outcome, view: Color) -> f32 {
+    match outcome {
+        Outcome::Win(c) if c == view => 1.0,
+        Outcome::Win(_) => -1.0,
+        Outcome::Draw | Outcome::Truncated => 0.0,
+    }
+}
+
+impl Evaluator for HeuristicEvaluator {
+    fn evaluate(&mut self, game: &mut Game, moves: &[Move], priors: &mut Vec<f32>, rng: &mut ChaCha8Rng) -> f32 {
+        self.priors(&game.position, moves, priors);
+        if self.config.rollout_plies == 0 {
+            self.static_value(&game.position, moves)
+        } else {
+            self.rollout_value(game, moves, rng)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn variant() -> Arc<Variant> {
+        Variant::load("taikyoku", &[]).unwrap()
+    }
+
+    #[test]
+    fn values_follow_the_moves() {
+        let variant = variant();
+        let values = PieceValues::of(&variant);
+        let v = |key: &str| values.value(variant.table.lookup(key).unwrap());
+        assert!(v("P") < v("G"), "pawn {} < gold {}", v("P"), v("G"));
+        assert!(v("G") < v("R"), "gold {} < rook {}", v("G"), v("R"));
+        assert!(v("R") < v("LN"), "rook {} < lion {}", v("R"), v("LN"));
+        // Derived, not typed: a pawn steps to one square, a gold to six.
+        let pawn = variant.table.lookup("P").unwrap();
+        assert_eq!(values.open_mobility(pawn), 1.0);
+        assert_eq!(values.open_mobility(variant.table.lookup("G").unwrap()), 6.0);
+        // The lion's double captures count when it is surrounded.
+        assert!(values.crowded_mobility(variant.table.lookup("LN").unwrap()) > 80.0);
+        let king = values.value(variant.table.lookup("K").unwrap());
+        for k in 0..variant.table.len() as Kind {
+            assert!(values.value(k) > 0.0);
+            if k != variant.table.lookup("K").unwrap() {
+                assert!(values.value(k) <= king, "{} worth more than the king", variant.table.get(k).name);
+            }
+        }
+        // Promotion potential: a pawn (promotes to gold) is worth more than a step-forward piece
+        // that cannot promote would be, i.e. more than its own base.
+        assert!(values.value(pawn) > 1.0);
+        // A promoted piece is worth its promoted kind's base.
+        let gold = variant.table.lookup("G").unwrap();
+        let promoted_pawn = Piece { kind: gold, origin: pawn, color: Color::White, promoted: true };
+        assert!(values.piece_value(promoted_pawn) <= values.value(gold));
+    }
+
+    #[test]
+    fn mobility_is_the_same_for_both_colours() {
+        let variant = variant();
+        let black = mobilities(&variant, Color::Black);
+        let white = mobilities(&variant, Color::White);
+        assert_eq!(black, white);
+    }
+
+    #[test]
+    fn opening_is_balanced_and_value_flips_with_the_side() {
+        let variant = variant();
+        let mut eval = HeuristicEvaluator::new(&variant, HeuristicConfig::default());
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut game = Game::new(variant.clone());
+        let moves = game.position.legal_moves();
+        let mut priors = Vec::new();
+        let v = eval.evaluate(&mut game, &moves, &mut priors, &mut rng);
+        assert!(v.abs() < 1e-6, "opening value {v}");
+        assert_eq!(priors.len(), moves.len());
+        assert!((priors.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+
+        // Take a White lion off: Black is ahead, and the same board with White to move is
+        // exactly as bad for White.
+        let lion = variant.table.lookup("LN").unwrap();
+        let sq = game.position.squares_of(Color::White).find(|&s| game.position.at(s).unwrap().kind == lion).unwrap();
+        game.position.remove(sq);
+        game.reset_history();
+        let black_moves = game.position.legal_moves();
+        let for_black = eval.evaluate(&mut game, &black_moves, &mut priors, &mut rng);
+        game.position.set_side(Color::White);
+        game.reset_history();
+        let white_moves = game.position.legal_moves();
+        let for_white = eval.evaluate(&mut game, &white_moves, &mut priors, &mut rng);
+        assert!(for_black > 0.01, "{for_black}");
+        assert!((for_black + for_white).abs() < 1e-6, "{for_black} vs {for_white}");
+    }
+
+    #[test]
+    fn capture_priors_prefer_the_biggest_capture() {
+        let variant = variant();
+        let table = &variant.table;
+        let g = &variant.geometry;
+        let mut pos = Position::empty(variant.clone(), Color::Black);
+        let put = |pos: &mut Position, name: &str, key: &str, color| {
+            let kind = table.lookup(key).unwrap();
+            pos.put(g.parse_square(name).unwrap(), Piece { kind, origin: kind, color, promoted: false });
+        };
+        // A Black rook on 18r can take a White pawn (18o) or a White lion (14r).
+        put(&mut pos, "18r", "R", Color::Black);
+        put(&mut pos, "18o", "P", Color::White);
+        put(&mut pos, "14r", "LN", Color::White);
+        put(&mut pos, "1jj", "K", Color::Black);
+        put(&mut pos, "36a", "K", Color::White);
+        let eval = HeuristicEvaluator::new(&variant, HeuristicConfig::default());
+        let moves = pos.legal_moves();
+        let mut priors = Vec::new();
+        eval.priors(&pos, &moves, &mut priors);
+        let prior_to = |name: &str| {
+            let to = g.parse_square(name).unwrap() as u16;
+            priors[moves.iter().position(|m| m.to == to && m.from == g.parse_square("18r").unwrap() as u16).unwrap()]
+        };
+        let quiet = prior_to("18p");
+        assert!(prior_to("14r") > prior_to("18o"));
+        assert!(prior_to("18o") > quiet);
+        let uniform = HeuristicEvaluator::new(
+            &variant,
+            HeuristicConfig { priors: PriorMode::Uniform, ..HeuristicConfig::default() },
+        );
+        uniform.priors(&pos, &moves, &mut priors);
+        assert!(priors.iter().all(|&p| (p - 1.0 / moves.len() as f32).abs() < 1e-7));
+    }
+
+    #[test]
+    fn move_gain_counts_exactly_the_captured_pieces() {
+        let variant = variant();
+        let values = PieceValues::of(&variant);
+        let mut game = Game::new(variant.clone());
+        let mut checked_sweeps = 0;
+        for seed in 0..6 {
+            crate::random::random_playout(&mut game, seed, 60);
+            if game.end().is_some() {
+                break;
+            }
+            let pos = &game.position;
+            for mv in pos.legal_moves() {
+                let expected: f32 = pos.captures_of(mv).iter().map(|&sq| values.piece_value(pos.at(sq).unwrap())).sum();
+                let gain = values.move_gain(pos, mv, 0.0);
+                assert!((gain - expected).abs() <= 1e-3 * expected.max(1.0), "{mv:?}: {gain} vs {expected}");
+                checked_sweeps += (mv.sweep && expected > 0.0) as usize;
+            }
+        }
+        assert!(checked_sweeps > 0, "no range capture was checked");
+    }
+
+    #[test]
+    fn rollouts_leave_the_game_unchanged() {
+        let variant = variant();
+        let config = HeuristicConfig { rollout_plies: 8, ..HeuristicConfig::default() };
+        let mut eval = HeuristicEvaluator::new(&variant, config);
+        let mut game = Game::new(variant.clone());
+        let moves = game.position.legal_moves();
+        let hash = game.position.hash();
+        let mut priors = Vec::new();
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let v = eval.evaluate(&mut game, &moves, &mut priors, &mut rng);
+        assert!((-1.0..=1.0).contains(&v));
+        assert_eq!(game.position.hash(), hash);
+        assert_eq!(game.plies(), 0);
+        // Same seed, same rollout.
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        assert_eq!(eval.evaluate(&mut game, &moves, &mut priors, &mut rng), v);
+    }
+}

@@ -1,0 +1,1019 @@
+//! PUCT Monte Carlo tree search with root Dirichlet noise, a temperature schedule and tree reuse.
+//!
+//! The search is split into two halves so that a batched evaluator (a neural network behind
+//! Python) can drive it: `Search::select_leaves` descends with virtual loss and hands out leaves
+//! to evaluate, `Search::expand` takes their priors and values back. The synchronous search
+//! (`Search::run`, `MctsPlayer`) is a loop over the same two halves with an `Evaluator`.
+//!
+//! Memory: nodes and edges live in two arenas addressed by `u32`. An expanded node owns a
+//! contiguous range of edges (move, prior, child index); a child node exists only once its edge
+//! has been selected, so the ~300–1,500 moves of a Taikyoku position cost 16 bytes each.
+//!
+//! Edges are kept sorted by prior (highest first). An unvisited edge's score is the first-play
+//! value plus its prior term, so among the unvisited edges the first one always scores highest:
+//! selection only scores the edges tried so far plus the next one, not every legal move.
+//!
+//! Values: a node's `value_sum` is seen by the player who moved *into* it (the side to move at
+//! its parent), so a parent maximises its children's mean values directly.
+
+use crate::evaluation::{outcome_value, Evaluator};
+use crate::game::Game;
+use crate::position::Move;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// "No child node yet".
+const NONE: u32 = u32::MAX;
+
+/// Search settings. `Default` is for self-play (noise, temperature); `MctsConfig::competitive`
+/// for playing strength (neither).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MctsConfig {
+    /// New simulations per move (leaf evaluations or terminal backups below the root).
+    pub simulations: u32,
+    /// Weight of the prior term `P * sqrt(N_parent) / (1 + N_child)`.
+    pub c_puct: f32,
+    /// An unvisited move's value is the parent's mean value minus this (first-play urgency).
+    /// 0 by default: with near-uniform priors over ~1,000 moves the prior term is ~0.001, so a
+    /// reduction larger than the spread of the values pins the search to one line (measured:
+    /// 0.2 with the heuristic evaluator sent all 800 simulations down a single child). Sharper
+    /// priors (a trained network) can afford the usual 0.2–0.4.
+    pub fpu_reduction: f32,
+    /// Losses counted per pending descent through a node, so a batch spreads over the tree.
+    pub virtual_loss: f32,
+    /// Concentration of the root noise. The AlphaZero rule of thumb (~10 / legal moves) gives
+    /// 0.01–0.04 for Taikyoku's 250–1,500 moves.
+    pub dirichlet_alpha: f32,
+    /// Share of noise mixed into the root priors (0 disables the noise).
+    pub dirichlet_fraction: f32,
+    /// Visit counts are raised to `1 / temperature` to sample the move (0 = most visited).
+    pub temperature: f32,
+    /// From this game ply on the most visited move is played, whatever the temperature.
+    pub temperature_plies: usize,
+    /// Keep the subtree of the played move for the next search.
+    pub reuse_tree: bool,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            simulations: 400,
+            c_puct: 1.5,
+            fpu_reduction: 0.0,
+            virtual_loss: 1.0,
+            dirichlet_alpha: 0.03,
+            dirichlet_fraction: 0.25,
+            temperature: 1.0,
+            temperature_plies: 30,
+            reuse_tree: true,
+        }
+    }
+}
+
+impl MctsConfig {
+    /// No noise, always the most visited move: for matches rather than training games.
+    pub fn competitive() -> MctsConfig {
+        MctsConfig { dirichlet_fraction: 0.0, temperature: 0.0, temperature_plies: 0, ..MctsConfig::default() }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Created when its edge was first selected; not evaluated yet.
+    New,
+    /// Handed out by `select_leaves`, waiting for `expand`.
+    Pending,
+    Expanded,
+    /// The game is over here; `terminal` holds the result.
+    Terminal,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// First edge and number of edges (expanded nodes).
+    edges: u32,
+    len: u32,
+    /// Edges `0..tried` may have been visited; the rest have not (see the module doc).
+    tried: u32,
+    visits: u32,
+    /// Descents through this node still waiting for their evaluation.
+    in_flight: u32,
+    state: State,
+    /// Value of a terminal node for its side to move.
+    terminal: f32,
+    /// Sum of backed-up values for the player who moved into this node.
+    value_sum: f64,
+}
+
+impl Node {
+    fn new() -> Node {
+        Node { edges: 0, len: 0, tried: 0, visits: 0, in_flight: 0, state: State::New, terminal: 0.0, value_sum: 0.0 }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    mv: Move,
+    prior: f32,
+    child: u32,
+}
+
+/// A leaf to evaluate, handed out by `Search::select_leaves`.
+#[derive(Clone, Debug, Default)]
+pub struct LeafRequest {
+    /// Moves from the search root (the game given to `select_leaves`) to the leaf.
+    pub path: Vec<Move>,
+    /// The leaf's legal moves; `expand` takes priors in this order.
+    pub moves: Vec<Move>,
+    /// Nodes from the root to the leaf.
+    nodes: Vec<u32>,
+    /// The tree this request belongs to (a re-root or reset makes it stale).
+    epoch: u64,
+}
+
+/// What a search knows about the root after it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RootStats {
+    /// Every legal root move with its visit count, highest prior first.
+    pub visits: Vec<(Move, u32)>,
+    /// Mean backed-up value from the side to move's view, in [-1, 1].
+    pub value: f32,
+    /// Simulations run by this call.
+    pub simulations: u32,
+    /// Root-move visits inherited from the previous search (tree reuse).
+    pub reused: u32,
+}
+
+/// Which position the tree's root stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum RootKey {
+    Unset,
+    /// A game with this hash after this many plies.
+    At { hash: u64, plies: usize },
+    /// Re-rooted by `advance`: the game at `plies` followed by `moves`.
+    After { plies: usize, moves: Vec<Move> },
+}
+
+/// The search tree plus the settings that steer it.
+#[derive(Clone, Debug)]
+pub struct Search {
+    pub config: MctsConfig,
+    nodes: Vec<Node>,
+    edges: Vec<Edge>,
+    /// Arenas of the previous tree, reused by the next re-root instead of reallocating.
+    spare_nodes: Vec<Node>,
+    spare_edges: Vec<Edge>,
+    scratch: Vec<Edge>,
+    root_key: RootKey,
+    root_noised: bool,
+    epoch: u64,
+    pending: u32,
+    /// Simulations backed up below the root since it became the root.
+    completed: u64,
+}
+
+/// How a descent ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Descent {
+    /// A new position, waiting for evaluation.
+    Leaf,
+    /// A finished game: already backed up.
+    Terminal,
+    /// A leaf that is already pending: virtual loss taken back, nothing to do.
+    Collision,
+}
+
+impl Search {
+    pub fn new(config: MctsConfig) -> Search {
+        let mut search = Search {
+            config,
+            nodes: Vec::with_capacity(1 << 12),
+            edges: Vec::with_capacity(1 << 16),
+            spare_nodes: Vec::new(),
+            spare_edges: Vec::new(),
+            scratch: Vec::new(),
+            root_key: RootKey::Unset,
+            root_noised: false,
+            epoch: 0,
+            pending: 0,
+            completed: 0,
+        };
+        search.clear();
+        search
+    }
+
+    /// Drops the tree; the next call starts from the game it is given.
+    pub fn reset(&mut self) {
+        self.clear();
+        self.root_key = RootKey::Unset;
+    }
+
+    fn clear(&mut self) {
+        self.nodes.clear();
+        self.edges.clear();
+        self.nodes.push(Node::new());
+        self.root_noised = false;
+        self.epoch += 1;
+        self.pending = 0;
+        self.completed = 0;
+    }
+
+    /// Nodes in the tree (the root included).
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Edges (expanded moves) in the tree.
+    pub fn edge_count(&self) -> usize {
+        self.edges.len()
+    }
+
+    /// Leaves handed out and not expanded yet.
+    pub fn pending_leaves(&self) -> u32 {
+        self.pending
+    }
+
+    /// Simulations backed up below the current root since it became the root.
+    pub fn completed_simulations(&self) -> u64 {
+        self.completed
+    }
+
+    /// Makes the tree's root stand for `game`: keeps it if it already does (or was re-rooted by
+    /// `advance` onto `game`'s last move), starts a new tree otherwise.
+    fn sync_root(&mut self, game: &Game) {
+        let (hash, plies) = (game.position.hash(), game.plies());
+        let matches = match &self.root_key {
+            RootKey::Unset => false,
+            RootKey::At { hash: h, plies: p } => *h == hash && *p == plies,
+            RootKey::After { plies: p, moves } => {
+                let history = game.position.history_len();
+                plies == p + moves.len()
+                    && history >= moves.len()
+                    && game.position.moves_played().skip(history - moves.len()).eq(moves.iter().copied())
+            }
+        };
+        if !matches {
+            self.clear();
+        }
+        self.root_key = RootKey::At { hash, plies };
+    }
+
+    /// Descends from the root (the current state of `game`) to a leaf with virtual loss and
+    /// returns up to `max_leaves` leaves to evaluate. Each descent counts against `max_leaves`;
+    /// descents ending in a finished game are backed up at once and return nothing. Stops early
+    /// when a descent reaches a leaf that is already pending. `game` is returned unchanged.
+    ///
+    /// The first call on a new root returns the root itself (empty path). Root noise is drawn
+    /// from `rng` the first time the root is found expanded.
+    pub fn select_leaves(&mut self, game: &mut Game, max_leaves: usize, rng: &mut ChaCha8Rng) -> Vec<LeafRequest> {
+        let mut out = Vec::with_capacity(max_leaves);
+        self.select_leaves_into(game, max_leaves, rng, &mut out, |_, _, _| {});
+        out
+    }
+
+    /// `select_leaves`, reusing the requests (and their buffers) in `out`, and calling `at_leaf`
+    /// with the game standing at each leaf (to encode it without replaying the path; `at_leaf`
+    /// must leave the game as it found it). Returns the number of descents made.
+    pub fn select_leaves_into<F>(
+        &mut self,
+        game: &mut Game,
+        max_leaves: usize,
+        rng: &mut ChaCha8Rng,
+        out: &mut Vec<LeafRequest>,
+        mut at_leaf: F,
+    ) -> usize
+    where
+        F: FnMut(&mut Game, &LeafRequest, &mut ChaCha8Rng),
+    {
+        self.sync_root(game);
+        if !self.root_noised && self.nodes[0].state == State::Expanded {
+            self.add_root_noise(rng);
+        }
+        let mut leaves = 0;
+        let mut descents = 0;
+        while descents < max_leaves {
+            if out.len() == leaves {
+                out.push(LeafRequest::default());
+            }
+            let request = &mut out[leaves];
+            let descent = self.descend(game, request);
+            if descent == Descent::Leaf {
+                at_leaf(game, request, rng);
+            }
+            for _ in 0..request.path.len() {
+                game.undo();
+            }
+            match descent {
+                Descent::Leaf => leaves += 1,
+                Descent::Terminal => {}
+                Descent::Collision => break,
+            }
+            descents += 1;
+        }
+        out.truncate(leaves);
+        descents
+    }
+
+    /// One descent; leaves `game` at the node reached (`request.path` plies from the root).
+    fn descend(&mut self, game: &mut Game, request: &mut LeafRequest) -> Descent {
+        request.path.clear();
+        request.moves.clear();
+        request.nodes.clear();
+        request.epoch = self.epoch;
+        let mut n = 0u32;
+        loop {
+            request.nodes.push(n);
+            let node = &mut self.nodes[n as usize];
+            node.in_flight += 1;
+            match node.state {
+                State::Expanded => {
+                    let e = self.select_edge(n);
+                    let edge = self.edges[e];
+                    let child = if edge.child == NONE {
+                        let c = self.nodes.len() as u32;
+                        self.nodes.push(Node::new());
+                        self.edges[e].child = c;
+                        c
+                    } else {
+                        edge.child
+                    };
+                    game.play(edge.mv);
+                    request.path.push(edge.mv);
+                    n = child;
+                }
+                State::Terminal => {
+                    let value = node.terminal;
+                    self.backup(&request.nodes, value);
+                    return Descent::Terminal;
+                }
+                State::Pending => {
+                    for &m in &request.nodes {
+                        self.nodes[m as usize].in_flight -= 1;
+                    }
+                    return Descent::Collision;
+                }
+                State::New => {
+                    let end = game.end().or_else(|| {
+                        game.position.generate(game.side_to_move(), &mut request.moves);
+                        game.end_with_moves(&request.moves)
+                    });
+                    if let Some((outcome, _)) = end {
+                        node.state = State::Terminal;
+                        node.terminal = outcome_value(outcome, game.side_to_move());
+                        let value = node.terminal;
+                        request.moves.clear();
+                        self.backup(&request.nodes, value);
+                        return Descent::Terminal;
+                    }
+                    node.state = State::Pending;
+                    self.pending += 1;
+                    return Descent::Leaf;
+                }
+            }
+        }
+    }
+
+    /// The PUCT choice at an expanded node: an index into `edges`.
+    fn select_edge(&mut self, n: u32) -> usize {
+        let node = self.nodes[n as usize];
+        let vl = self.config.virtual_loss;
+        let parent_visits = node.visits as f32 + vl * node.in_flight as f32;
+        let c = self.config.c_puct * parent_visits.max(1.0).sqrt();
+        let parent_q = if node.visits > 0 { -(node.value_sum / node.visits as f64) as f32 } else { 0.0 };
+        let fpu = parent_q - self.config.fpu_reduction;
+        let start = node.edges as usize;
+        let mut best = start;
+        let mut best_score = f32::NEG_INFINITY;
+        for (i, e) in self.edges[start..start + node.tried as usize].iter().enumerate() {
+            let (q, visits) = if e.child == NONE {
+                (fpu, 0.0)
+            } else {
+                let child = &self.nodes[e.child as usize];
+                let loss = vl * child.in_flight as f32;
+                let visits = child.visits as f32 + loss;
+                if visits > 0.0 {
+                    ((child.value_sum as f32 - loss) / visits, visits)
+                } else {
+                    (fpu, 0.0)
+                }
+            };
+            let score = q + c * e.prior / (1.0 + visits);
+            if score > best_score {
+                best_score = score;
+                best = start + i;
+            }
+        }
+        if node.tried < node.len {
+            let next = start + node.tried as usize;
+            if fpu + c * self.edges[next].prior > best_score {
+                best = next;
+                self.nodes[n as usize].tried += 1;
+            }
+        }
+        best
+    }
+
+    /// Adds `value` (for the side to move at the last node) along `path`, alternating sides,
+    /// and takes the path's virtual loss back.
+    fn backup(&mut self, path: &[u32], value: f32) {
+        let mut v = -(value as f64);
+        for &n in path.iter().rev() {
+            let node = &mut self.nodes[n as usize];
+            node.visits += 1;
+            node.in_flight -= 1;
+            node.value_sum += v;
+            v = -v;
+        }
+        if path.len() > 1 {
+            self.completed += 1;
+        }
+    }
+
+    /// Gives a pending leaf its priors (aligned with `leaf.moves`; normalised here, a bad or
+    /// all-zero vector becomes uniform) and its value for the leaf's side to move (clamped to
+    /// [-1, 1]), and backs the value up. Returns false, doing nothing, if the request is stale
+    /// (the tree was re-rooted or reset after it was handed out) or was already expanded.
+    ///
+    /// # Panics
+    /// If `priors` and `leaf.moves` differ in length.
+    pub fn expand(&mut self, leaf: &LeafRequest, priors: &[f32], value: f32) -> bool {
+        if leaf.epoch != self.epoch {
+            return false;
+        }
+        let Some(&n) = leaf.nodes.last() else { return false };
+        if self.nodes[n as usize].state != State::Pending {
+            return false;
+        }
+        assert_eq!(priors.len(), leaf.moves.len(), "one prior per legal move");
+        let clean = |p: f32| if p.is_finite() && p > 0.0 { p } else { 0.0 };
+        let total: f32 = priors.iter().map(|&p| clean(p)).sum();
+        let start = self.edges.len();
+        if total > 0.0 {
+            let inv = 1.0 / total;
+            self.edges.extend(leaf.moves.iter().zip(priors).map(|(&mv, &p)| Edge { mv, prior: clean(p) * inv, child: NONE }));
+        } else {
+            let uniform = 1.0 / leaf.moves.len() as f32;
+            self.edges.extend(leaf.moves.iter().map(|&mv| Edge { mv, prior: uniform, child: NONE }));
+        }
+        sort_by_prior(&mut self.edges[start..], &mut self.scratch);
+        let node = &mut self.nodes[n as usize];
+        node.edges = start as u32;
+        node.len = leaf.moves.len() as u32;
+        node.tried = 0;
+        node.state = State::Expanded;
+        self.pending -= 1;
+        let value = if value.is_finite() { value.clamp(-1.0, 1.0) } else { 0.0 };
+        self.backup(&leaf.nodes, value);
+        true
+    }
+
+    /// Mixes Dirichlet noise into the root priors (so self-play explores) and re-sorts them.
+    fn add_root_noise(&mut self, rng: &mut ChaCha8Rng) {
+        self.root_noised = true;
+        let root = self.nodes[0];
+        let fraction = self.config.dirichlet_fraction;
+        if fraction <= 0.0 || root.len < 2 {
+            return;
+        }
+        let range = root.edges as usize..(root.edges + root.len) as usize;
+        // Sampled in log space: with alpha ~ 0.03 most gamma draws underflow an f64.
+        let alpha = self.config.dirichlet_alpha.max(1e-6) as f64;
+        let logs: Vec<f64> = range.clone().map(|_| ln_gamma_sample(alpha, rng)).collect();
+        let max = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let weights: Vec<f64> = logs.iter().map(|&l| (l - max).exp()).collect();
+        let total: f64 = weights.iter().sum();
+        for (edge, w) in self.edges[range.clone()].iter_mut().zip(&weights) {
+            edge.prior = ((1.0 - fraction as f64) * edge.prior as f64 + fraction as f64 * w / total) as f32;
+        }
+        sort_by_prior(&mut self.edges[range.clone()], &mut self.scratch);
+        // Visited edges may no longer form a prefix: cover up to the last one.
+        let tried = self.edges[range].iter().rposition(|e| e.child != NONE).map_or(0, |i| i + 1);
+        self.nodes[0].tried = tried as u32;
+    }
+
+    /// Runs `config.simulations` simulations from `game` with `evaluator`, one leaf at a time
+    /// (no virtual loss needed on one thread). `game` is returned unchanged.
+    pub fn run<E: Evaluator + ?Sized>(&mut self, game: &mut Game, evaluator: &mut E, rng: &mut ChaCha8Rng) -> RootStats {
+        self.sync_root(game);
+        let reused = self.root_child_visits();
+        let start = self.completed;
+        let goal = start + self.config.simulations as u64;
+        let mut requests = Vec::with_capacity(1);
+        let mut priors = Vec::with_capacity(2048);
+        let mut value = 0.0;
+        while self.completed < goal && self.nodes[0].state != State::Terminal {
+            let descents = self.select_leaves_into(game, 1, rng, &mut requests, |game, leaf, rng| {
+                value = evaluator.evaluate(game, &leaf.moves, &mut priors, rng);
+            });
+            if descents == 0 {
+                break;
+            }
+            if let Some(leaf) = requests.first() {
+                self.expand(leaf, &priors, value);
+            }
+        }
+        let mut stats = self.root_stats();
+        stats.simulations = (self.completed - start) as u32;
+        stats.reused = reused;
+        stats
+    }
+
+    fn root_child_visits(&self) -> u32 {
+        self.root_edges().iter().filter(|e| e.child != NONE).map(|e| self.nodes[e.child as usize].visits).sum()
+    }
+
+    fn root_edges(&self) -> &[Edge] {
+        let root = &self.nodes[0];
+        if root.state == State::Expanded {
+            &self.edges[root.edges as usize..(root.edges + root.len) as usize]
+        } else {
+            &[]
+        }
+    }
+
+    /// Root moves with their visits and the root's mean value (`simulations`, `reused` zero).
+    pub fn root_stats(&self) -> RootStats {
+        let visits = self
+            .root_edges()
+            .iter()
+            .map(|e| (e.mv, if e.child == NONE { 0 } else { self.nodes[e.child as usize].visits }))
+            .collect();
+        let root = &self.nodes[0];
+        let value = if root.visits > 0 { -(root.value_sum / root.visits as f64) as f32 } else { 0.0 };
+        RootStats { visits, value, simulations: 0, reused: 0 }
+    }
+
+    /// The move to play from the root's visits: sampled with the temperature before
+    /// `temperature_plies` plies of the game, the most visited one after (ties: higher prior).
+    /// `None` if the root has no moves (not searched, or the game is over).
+    pub fn pick(&self, game: &Game, rng: &mut ChaCha8Rng) -> Option<Move> {
+        let edges = self.root_edges();
+        let visits = |e: &Edge| if e.child == NONE { 0 } else { self.nodes[e.child as usize].visits };
+        let most = edges.iter().map(visits).max()?;
+        let temperature = self.config.temperature;
+        if temperature > 0.0 && game.plies() < self.config.temperature_plies && most > 0 {
+            // (N / N_max)^(1/T), in log space so small temperatures do not overflow.
+            let inv_t = 1.0 / temperature as f64;
+            let weights: Vec<f64> = edges
+                .iter()
+                .map(|e| match visits(e) {
+                    0 => 0.0,
+                    n => ((n as f64 / most as f64).ln() * inv_t).exp(),
+                })
+                .collect();
+            let total: f64 = weights.iter().sum();
+            let mut r = rng.gen::<f64>() * total;
+            for (e, w) in edges.iter().zip(&weights) {
+                if *w > 0.0 && r < *w {
+                    return Some(e.mv);
+                }
+                r -= w;
+            }
+        }
+        // Edges are sorted by prior, so the first of equally visited moves has the higher prior.
+        edges.iter().find(|e| visits(e) == most).map(|e| e.mv)
+    }
+
+    /// Moves the root to the child reached by `played` (a move of the root's side), keeping its
+    /// subtree; without that child (or with `reuse_tree` off) the tree is dropped. Pending leaves
+    /// are abandoned (their requests become stale).
+    pub fn advance(&mut self, played: Move) {
+        let child = self.root_edges().iter().find(|e| e.mv == played).map_or(NONE, |e| e.child);
+        let key = match std::mem::replace(&mut self.root_key, RootKey::Unset) {
+            RootKey::At { plies, .. } => RootKey::After { plies, moves: vec![played] },
+            RootKey::After { plies, mut moves } => {
+                moves.push(played);
+                RootKey::After { plies, moves }
+            }
+            RootKey::Unset => RootKey::Unset,
+        };
+        if !self.config.reuse_tree || child == NONE || key == RootKey::Unset {
+            self.reset();
+            return;
+        }
+        self.compact(child);
+        self.root_key = key;
+    }
+
+    /// Copies the subtree under `root` into the spare arenas (breadth first) and swaps them in.
+    fn compact(&mut self, root: u32) {
+        let fresh = |mut node: Node| {
+            node.in_flight = 0;
+            if node.state == State::Pending {
+                node.state = State::New;
+            }
+            node
+        };
+        let mut nodes = std::mem::take(&mut self.spare_nodes);
+        let mut edges = std::mem::take(&mut self.spare_edges);
+        nodes.clear();
+        edges.clear();
+        nodes.push(fresh(self.nodes[root as usize]));
+        let mut i = 0;
+        while i < nodes.len() {
+            let node = nodes[i];
+            if node.state == State::Expanded {
+                let start = edges.len() as u32;
+                for j in node.edges..node.edges + node.len {
+                    let mut edge = self.edges[j as usize];
+                    if edge.child != NONE {
+                        nodes.push(fresh(self.nodes[edge.child as usize]));
+                        edge.child = nodes.len() as u32 - 1;
+                    }
+                    edges.push(edge);
+                }
+                nodes[i].edges = start;
+            }
+            i += 1;
+        }
+        self.spare_nodes = std::mem::replace(&mut self.nodes, nodes);
+        self.spare_edges = std::mem::replace(&mut self.edges, edges);
+        self.root_noised = false;
+        self.epoch += 1;
+        self.pending = 0;
+        self.completed = 0;
+    }
+}
+
+/// Sorts edges by prior, highest first, ties in their given order. Priors are mostly equal
+/// (quiet moves under the heuristic): only those above the minimum are sorted, the rest keep
+/// their place after them, so a typical expansion costs O(n).
+fn sort_by_prior(edges: &mut [Edge], scratch: &mut Vec<Edge>) {
+    let min = edges.iter().map(|e| e.prior).fold(f32::INFINITY, f32::min);
+    scratch.clear();
+    scratch.extend(edges.iter().filter(|e| e.prior > min));
+    if scratch.is_empty() {
+        return;
+    }
+    scratch.sort_by(|a, b| b.prior.total_cmp(&a.prior));
+    scratch.extend(edges.iter().filter(|e| e.prior <= min));
+    edges.copy_from_slice(scratch);
+}
+
+/// A uniform draw in (0, 1] (never 0, so its logarithm is finite).
+fn open_uniform(rng: &mut ChaCha8Rng) -> f64 {
+    1.0 - rng.gen::<f64>()
+}
+
+/// The logarithm of a Gamma(alpha, 1) draw (Marsaglia and Tsang's method; for alpha < 1 the
+/// boost Gamma(alpha) = Gamma(alpha + 1) * U^(1 / alpha), applied in log space).
+fn ln_gamma_sample(alpha: f64, rng: &mut ChaCha8Rng) -> f64 {
+    if alpha < 1.0 {
+        return ln_gamma_sample(alpha + 1.0, rng) + open_uniform(rng).ln() / alpha;
+    }
+    let d = alpha - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        // Standard normal by Box-Muller.
+        let x = (-2.0 * open_uniform(rng).ln()).sqrt() * (std::f64::consts::TAU * rng.gen::<f64>()).cos();
+        let v = 1.0 + c * x;
+        if v <= 0.0 {
+            continue;
+        }
+        let v = v * v * v;
+        let u = open_uniform(rng);
+        if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+            return (d * v).ln();
+        }
+    }
+}
+
+/// One search from `game` with a fresh tree: the move to play and the root statistics.
+///
+/// # Panics
+/// If the game is over.
+pub fn search<E: Evaluator + ?Sized>(
+    game: &mut Game,
+    evaluator: &mut E,
+    config: MctsConfig,
+    rng: &mut ChaCha8Rng,
+) -> (Move, RootStats) {
+    let mut search = Search::new(config);
+    let stats = search.run(game, evaluator, rng);
+    let mv = search.pick(game, rng).expect("search on a finished game");
+    (mv, stats)
+}
+
+/// A player that keeps its tree between moves.
+#[derive(Clone, Debug)]
+pub struct MctsPlayer<E: Evaluator> {
+    pub evaluator: E,
+    pub search: Search,
+}
+
+impl<E: Evaluator> MctsPlayer<E> {
+    pub fn new(config: MctsConfig, evaluator: E) -> MctsPlayer<E> {
+        MctsPlayer { evaluator, search: Search::new(config) }
+    }
+
+    /// Searches `game` (reusing the tree if it was advanced to this position) and picks a move.
+    /// Does not play it: call `advance` with every move played, by either side.
+    ///
+    /// # Panics
+    /// If the game is over.
+    pub fn choose(&mut self, game: &mut Game, rng: &mut ChaCha8Rng) -> (Move, RootStats) {
+        assert!(game.end().is_none(), "choose on a finished game");
+        let stats = self.search.run(game, &mut self.evaluator, rng);
+        let mv = self.search.pick(game, rng).expect("choose: the side to move has no legal move");
+        (mv, stats)
+    }
+
+    /// Follows a move played in the game (by either side) down the tree.
+    pub fn advance(&mut self, played: Move) {
+        self.search.advance(played);
+    }
+
+    /// Forgets the tree (new game).
+    pub fn reset(&mut self) {
+        self.search.reset();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluation::{HeuristicConfig, HeuristicEvaluator, PriorMode};
+    use crate::geometry::Color;
+    use crate::position::{Piece, Position};
+    use crate::variant::Variant;
+    use rand::SeedableRng;
+    use std::collections::HashSet;
+    use std::sync::Arc;
+
+    fn variant() -> Arc<Variant> {
+        Variant::load("taikyoku", &[]).unwrap()
+    }
+
+    fn heuristic(variant: &Arc<Variant>) -> HeuristicEvaluator {
+        HeuristicEvaluator::new(variant, HeuristicConfig::default())
+    }
+
+    /// A game on an otherwise empty board: (square, key, colour), Black to move.
+    fn board(variant: &Arc<Variant>, pieces: &[(&str, &str, Color)]) -> Game {
+        let mut pos = Position::empty(variant.clone(), Color::Black);
+        for &(sq, key, color) in pieces {
+            let kind = variant.table.lookup(key).unwrap();
+            pos.put(variant.geometry.parse_square(sq).unwrap(), Piece { kind, origin: kind, color, promoted: false });
+        }
+        Game::from_position(pos)
+    }
+
+    fn sq(variant: &Variant, name: &str) -> u16 {
+        variant.geometry.parse_square(name).unwrap() as u16
+    }
+
+    #[test]
+    fn finds_a_free_royal_capture() {
+        use Color::*;
+        let variant = variant();
+        // The Black rook on 18r can take White's only king on 18k; a White lion on 14r is bait.
+        let pieces =
+            [("18r", "R", Black), ("18k", "K", White), ("14r", "LN", White), ("20d", "G", White), ("30ee", "K", Black)];
+        let config = MctsConfig { simulations: 200, ..MctsConfig::competitive() };
+        for priors in [PriorMode::Uniform, HeuristicConfig::default().priors] {
+            let mut game = board(&variant, &pieces);
+            let mut eval = HeuristicEvaluator::new(&variant, HeuristicConfig { priors, ..HeuristicConfig::default() });
+            let mut rng = ChaCha8Rng::seed_from_u64(5);
+            let (mv, stats) = search(&mut game, &mut eval, config, &mut rng);
+            assert_eq!((mv.from, mv.to), (sq(&variant, "18r"), sq(&variant, "18k")), "{priors:?}");
+            let most = stats.visits.iter().map(|&(_, n)| n).max().unwrap();
+            assert_eq!(stats.visits.iter().find(|&&(m, _)| m == mv).unwrap().1, most);
+            assert!(stats.value > 0.5, "a won position: {}", stats.value);
+            assert_eq!(stats.simulations, 200);
+        }
+    }
+
+    #[test]
+    fn visits_sum_to_simulations_and_the_game_is_unchanged() {
+        let variant = variant();
+        let mut game = Game::new(variant.clone());
+        let (hash, plies) = (game.position.hash(), game.plies());
+        let legal = game.position.legal_moves();
+        let mut eval = heuristic(&variant);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let config = MctsConfig { simulations: 64, ..MctsConfig::default() };
+        let (mv, stats) = search(&mut game, &mut eval, config, &mut rng);
+        assert_eq!((game.position.hash(), game.plies()), (hash, plies));
+        assert_eq!(game.position.compute_hash(), hash);
+        assert!(legal.contains(&mv));
+        assert_eq!(stats.simulations, 64);
+        assert_eq!(stats.reused, 0);
+        assert_eq!(stats.visits.iter().map(|&(_, n)| n).sum::<u32>(), 64);
+        // Every legal move is listed once.
+        let listed: HashSet<Move> = stats.visits.iter().map(|&(m, _)| m).collect();
+        assert_eq!(listed, legal.iter().copied().collect());
+        assert!((-1.0..=1.0).contains(&stats.value));
+    }
+
+    /// Plays `plies` moves of self-play; returns every choice with its statistics.
+    fn self_play(seed: u64, plies: usize, config: MctsConfig) -> Vec<(Move, RootStats)> {
+        let variant = variant();
+        let mut game = Game::new(variant.clone());
+        let mut player = MctsPlayer::new(config, heuristic(&variant));
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut out = Vec::new();
+        for _ in 0..plies {
+            let (mv, stats) = player.choose(&mut game, &mut rng);
+            player.advance(mv);
+            game.play(mv);
+            out.push((mv, stats));
+        }
+        out
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_moves_and_visits() {
+        let config = MctsConfig { simulations: 48, ..MctsConfig::default() };
+        let a = self_play(9, 4, config);
+        let b = self_play(9, 4, config);
+        assert_eq!(a, b);
+        // The statistics are not trivially equal: the searches did reuse and spread visits.
+        assert!(a.iter().skip(1).any(|(_, s)| s.reused > 0));
+        assert!(a.iter().all(|(_, s)| s.visits.iter().filter(|&&(_, n)| n > 0).count() > 1));
+    }
+
+    #[test]
+    fn tree_reuse_keeps_the_subtree() {
+        let variant = variant();
+        let mut game = Game::new(variant.clone());
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let config = MctsConfig { simulations: 300, ..MctsConfig::competitive() };
+        let mut player = MctsPlayer::new(config, heuristic(&variant));
+        let (mv, stats) = player.choose(&mut game, &mut rng);
+        let child_visits = stats.visits.iter().find(|&&(m, _)| m == mv).unwrap().1;
+        assert!(child_visits > 2);
+        // Our move: the child becomes the root with its visits.
+        player.advance(mv);
+        game.play(mv);
+        let kept = player.search.root_stats();
+        assert_eq!(kept.visits.iter().map(|&(_, n)| n).sum::<u32>(), child_visits - 1);
+        // The opponent's reply, taken from the kept subtree: one level further down.
+        let (reply, grandchild_visits) = *kept.visits.iter().max_by_key(|&&(_, n)| n).unwrap();
+        assert!(grandchild_visits > 1);
+        player.advance(reply);
+        game.play(reply);
+        let (_, stats) = player.choose(&mut game, &mut rng);
+        assert_eq!(stats.reused, grandchild_visits - 1);
+        assert_eq!(stats.visits.iter().map(|&(_, n)| n).sum::<u32>(), stats.reused + 300);
+
+        // Without reuse, or on a game the tree does not belong to, the search starts afresh.
+        let mut fresh = MctsPlayer::new(MctsConfig { reuse_tree: false, ..config }, heuristic(&variant));
+        let mut game = Game::new(variant.clone());
+        let (mv, _) = fresh.choose(&mut game, &mut rng);
+        fresh.advance(mv);
+        game.play(mv);
+        assert_eq!(fresh.choose(&mut game, &mut rng).1.reused, 0);
+        let mut other = Game::new(variant.clone());
+        assert_eq!(player.choose(&mut other, &mut rng).1.reused, 0);
+    }
+
+    #[test]
+    fn batched_leaves_are_distinct_and_expand_backs_up() {
+        let variant = variant();
+        let mut game = Game::new(variant.clone());
+        let hash = game.position.hash();
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let mut search = Search::new(MctsConfig::default());
+        // An external evaluator: uniform priors, a value from the leaf's legal move count.
+        let evaluate = |leaf: &LeafRequest| (vec![1.0; leaf.moves.len()], (leaf.moves.len() % 7) as f32 / 10.0 - 0.3);
+
+        // A new tree: only the root can be evaluated; the second descent collides with it.
+        let first = search.select_leaves(&mut game, 8, &mut rng);
+        assert_eq!(first.len(), 1);
+        assert!(first[0].path.is_empty());
+        assert_eq!(first[0].moves, game.position.legal_moves());
+        let (priors, value) = evaluate(&first[0]);
+        assert!(search.expand(&first[0], &priors, value));
+        assert!(!search.expand(&first[0], &priors, value), "a leaf is expanded once");
+
+        let mut all_paths = HashSet::new();
+        let mut expected = 0;
+        for round in 0..6 {
+            // Two batches in flight at once: virtual loss keeps every leaf distinct.
+            let a = search.select_leaves(&mut game, 16, &mut rng);
+            let b = search.select_leaves(&mut game, 16, &mut rng);
+            assert_eq!(game.position.hash(), hash);
+            assert_eq!(search.pending_leaves() as usize, a.len() + b.len());
+            assert!(a.len() + b.len() >= 24, "round {round}: {} + {}", a.len(), b.len());
+            for leaf in a.iter().chain(&b) {
+                assert!(all_paths.insert(leaf.path.clone()), "round {round}: leaf handed out twice");
+                // The leaf is reconstructible from its path.
+                let mut replay = game.clone();
+                for &mv in &leaf.path {
+                    replay.play(mv);
+                }
+                assert_eq!(leaf.moves, replay.position.legal_moves());
+            }
+            for leaf in a.iter().chain(&b) {
+                let (priors, value) = evaluate(leaf);
+                assert!(search.expand(leaf, &priors, value));
+                expected += 1;
+            }
+            assert_eq!(search.pending_leaves(), 0);
+            assert_eq!(search.completed_simulations(), expected);
+            let stats = search.root_stats();
+            assert_eq!(stats.visits.iter().map(|&(_, n)| n as u64).sum::<u64>(), expected);
+        }
+        assert!(all_paths.iter().any(|p| p.len() >= 2), "the search went below the root's children");
+
+        // Requests outstanding when the tree is re-rooted are stale, and the new root's
+        // subtree has no leftover virtual loss.
+        let stale = search.select_leaves(&mut game, 4, &mut rng);
+        let mv = search.pick(&game, &mut rng).unwrap();
+        search.advance(mv);
+        game.play(mv);
+        let (priors, value) = evaluate(&stale[0]);
+        assert!(!search.expand(&stale[0], &priors, value));
+        assert_eq!(search.pending_leaves(), 0);
+        assert!(search.nodes.iter().all(|n| n.in_flight == 0 && n.state != State::Pending));
+        let next = search.select_leaves(&mut game, 4, &mut rng);
+        assert!(!next.is_empty());
+        assert_eq!(search.nodes[0].in_flight as usize, next.len());
+    }
+
+    #[test]
+    fn select_leaves_into_calls_back_at_the_leaf() {
+        let variant = variant();
+        let mut game = Game::new(variant.clone());
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let mut search = Search::new(MctsConfig::default());
+        let mut eval = heuristic(&variant);
+        let mut requests = Vec::new();
+        let mut results = Vec::new();
+        for _ in 0..20 {
+            results.clear();
+            search.select_leaves_into(&mut game, 4, &mut rng, &mut requests, |game, leaf, rng| {
+                let mut priors = Vec::new();
+                // The game stands at the leaf: its moves are the leaf's moves.
+                assert_eq!(game.plies(), leaf.path.len());
+                let value = eval.evaluate(game, &leaf.moves, &mut priors, rng);
+                results.push((priors, value));
+            });
+            assert_eq!(game.plies(), 0);
+            for (leaf, (priors, value)) in requests.iter().zip(&results) {
+                assert!(search.expand(leaf, priors, *value));
+            }
+        }
+        assert!(search.completed_simulations() > 20);
+    }
+
+    #[test]
+    fn root_noise_and_temperature() {
+        // The gamma sampler has the right mean (E[Gamma(a)] = a), small alphas included.
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        for alpha in [0.03, 0.5, 2.5] {
+            let n = 40_000;
+            let mean = (0..n).map(|_| ln_gamma_sample(alpha, &mut rng).exp()).sum::<f64>() / n as f64;
+            assert!((mean - alpha).abs() < 0.05 * alpha.max(0.3), "alpha {alpha}: mean {mean}");
+        }
+        let variant = variant();
+        let mut game = Game::new(variant.clone());
+        let mut eval = heuristic(&variant);
+        let prior_of = |s: &Search| s.root_edges().iter().map(|e| (e.mv, e.prior)).collect::<Vec<_>>();
+        let mut quiet = Search::new(MctsConfig { simulations: 32, ..MctsConfig::competitive() });
+        quiet.run(&mut game, &mut eval, &mut rng);
+        let mut noisy = Search::new(MctsConfig { simulations: 32, ..MctsConfig::default() });
+        noisy.run(&mut game, &mut eval, &mut rng);
+        let (quiet_priors, noisy_priors) = (prior_of(&quiet), prior_of(&noisy));
+        assert!((noisy_priors.iter().map(|&(_, p)| p).sum::<f32>() - 1.0).abs() < 1e-3);
+        assert_ne!(quiet_priors, noisy_priors);
+        // Sorted by prior after the noise, so the first-untried rule still holds.
+        assert!(noisy_priors.windows(2).all(|w| w[0].1 >= w[1].1));
+
+        // Temperature: after `temperature_plies` the most visited move; before it, samples
+        // spread over the visited moves.
+        let root = noisy.root_stats();
+        let most = root.visits.iter().map(|&(_, n)| n).max().unwrap();
+        let visits_of = |mv: Move| root.visits.iter().find(|&&(m, _)| m == mv).unwrap().1;
+        noisy.config.temperature_plies = 0;
+        assert_eq!(visits_of(noisy.pick(&game, &mut rng).unwrap()), most);
+        noisy.config.temperature_plies = 10;
+        let picks: HashSet<Move> = (0..200).map(|_| noisy.pick(&game, &mut rng).unwrap()).collect();
+        assert!(picks.len() > 1);
+        assert!(picks.iter().all(|&m| visits_of(m) > 0));
+    }
+
+    #[test]
+    fn sorting_keeps_ties_in_order() {
+        let edge = |i: u16, prior: f32| Edge { mv: Move::new(i as usize, 0), prior, child: NONE };
+        let mut edges = vec![edge(0, 0.1), edge(1, 0.3), edge(2, 0.1), edge(3, 0.2), edge(4, 0.3), edge(5, 0.1)];
+        sort_by_prior(&mut edges, &mut Vec::new());
+        let order: Vec<u16> = edges.iter().map(|e| e.mv.from).collect();
+        assert_eq!(order, [1, 4, 3, 0, 2, 5]);
+    }
+
+    #[test]
+    fn a_finished_game_is_a_terminal_root() {
+        use Color::*;
+        let variant = variant();
+        // White's king is gone: Black has won; the search sees a terminal root and stops.
+        let mut game = board(&variant, &[("18r", "R", Black), ("30ee", "K", Black), ("18k", "K", White)]);
+        game.play(Move::new(sq(&variant, "18r") as usize, sq(&variant, "18k") as usize));
+        assert!(game.end().is_some());
+        let mut search = Search::new(MctsConfig::default());
+        let stats = search.run(&mut game, &mut heuristic(&variant), &mut ChaCha8Rng::seed_from_u64(0));
+        assert_eq!(stats.simulations, 0);
+        assert!(stats.visits.is_empty());
+        assert_eq!(stats.value, -1.0, "White, to move, has lost");
+    }
+}
