@@ -1,0 +1,169 @@
+//! Playing one self-play game into records: every randomness from the game's own ChaCha8 stream.
+
+use crate::settings::{Players, Settings};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+use taikyoku_engine::actions::{action_of, Frame, GRID_SQUARES};
+use taikyoku_engine::evaluation::HeuristicEvaluator;
+use taikyoku_engine::mcts::MctsPlayer;
+use taikyoku_engine::observation::compact_board;
+use taikyoku_engine::{Color, Game, Outcome, Termination, Variant};
+
+/// One position of a game, as the positions table stores it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionRecord {
+    pub ply: u32,
+    pub white_to_move: bool,
+    /// `observation::compact_board` codes, 36×36, absolute frame.
+    pub board: Vec<u16>,
+    /// Earlier occurrences of this position in the game.
+    pub repetitions: u8,
+    /// The action played (mover's frame).
+    pub action: u32,
+    pub legal_moves: u32,
+    /// MCTS root visits as (action, count), by action; empty for the random player.
+    pub visits: Vec<(u32, u32)>,
+    /// MCTS root value from the mover's view (`None` for the random player).
+    pub root_value: Option<f32>,
+}
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    pub game_id: u64,
+    pub seed: u64,
+    /// "black", "white", "draw", or `None` when truncated by the ply limit.
+    pub result: Option<&'static str>,
+    pub termination: &'static str,
+    pub actions: Vec<u32>,
+    pub moves: Vec<String>,
+    pub positions: Vec<PositionRecord>,
+}
+
+impl GameRecord {
+    pub fn plies(&self) -> u32 {
+        self.actions.len() as u32
+    }
+
+    /// The final outcome from the view of the side to move at `ply`: 1, -1, or 0.
+    pub fn outcome_for(&self, white_to_move: bool) -> i8 {
+        let mover = if white_to_move { "white" } else { "black" };
+        match self.result {
+            Some("draw") | None => 0,
+            Some(winner) if winner == mover => 1,
+            Some(_) => -1,
+        }
+    }
+}
+
+/// The seed of game `index` of a run: SplitMix64 of the master seed and the index, so any game
+/// can be replayed alone and no two games share a stream.
+pub fn game_seed(master: u64, index: u64) -> u64 {
+    fn splitmix(mut z: u64) -> u64 {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    splitmix(master ^ splitmix(index))
+}
+
+fn result_name(outcome: Outcome) -> Option<&'static str> {
+    match outcome {
+        Outcome::Win(Color::Black) => Some("black"),
+        Outcome::Win(Color::White) => Some("white"),
+        Outcome::Draw => Some("draw"),
+        Outcome::Truncated => None,
+    }
+}
+
+/// Plays game `game_id` of a run with `settings`.
+pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64) -> GameRecord {
+    let seed = game_seed(settings.seed, game_id);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut game = Game::new(variant.clone());
+    game.max_plies = Some(settings.max_plies);
+    let mut mcts = match &settings.players {
+        Players::Random => None,
+        Players::Mcts(mcts) => Some(MctsPlayer::new(mcts.engine_config(), HeuristicEvaluator::new(variant, mcts.heuristic_config()))),
+    };
+    let (mut actions, mut moves, mut positions) = (Vec::new(), Vec::new(), Vec::new());
+    let mut legal = Vec::with_capacity(2048);
+    let end = loop {
+        legal.clear();
+        game.position.generate(game.side_to_move(), &mut legal);
+        if let Some(end) = game.end_with_moves(&legal) {
+            break end;
+        }
+        let (mv, visits, root_value) = match mcts.as_mut() {
+            None => (legal[rng.gen_range(0..legal.len())], Vec::new(), None),
+            Some(player) => {
+                let (mv, stats) = player.choose(&mut game, &mut rng);
+                let mut visits: Vec<(u32, u32)> = stats
+                    .visits
+                    .iter()
+                    .filter(|&&(_, count)| count > 0)
+                    .map(|&(m, count)| (action_of(&game.position, m, Frame::Mover), count))
+                    .collect();
+                visits.sort_unstable();
+                (mv, visits, Some(stats.value))
+            }
+        };
+        let pos = &game.position;
+        let mut board = vec![0u16; GRID_SQUARES];
+        compact_board(pos, &mut board);
+        let action = action_of(pos, mv, Frame::Mover);
+        positions.push(PositionRecord {
+            ply: pos.ply(),
+            white_to_move: pos.side_to_move() == Color::White,
+            board,
+            repetitions: game.repetitions().saturating_sub(1).min(255) as u8,
+            action,
+            legal_moves: legal.len() as u32,
+            visits,
+            root_value,
+        });
+        moves.push(pos.move_notation(mv));
+        actions.push(action);
+        game.play(mv);
+        if let Some(player) = mcts.as_mut() {
+            player.advance(mv);
+        }
+    };
+    let (outcome, termination): (Outcome, Termination) = end;
+    GameRecord { game_id, seed, result: result_name(outcome), termination: termination.name(), actions, moves, positions }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::MctsSettings;
+
+    #[test]
+    fn same_seed_same_game_and_seeds_differ_per_game() {
+        let variant = Variant::load("taikyoku", &[]).unwrap();
+        let settings = Settings { max_plies: 60, ..Settings::default() };
+        let a = play_game(&variant, &settings, 3);
+        assert_eq!(a, play_game(&variant, &settings, 3));
+        assert_ne!(a.actions, play_game(&variant, &settings, 4).actions);
+        assert_eq!((a.plies(), a.result, a.termination), (60, None, "max_plies"));
+        assert_eq!(a.positions.len(), 60);
+        assert!(a.positions.iter().enumerate().all(|(i, p)| p.ply == i as u32 && p.white_to_move == (i % 2 == 1)));
+    }
+
+    #[test]
+    fn mcts_games_record_visits() {
+        let variant = Variant::load("taikyoku", &[]).unwrap();
+        let mcts = MctsSettings { simulations: 16, ..MctsSettings::default() };
+        let settings = Settings { players: Players::Mcts(mcts), max_plies: 4, ..Settings::default() };
+        let record = play_game(&variant, &settings, 0);
+        assert_eq!(record.plies(), 4);
+        for p in &record.positions {
+            assert!(p.root_value.is_some());
+            assert!(p.visits.iter().map(|&(_, c)| c).sum::<u32>() >= 16);
+            assert!(p.visits.iter().any(|&(a, _)| a == p.action));
+        }
+        assert_eq!(record, play_game(&variant, &settings, 0));
+    }
+}

@@ -1,0 +1,168 @@
+//! What a run generates. Everything here goes into the manifest and decides the output bytes;
+//! the thread count does not.
+
+use serde::{Deserialize, Serialize};
+use taikyoku_engine::evaluation::{HeuristicConfig, PriorMode};
+use taikyoku_engine::mcts::MctsConfig;
+
+/// File format of the shards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// Arrow IPC files (`.arrow`), buffers compressed with zstd.
+    Arrow,
+    /// Parquet files (`.parquet`), zstd.
+    Parquet,
+}
+
+impl Format {
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Arrow => "arrow",
+            Format::Parquet => "parquet",
+        }
+    }
+}
+
+/// MCTS settings of a run (both sides use the same player and share one tree).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MctsSettings {
+    pub simulations: u32,
+    pub c_puct: f32,
+    pub dirichlet_alpha: f32,
+    pub dirichlet_fraction: f32,
+    pub temperature: f32,
+    pub temperature_plies: u32,
+    pub reuse_tree: bool,
+    /// "captures" (heuristic priors) or "uniform".
+    pub priors: String,
+    /// Random plies played before the heuristic evaluation (0: evaluate the leaf itself).
+    pub rollout_plies: u32,
+}
+
+impl Default for MctsSettings {
+    fn default() -> Self {
+        let engine = MctsConfig::default();
+        MctsSettings {
+            simulations: 64,
+            c_puct: engine.c_puct,
+            dirichlet_alpha: engine.dirichlet_alpha,
+            dirichlet_fraction: engine.dirichlet_fraction,
+            temperature: engine.temperature,
+            temperature_plies: engine.temperature_plies as u32,
+            reuse_tree: engine.reuse_tree,
+            priors: "captures".into(),
+            rollout_plies: 0,
+        }
+    }
+}
+
+impl MctsSettings {
+    pub fn engine_config(&self) -> MctsConfig {
+        MctsConfig {
+            simulations: self.simulations,
+            c_puct: self.c_puct,
+            dirichlet_alpha: self.dirichlet_alpha,
+            dirichlet_fraction: self.dirichlet_fraction,
+            temperature: self.temperature,
+            temperature_plies: self.temperature_plies as usize,
+            reuse_tree: self.reuse_tree,
+            ..MctsConfig::default()
+        }
+    }
+
+    pub fn heuristic_config(&self) -> HeuristicConfig {
+        let defaults = HeuristicConfig::default();
+        let priors = if self.priors == "uniform" { PriorMode::Uniform } else { defaults.priors };
+        HeuristicConfig { priors, rollout_plies: self.rollout_plies, ..defaults }
+    }
+
+    /// Checks values a user can get wrong.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.simulations == 0 {
+            return Err("simulations must be at least 1".into());
+        }
+        if !(self.c_puct > 0.0 && self.c_puct.is_finite()) {
+            return Err(format!("c_puct must be positive, not {}", self.c_puct));
+        }
+        if !(self.dirichlet_alpha > 0.0) || !(0.0..=1.0).contains(&self.dirichlet_fraction) {
+            return Err("dirichlet_alpha must be positive and dirichlet_fraction in [0, 1]".into());
+        }
+        if !(self.temperature >= 0.0 && self.temperature.is_finite()) {
+            return Err(format!("temperature must be >= 0, not {}", self.temperature));
+        }
+        if self.priors != "captures" && self.priors != "uniform" {
+            return Err(format!("unknown priors '{}' (use 'captures' or 'uniform')", self.priors));
+        }
+        Ok(())
+    }
+}
+
+/// Who plays (both sides alike).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Players {
+    /// Uniformly random legal moves.
+    Random,
+    /// PUCT search with the heuristic evaluator (material and mobility from the rules).
+    Mcts(MctsSettings),
+}
+
+impl Players {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Players::Random => "random",
+            Players::Mcts(_) => "mcts",
+        }
+    }
+}
+
+/// A run's settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub variant: String,
+    pub options: Vec<String>,
+    pub players: Players,
+    pub games: u64,
+    pub seed: u64,
+    pub max_plies: u32,
+    pub format: Format,
+    pub games_per_shard: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            variant: "taikyoku".into(),
+            options: Vec::new(),
+            players: Players::Random,
+            games: 8,
+            seed: 0,
+            max_plies: 5000,
+            format: Format::Arrow,
+            games_per_shard: 16,
+        }
+    }
+}
+
+impl Settings {
+    pub fn validate(&self) -> Result<(), String> {
+        if self.games == 0 {
+            return Err("games must be at least 1".into());
+        }
+        if self.max_plies == 0 {
+            return Err("max_plies must be at least 1".into());
+        }
+        if self.games_per_shard == 0 {
+            return Err("games_per_shard must be at least 1".into());
+        }
+        if let Players::Mcts(mcts) = &self.players {
+            mcts.validate()?;
+        }
+        Ok(())
+    }
+
+    pub fn shard_count(&self) -> u64 {
+        self.games.div_ceil(self.games_per_shard)
+    }
+}

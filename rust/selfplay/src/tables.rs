@@ -1,0 +1,168 @@
+//! The two tables (datasets/README.md): their Arrow schemas, record batches built from game
+//! records, and shard files written as Arrow IPC or Parquet.
+
+use crate::play::GameRecord;
+use crate::settings::Format;
+use arrow_array::builder::{ListBuilder, StringBuilder, UInt32Builder};
+use arrow_array::{
+    ArrayRef, BooleanArray, FixedSizeListArray, Float32Array, Int8Array, ListArray, RecordBatch, StringArray, StructArray,
+    UInt16Array, UInt32Array, UInt64Array, UInt8Array,
+};
+use arrow_ipc::writer::{FileWriter, IpcWriteOptions};
+use arrow_buffer::OffsetBuffer;
+use arrow_ipc::CompressionType;
+use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+use taikyoku_engine::actions::GRID_SQUARES;
+
+/// Version of the layout below; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+fn visit_fields() -> Fields {
+    Fields::from(vec![Field::new("action", DataType::UInt32, false), Field::new("count", DataType::UInt32, false)])
+}
+
+fn list_of(item: DataType) -> DataType {
+    DataType::List(Arc::new(Field::new("item", item, false)))
+}
+
+/// games: one row per game.
+pub fn games_schema() -> SchemaRef {
+    static SCHEMA: OnceLock<SchemaRef> = OnceLock::new();
+    SCHEMA
+        .get_or_init(|| {
+            Arc::new(Schema::new(vec![
+                Field::new("game_id", DataType::UInt64, false),
+                Field::new("seed", DataType::UInt64, false),
+                Field::new("variant", DataType::Utf8, false),
+                Field::new("black_player", DataType::Utf8, false),
+                Field::new("white_player", DataType::Utf8, false),
+                Field::new("result", DataType::Utf8, true),
+                Field::new("termination", DataType::Utf8, false),
+                Field::new("plies", DataType::UInt32, false),
+                Field::new("actions", list_of(DataType::UInt32), false),
+                Field::new("moves", list_of(DataType::Utf8), false),
+            ]))
+        })
+        .clone()
+}
+
+/// positions: one row per position a move was played from.
+pub fn positions_schema() -> SchemaRef {
+    static SCHEMA: OnceLock<SchemaRef> = OnceLock::new();
+    SCHEMA
+        .get_or_init(|| {
+            let board = DataType::FixedSizeList(Arc::new(Field::new("item", DataType::UInt16, false)), GRID_SQUARES as i32);
+            let visits = DataType::List(Arc::new(Field::new("item", DataType::Struct(visit_fields()), false)));
+            Arc::new(Schema::new(vec![
+                Field::new("game_id", DataType::UInt64, false),
+                Field::new("ply", DataType::UInt32, false),
+                Field::new("white_to_move", DataType::Boolean, false),
+                Field::new("board", board, false),
+                Field::new("repetitions", DataType::UInt8, false),
+                Field::new("action", DataType::UInt32, false),
+                Field::new("legal_moves", DataType::UInt32, false),
+                Field::new("visits", visits, false),
+                Field::new("root_value", DataType::Float32, true),
+                Field::new("outcome", DataType::Int8, false),
+            ]))
+        })
+        .clone()
+}
+
+/// The games table rows of `records`.
+pub fn games_batch(records: &[GameRecord], variant: &str, player: &str) -> Result<RecordBatch, ArrowError> {
+    let mut actions = ListBuilder::new(UInt32Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt32, false)));
+    let mut moves = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
+    for r in records {
+        actions.values().append_slice(&r.actions);
+        actions.append(true);
+        for m in &r.moves {
+            moves.values().append_value(m);
+        }
+        moves.append(true);
+    }
+    let n = records.len();
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(UInt64Array::from_iter_values(records.iter().map(|r| r.game_id))),
+        Arc::new(UInt64Array::from_iter_values(records.iter().map(|r| r.seed))),
+        Arc::new(StringArray::from_iter_values(std::iter::repeat_n(variant, n))),
+        Arc::new(StringArray::from_iter_values(std::iter::repeat_n(player, n))),
+        Arc::new(StringArray::from_iter_values(std::iter::repeat_n(player, n))),
+        Arc::new(records.iter().map(|r| r.result).collect::<StringArray>()),
+        Arc::new(StringArray::from_iter_values(records.iter().map(|r| r.termination))),
+        Arc::new(UInt32Array::from_iter_values(records.iter().map(|r| r.plies()))),
+        Arc::new(actions.finish()),
+        Arc::new(moves.finish()),
+    ];
+    RecordBatch::try_new(games_schema(), columns)
+}
+
+/// The positions table rows of one game.
+pub fn positions_batch(record: &GameRecord) -> Result<RecordBatch, ArrowError> {
+    let p = &record.positions;
+    let board_field = Arc::new(Field::new("item", DataType::UInt16, false));
+    let boards = UInt16Array::from_iter_values(p.iter().flat_map(|x| x.board.iter().copied()));
+    let board = FixedSizeListArray::try_new(board_field, GRID_SQUARES as i32, Arc::new(boards), None)?;
+    let visit_actions = UInt32Array::from_iter_values(p.iter().flat_map(|x| x.visits.iter().map(|v| v.0)));
+    let visit_counts = UInt32Array::from_iter_values(p.iter().flat_map(|x| x.visits.iter().map(|v| v.1)));
+    let entries = StructArray::try_new(visit_fields(), vec![Arc::new(visit_actions), Arc::new(visit_counts)], None)?;
+    let visits = ListArray::try_new(
+        Arc::new(Field::new("item", DataType::Struct(visit_fields()), false)),
+        OffsetBuffer::from_lengths(p.iter().map(|x| x.visits.len())),
+        Arc::new(entries),
+        None,
+    )?;
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(UInt64Array::from_iter_values(std::iter::repeat_n(record.game_id, p.len()))),
+        Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.ply))),
+        Arc::new(BooleanArray::from_iter(p.iter().map(|x| Some(x.white_to_move)))),
+        Arc::new(board),
+        Arc::new(UInt8Array::from_iter_values(p.iter().map(|x| x.repetitions))),
+        Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.action))),
+        Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.legal_moves))),
+        Arc::new(visits),
+        Arc::new(p.iter().map(|x| x.root_value).collect::<Float32Array>()),
+        Arc::new(Int8Array::from_iter_values(p.iter().map(|x| record.outcome_for(x.white_to_move)))),
+    ];
+    RecordBatch::try_new(positions_schema(), columns)
+}
+
+/// Writes record batches of one schema to `path` in `format`.
+pub fn write_file(path: &Path, format: Format, schema: SchemaRef, batches: &[RecordBatch]) -> Result<(), String> {
+    let describe = |e: &dyn std::fmt::Display| format!("writing {}: {e}", path.display());
+    let file = File::create(path).map_err(|e| describe(&e))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    match format {
+        Format::Arrow => {
+            let options = IpcWriteOptions::default()
+                .try_with_compression(Some(CompressionType::ZSTD))
+                .map_err(|e| describe(&e))?;
+            let mut writer = FileWriter::try_new_with_options(&mut out, &schema, options).map_err(|e| describe(&e))?;
+            for batch in batches {
+                writer.write(batch).map_err(|e| describe(&e))?;
+            }
+            writer.finish().map_err(|e| describe(&e))?;
+        }
+        Format::Parquet => {
+            let properties = WriterProperties::builder()
+                .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).expect("valid level")))
+                .set_created_by(format!("taikyoku {}", env!("CARGO_PKG_VERSION")))
+                .build();
+            let mut writer = ArrowWriter::try_new(&mut out, schema, Some(properties)).map_err(|e| describe(&e))?;
+            for batch in batches {
+                writer.write(batch).map_err(|e| describe(&e))?;
+            }
+            writer.close().map_err(|e| describe(&e))?;
+        }
+    }
+    let file = out.into_inner().map_err(|e| describe(e.error()))?;
+    file.sync_all().map_err(|e| describe(&e))?;
+    Ok(())
+}
