@@ -7,7 +7,7 @@
 //!
 //! Memory: nodes and edges live in two arenas addressed by `u32`. An expanded node owns a
 //! contiguous range of edges (move, prior, child index); a child node exists only once its edge
-//! has been selected, so the ~300–1,500 moves of a Taikyoku position cost 16 bytes each.
+//! has been selected, so the ~250–1,500 moves of a Taikyoku position cost 16 bytes each.
 //!
 //! An unvisited edge's score is the first-play value plus its prior term, so among the
 //! unvisited edges the one with the highest prior always scores highest. Each node keeps its
