@@ -7,11 +7,14 @@
 //!
 //! Memory: nodes and edges live in two arenas addressed by `u32`. An expanded node owns a
 //! contiguous range of edges (move, prior, child index); a child node exists only once its edge
-//! has been selected, so the ~300–1,500 moves of a Taikyoku position cost 16 bytes each.
+//! has been selected, so the ~250–1,500 moves of a Taikyoku position cost 16 bytes each.
 //!
-//! Edges are kept sorted by prior (highest first). An unvisited edge's score is the first-play
-//! value plus its prior term, so among the unvisited edges the first one always scores highest:
-//! selection only scores the edges tried so far plus the next one, not every legal move.
+//! An unvisited edge's score is the first-play value plus its prior term, so among the
+//! unvisited edges the one with the highest prior always scores highest. Each node keeps its
+//! tried edges first and the best untried one right after them: selection scores the edges tried
+//! so far plus that one, not every legal move. The next untried edge is found by a linear scan
+//! when needed (most nodes are tried only a few times, so sorting ~1,000 edges per expansion
+//! would cost more); a node tried `SORT_AFTER` times gets its untried edges sorted once.
 //!
 //! Values: a node's `value_sum` is seen by the player who moved *into* it (the side to move at
 //! its parent), so a parent maximises its children's mean values directly.
@@ -24,6 +27,9 @@ use rand_chacha::ChaCha8Rng;
 
 /// "No child node yet".
 const NONE: u32 = u32::MAX;
+
+/// Tried edges after which a node's untried edges are sorted instead of scanned.
+const SORT_AFTER: u32 = 16;
 
 /// Search settings. `Default` is for self-play (noise, temperature); `MctsConfig::competitive`
 /// for playing strength (neither).
@@ -93,8 +99,11 @@ struct Node {
     /// First edge and number of edges (expanded nodes).
     edges: u32,
     len: u32,
-    /// Edges `0..tried` may have been visited; the rest have not (see the module doc).
+    /// Edges `0..tried` may have been visited; the rest have not, and edge `tried` has the
+    /// highest prior among them (see the module doc).
     tried: u32,
+    /// Whether the untried edges are sorted by prior (highest first).
+    sorted: bool,
     visits: u32,
     /// Descents through this node still waiting for their evaluation.
     in_flight: u32,
@@ -107,7 +116,17 @@ struct Node {
 
 impl Node {
     fn new() -> Node {
-        Node { edges: 0, len: 0, tried: 0, visits: 0, in_flight: 0, state: State::New, terminal: 0.0, value_sum: 0.0 }
+        Node {
+            edges: 0,
+            len: 0,
+            tried: 0,
+            sorted: false,
+            visits: 0,
+            in_flight: 0,
+            state: State::New,
+            terminal: 0.0,
+            value_sum: 0.0,
+        }
     }
 }
 
@@ -134,7 +153,7 @@ pub struct LeafRequest {
 /// What a search knows about the root after it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RootStats {
-    /// Every legal root move with its visit count, highest prior first.
+    /// Every legal root move with its visit count (tried moves first, in the order tried).
     pub visits: Vec<(Move, u32)>,
     /// Mean backed-up value from the side to move's view, in [-1, 1].
     pub value: f32,
@@ -163,7 +182,6 @@ pub struct Search {
     /// Arenas of the previous tree, reused by the next re-root instead of reallocating.
     spare_nodes: Vec<Node>,
     spare_edges: Vec<Edge>,
-    scratch: Vec<Edge>,
     root_key: RootKey,
     root_noised: bool,
     epoch: u64,
@@ -191,7 +209,6 @@ impl Search {
             edges: Vec::with_capacity(1 << 16),
             spare_nodes: Vec::new(),
             spare_edges: Vec::new(),
-            scratch: Vec::new(),
             root_key: RootKey::Unset,
             root_noised: false,
             epoch: 0,
@@ -408,9 +425,33 @@ impl Search {
             if fpu + c * self.edges[next].prior > best_score {
                 best = next;
                 self.nodes[n as usize].tried += 1;
+                self.prepare_next(n);
             }
         }
         best
+    }
+
+    /// Moves the highest-prior untried edge of node `n` to position `tried` (the first of equal
+    /// priors), or sorts all untried edges once the node has been tried `SORT_AFTER` times.
+    fn prepare_next(&mut self, n: u32) {
+        let node = &mut self.nodes[n as usize];
+        if node.tried >= node.len || node.sorted {
+            return;
+        }
+        let start = (node.edges + node.tried) as usize;
+        let end = (node.edges + node.len) as usize;
+        if node.tried >= SORT_AFTER {
+            node.sorted = true;
+            self.edges[start..end].sort_unstable_by(|a, b| b.prior.total_cmp(&a.prior));
+            return;
+        }
+        let mut best = start;
+        for i in start + 1..end {
+            if self.edges[i].prior > self.edges[best].prior {
+                best = i;
+            }
+        }
+        self.edges.swap(start, best);
     }
 
     /// Adds `value` (for the side to move at the last node) along `path`, alternating sides,
@@ -455,19 +496,20 @@ impl Search {
             let uniform = 1.0 / leaf.moves.len() as f32;
             self.edges.extend(leaf.moves.iter().map(|&mv| Edge { mv, prior: uniform, child: NONE }));
         }
-        sort_by_prior(&mut self.edges[start..], &mut self.scratch);
         let node = &mut self.nodes[n as usize];
         node.edges = start as u32;
         node.len = leaf.moves.len() as u32;
         node.tried = 0;
+        node.sorted = false;
         node.state = State::Expanded;
+        self.prepare_next(n);
         self.pending -= 1;
         let value = if value.is_finite() { value.clamp(-1.0, 1.0) } else { 0.0 };
         self.backup(&leaf.nodes, value);
         true
     }
 
-    /// Mixes Dirichlet noise into the root priors (so self-play explores) and re-sorts them.
+    /// Mixes Dirichlet noise into the root priors (so self-play explores).
     fn add_root_noise(&mut self, rng: &mut ChaCha8Rng) {
         self.root_noised = true;
         let root = self.nodes[0];
@@ -482,13 +524,13 @@ impl Search {
         let max = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let weights: Vec<f64> = logs.iter().map(|&l| (l - max).exp()).collect();
         let total: f64 = weights.iter().sum();
-        for (edge, w) in self.edges[range.clone()].iter_mut().zip(&weights) {
+        for (edge, w) in self.edges[range].iter_mut().zip(&weights) {
             edge.prior = ((1.0 - fraction as f64) * edge.prior as f64 + fraction as f64 * w / total) as f32;
         }
-        sort_by_prior(&mut self.edges[range.clone()], &mut self.scratch);
-        // Visited edges may no longer form a prefix: cover up to the last one.
-        let tried = self.edges[range].iter().rposition(|e| e.child != NONE).map_or(0, |i| i + 1);
-        self.nodes[0].tried = tried as u32;
+        // Tried edges stay where they are (all of them are scored); the next untried one is
+        // chosen again under the new priors.
+        self.nodes[0].sorted = false;
+        self.prepare_next(0);
     }
 
     /// Runs `config.simulations` simulations from `game` with `evaluator`, one leaf at a time
@@ -570,7 +612,7 @@ impl Search {
                 r -= w;
             }
         }
-        // Edges are sorted by prior, so the first of equally visited moves has the higher prior.
+        // Edges are in the order tried, so the first of equally visited moves was tried first.
         edges.iter().find(|e| visits(e) == most).map(|e| e.mv)
     }
 
@@ -633,21 +675,6 @@ impl Search {
         self.pending = 0;
         self.completed = 0;
     }
-}
-
-/// Sorts edges by prior, highest first, ties in their given order. Priors are mostly equal
-/// (quiet moves under the heuristic): only those above the minimum are sorted, the rest keep
-/// their place after them, so a typical expansion costs O(n).
-fn sort_by_prior(edges: &mut [Edge], scratch: &mut Vec<Edge>) {
-    let min = edges.iter().map(|e| e.prior).fold(f32::INFINITY, f32::min);
-    scratch.clear();
-    scratch.extend(edges.iter().filter(|e| e.prior > min));
-    if scratch.is_empty() {
-        return;
-    }
-    scratch.sort_by(|a, b| b.prior.total_cmp(&a.prior));
-    scratch.extend(edges.iter().filter(|e| e.prior <= min));
-    edges.copy_from_slice(scratch);
 }
 
 /// A uniform draw in (0, 1] (never 0, so its logarithm is finite).
@@ -855,6 +882,7 @@ mod tests {
         let (_, stats) = player.choose(&mut game, &mut rng);
         assert_eq!(stats.reused, grandchild_visits - 1);
         assert_eq!(stats.visits.iter().map(|&(_, n)| n).sum::<u32>(), stats.reused + 300);
+        check_tree(&player.search);
 
         // Without reuse, or on a game the tree does not belong to, the search starts afresh.
         let mut fresh = MctsPlayer::new(MctsConfig { reuse_tree: false, ..config }, heuristic(&variant));
@@ -913,6 +941,7 @@ mod tests {
             assert_eq!(search.completed_simulations(), expected);
             let stats = search.root_stats();
             assert_eq!(stats.visits.iter().map(|&(_, n)| n as u64).sum::<u64>(), expected);
+            check_tree(&search);
         }
         assert!(all_paths.iter().any(|p| p.len() >= 2), "the search went below the root's children");
 
@@ -977,8 +1006,8 @@ mod tests {
         let (quiet_priors, noisy_priors) = (prior_of(&quiet), prior_of(&noisy));
         assert!((noisy_priors.iter().map(|&(_, p)| p).sum::<f32>() - 1.0).abs() < 1e-3);
         assert_ne!(quiet_priors, noisy_priors);
-        // Sorted by prior after the noise, so the first-untried rule still holds.
-        assert!(noisy_priors.windows(2).all(|w| w[0].1 >= w[1].1));
+        // The noise changed the priors, not the selection invariant.
+        check_tree(&noisy);
 
         // Temperature: after `temperature_plies` the most visited move; before it, samples
         // spread over the visited moves.
@@ -993,13 +1022,39 @@ mod tests {
         assert!(picks.iter().all(|&m| visits_of(m) > 0));
     }
 
+    /// The selection invariant: visited edges are tried, the next untried edge has the highest
+    /// prior of the untried ones, and sorted nodes are sorted.
+    fn check_tree(search: &Search) {
+        for node in search.nodes.iter().filter(|n| n.state == State::Expanded) {
+            let edges = &search.edges[node.edges as usize..(node.edges + node.len) as usize];
+            let (tried, untried) = edges.split_at(node.tried as usize);
+            assert!(untried.iter().all(|e| e.child == NONE), "a visited edge outside the tried prefix");
+            if let Some(next) = untried.first() {
+                assert!(untried.iter().all(|e| e.prior <= next.prior), "the next edge is not the best untried");
+            }
+            if node.sorted {
+                assert!(untried.windows(2).all(|w| w[0].prior >= w[1].prior));
+            }
+            let total: f32 = tried.iter().chain(untried).map(|e| e.prior).sum();
+            assert!((total - 1.0).abs() < 1e-3, "priors sum to {total}");
+        }
+    }
+
     #[test]
-    fn sorting_keeps_ties_in_order() {
-        let edge = |i: u16, prior: f32| Edge { mv: Move::new(i as usize, 0), prior, child: NONE };
-        let mut edges = vec![edge(0, 0.1), edge(1, 0.3), edge(2, 0.1), edge(3, 0.2), edge(4, 0.3), edge(5, 0.1)];
-        sort_by_prior(&mut edges, &mut Vec::new());
-        let order: Vec<u16> = edges.iter().map(|e| e.mv.from).collect();
-        assert_eq!(order, [1, 4, 3, 0, 2, 5]);
+    fn the_next_untried_edge_is_the_best_one() {
+        let variant = variant();
+        let mut game = Game::new(variant.clone());
+        let mut rng = ChaCha8Rng::seed_from_u64(10);
+        let mut search = Search::new(MctsConfig { simulations: 600, ..MctsConfig::default() });
+        search.run(&mut game, &mut heuristic(&variant), &mut rng);
+        check_tree(&search);
+        assert!(search.nodes[0].sorted, "the root was tried more than SORT_AFTER times");
+        assert!(search.nodes.iter().any(|n| n.state == State::Expanded && !n.sorted && n.tried > 0));
+        // The first edge tried anywhere is the node's highest prior.
+        for node in search.nodes.iter().filter(|n| n.state == State::Expanded) {
+            let edges = &search.edges[node.edges as usize..(node.edges + node.len) as usize];
+            assert!(edges.iter().all(|e| e.prior <= edges[0].prior));
+        }
     }
 
     #[test]
