@@ -2,6 +2,7 @@
 //! python/taikyoku/; this file only converts types and errors.
 
 mod env;
+mod selfplay;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -645,6 +646,14 @@ impl Game {
         env::encode(py, &[&self.game], frame, layout, dtype, false, None)
     }
 
+    /// The position as a compact board: 1296 uint16 codes (36×36, absolute frame), as the
+    /// datasets' `board` column stores it (`(kind + 1) << 2 | promoted << 1 | color`).
+    fn compact_board<'py>(&self, py: Python<'py>) -> Bound<'py, numpy::PyArray1<u16>> {
+        let mut board = vec![0u16; engine_actions::GRID_SQUARES];
+        engine_observation::compact_board(&self.game.position, &mut board);
+        numpy::PyArray1::from_vec_bound(py, board)
+    }
+
     /// The number of observation planes (P).
     #[pyo3(signature = (compact = false))]
     fn plane_count(&self, compact: bool) -> usize {
@@ -756,6 +765,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(env::encode_observations, m)?)?;
     m.add_function(wrap_pyfunction!(env::action_templates, m)?)?;
     m.add_class::<env::VectorEnvCore>()?;
+    m.add_function(wrap_pyfunction!(selfplay::selfplay_run, m)?)?;
+    m.add_function(wrap_pyfunction!(selfplay::decode_positions, m)?)?;
     m.add("NUM_ACTIONS", engine_actions::NUM_ACTIONS)?;
     m.add("MOVE_BLOCK", engine_actions::MOVE_BLOCK)?;
     m.add("TEMPLATE_COUNT", engine_actions::TEMPLATE_COUNT)?;

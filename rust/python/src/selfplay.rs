@@ -1,0 +1,192 @@
+//! Self-play runs and dataset decoding: thin wrappers of taikyoku-selfplay.
+
+use crate::env::{layout_of, parse_dtype, parse_frame, Dtype};
+use crate::TaikyokuError;
+use numpy::{PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::PyOSError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+use taikyoku_engine::actions::{GRID, GRID_SQUARES};
+use taikyoku_engine::observation::{self, Cell};
+use taikyoku_selfplay::{self as selfplay, Format, MctsSettings, Players, RunError, Settings};
+
+fn run_error(e: RunError) -> PyErr {
+    match e {
+        RunError::Usage(m) => TaikyokuError::new_err(m),
+        RunError::Io(m) => PyOSError::new_err(m),
+    }
+}
+
+/// Generates (or resumes) a self-play dataset in `out`; returns a summary dict. `progress`, if
+/// given, is called with the ply count of each finished game.
+#[pyfunction]
+#[pyo3(signature = (out, players = "random", games = 8, seed = 0, threads = None, format = "arrow", max_plies = 5000,
+    simulations = 64, games_per_shard = 16, variant = "taikyoku", options = None, temperature = None,
+    temperature_plies = None, dirichlet_alpha = None, dirichlet_fraction = None, c_puct = None, priors = None,
+    rollout_plies = None, progress = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn selfplay_run(
+    py: Python<'_>,
+    out: PathBuf,
+    players: &str,
+    games: i64,
+    seed: i64,
+    threads: Option<i64>,
+    format: &str,
+    max_plies: i64,
+    simulations: i64,
+    games_per_shard: i64,
+    variant: &str,
+    options: Option<Vec<String>>,
+    temperature: Option<f32>,
+    temperature_plies: Option<u32>,
+    dirichlet_alpha: Option<f32>,
+    dirichlet_fraction: Option<f32>,
+    c_puct: Option<f32>,
+    priors: Option<String>,
+    rollout_plies: Option<u32>,
+    progress: Option<PyObject>,
+) -> PyResult<PyObject> {
+    let positive = |name: &str, v: i64| {
+        u64::try_from(v).ok().filter(|&v| v > 0).ok_or_else(|| TaikyokuError::new_err(format!("{name} must be a positive integer, not {v}")))
+    };
+    let seed = u64::try_from(seed).map_err(|_| TaikyokuError::new_err(format!("seed must be non-negative, not {seed}")))?;
+    let format = match format {
+        "arrow" => Format::Arrow,
+        "parquet" => Format::Parquet,
+        other => return Err(TaikyokuError::new_err(format!("unknown format '{other}' (use 'arrow' or 'parquet')"))),
+    };
+    let players = match players {
+        "random" => Players::Random,
+        "mcts" => {
+            let d = MctsSettings::default();
+            Players::Mcts(MctsSettings {
+                simulations: u32::try_from(positive("simulations", simulations)?)
+                    .map_err(|_| TaikyokuError::new_err("simulations is too large"))?,
+                temperature: temperature.unwrap_or(d.temperature),
+                temperature_plies: temperature_plies.unwrap_or(d.temperature_plies),
+                dirichlet_alpha: dirichlet_alpha.unwrap_or(d.dirichlet_alpha),
+                dirichlet_fraction: dirichlet_fraction.unwrap_or(d.dirichlet_fraction),
+                c_puct: c_puct.unwrap_or(d.c_puct),
+                priors: priors.unwrap_or(d.priors),
+                rollout_plies: rollout_plies.unwrap_or(d.rollout_plies),
+                ..d
+            })
+        }
+        other => return Err(TaikyokuError::new_err(format!("unknown players '{other}' (use 'random' or 'mcts')"))),
+    };
+    let threads = match threads {
+        None => None,
+        Some(t) if (1..=256).contains(&t) => Some(t as usize),
+        Some(t) => return Err(TaikyokuError::new_err(format!("threads must be between 1 and 256, not {t}"))),
+    };
+    let settings = Settings {
+        variant: variant.to_string(),
+        options: options.unwrap_or_default(),
+        players,
+        games: positive("games", games)?,
+        seed,
+        max_plies: u32::try_from(positive("max_plies", max_plies)?).map_err(|_| TaikyokuError::new_err("max_plies is too large"))?,
+        format,
+        games_per_shard: positive("games_per_shard", games_per_shard)?,
+    };
+    let report = |record: &selfplay::play::GameRecord| {
+        if let Some(callback) = &progress {
+            Python::with_gil(|py| {
+                // A failing progress callback must not abort the run: report it and go on.
+                if let Err(e) = callback.call1(py, (record.plies(),)) {
+                    e.print(py);
+                }
+            });
+        }
+    };
+    let summary = py.allow_threads(|| selfplay::run(&out, &settings, threads, &report)).map_err(run_error)?;
+    let dict = PyDict::new_bound(py);
+    dict.set_item("games", summary.games)?;
+    dict.set_item("positions", summary.positions)?;
+    dict.set_item("plies", summary.positions)?;
+    dict.set_item("black_wins", summary.black_wins)?;
+    dict.set_item("white_wins", summary.white_wins)?;
+    dict.set_item("draws", summary.draws)?;
+    dict.set_item("truncated", summary.truncated)?;
+    dict.set_item("bytes", summary.bytes)?;
+    dict.set_item("generated_games", summary.generated_games)?;
+    dict.set_item("generated_plies", summary.generated_positions)?;
+    dict.set_item("seconds", summary.seconds)?;
+    dict.set_item("out", out)?;
+    Ok(dict.into_any().unbind())
+}
+
+fn decode_as<T: Cell + numpy::Element>(
+    py: Python<'_>,
+    variant: &taikyoku_engine::Variant,
+    boards: &[u16],
+    white: &[bool],
+    repetitions: &[u8],
+    plies: &[u32],
+    frame: taikyoku_engine::Frame,
+    layout: observation::Layout,
+) -> PyResult<PyObject> {
+    use rayon::prelude::*;
+    let n = white.len();
+    let planes = observation::plane_count(variant, layout);
+    let array = PyArrayDyn::<T>::zeros_bound(py, vec![n, GRID, GRID, planes], false);
+    {
+        let mut view = array.try_readwrite()?;
+        let out = view.as_slice_mut().expect("contiguous");
+        let len = GRID_SQUARES * planes;
+        py.allow_threads(|| {
+            out.par_chunks_mut(len).enumerate().try_for_each(|(i, chunk)| {
+                let board = &boards[i * GRID_SQUARES..(i + 1) * GRID_SQUARES];
+                observation::write_board(variant, board, white[i], repetitions[i] as u32, plies[i] + 1, frame, layout, chunk)
+                    .map_err(|e| format!("position {i}: {e}"))
+            })
+        })
+        .map_err(TaikyokuError::new_err)?;
+    }
+    Ok(array.into_any().unbind())
+}
+
+/// Observations (N, 36, 36, P) of stored positions: compact boards (N, 1296) uint16 and the
+/// positions table's `white_to_move`, `repetitions` and `ply` columns. Decoded in parallel.
+#[pyfunction]
+#[pyo3(signature = (boards, white_to_move, repetitions, ply, variant = "taikyoku", options = None, dtype = None,
+    frame = "mover", compact = false))]
+#[allow(clippy::too_many_arguments)]
+pub fn decode_positions(
+    py: Python<'_>,
+    boards: PyReadonlyArray2<'_, u16>,
+    white_to_move: PyReadonlyArray1<'_, bool>,
+    repetitions: PyReadonlyArray1<'_, u8>,
+    ply: PyReadonlyArray1<'_, u32>,
+    variant: &str,
+    options: Option<Vec<String>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    frame: &str,
+    compact: bool,
+) -> PyResult<PyObject> {
+    let variant = crate::variant_for(variant, &options.unwrap_or_default())?;
+    let frame = parse_frame(frame)?;
+    let layout = layout_of(compact);
+    let dtype = parse_dtype(py, dtype, layout, &variant)?;
+    let shape = boards.shape().to_vec();
+    let n = white_to_move.len();
+    if shape[1] != GRID_SQUARES || shape[0] != n || repetitions.len() != n || ply.len() != n {
+        return Err(TaikyokuError::new_err(format!(
+            "boards must be (N, {GRID_SQUARES}) with N = len(white_to_move) = len(repetitions) = len(ply); got {shape:?}, {n}, {}, {}",
+            repetitions.len(),
+            ply.len()
+        )));
+    }
+    let boards = boards.as_slice().map_err(|_| TaikyokuError::new_err("boards must be C-contiguous"))?;
+    let contiguous = |_| TaikyokuError::new_err("columns must be contiguous arrays");
+    let white = white_to_move.as_slice().map_err(contiguous)?;
+    let repetitions = repetitions.as_slice().map_err(contiguous)?;
+    let ply = ply.as_slice().map_err(contiguous)?;
+    match dtype {
+        Dtype::U8 => decode_as::<u8>(py, &variant, boards, white, repetitions, ply, frame, layout),
+        Dtype::U16 => decode_as::<u16>(py, &variant, boards, white, repetitions, ply, frame, layout),
+        Dtype::F32 => decode_as::<f32>(py, &variant, boards, white, repetitions, ply, frame, layout),
+    }
+}
