@@ -9,6 +9,8 @@ use pyo3::types::PyDict;
 use std::path::PathBuf;
 use taikyoku_engine::actions::{GRID, GRID_SQUARES};
 use taikyoku_engine::observation::{self, Cell};
+use taikyoku_selfplay::network::{LeafBatch, NetworkSelfPlay};
+use taikyoku_selfplay::settings::NetworkSettings;
 use taikyoku_selfplay::{self as selfplay, Format, MctsSettings, Players, RunError, Settings};
 
 fn run_error(e: RunError) -> PyErr {
@@ -24,7 +26,8 @@ fn run_error(e: RunError) -> PyErr {
 #[pyo3(signature = (out, players = "random", games = 8, seed = 0, threads = None, format = "arrow", max_plies = 5000,
     simulations = 64, games_per_shard = 16, variant = "taikyoku", options = None, temperature = None,
     temperature_plies = None, dirichlet_alpha = None, dirichlet_fraction = None, c_puct = None, priors = None,
-    rollout_plies = None, progress = None))]
+    rollout_plies = None, progress = None, evaluator = None, evaluator_name = None, leaves_per_game = 8,
+    concurrent_games = 32))]
 #[allow(clippy::too_many_arguments)]
 pub fn selfplay_run(
     py: Python<'_>,
@@ -47,6 +50,10 @@ pub fn selfplay_run(
     priors: Option<String>,
     rollout_plies: Option<u32>,
     progress: Option<PyObject>,
+    evaluator: Option<PyObject>,
+    evaluator_name: Option<String>,
+    leaves_per_game: i64,
+    concurrent_games: i64,
 ) -> PyResult<PyObject> {
     let positive = |name: &str, v: i64| {
         u64::try_from(v).ok().filter(|&v| v > 0).ok_or_else(|| TaikyokuError::new_err(format!("{name} must be a positive integer, not {v}")))
@@ -90,7 +97,16 @@ pub fn selfplay_run(
         max_plies: u32::try_from(positive("max_plies", max_plies)?).map_err(|_| TaikyokuError::new_err("max_plies is too large"))?,
         format,
         games_per_shard: positive("games_per_shard", games_per_shard)?,
+        network: match &evaluator {
+            None => None,
+            Some(_) => Some(NetworkSettings {
+                name: evaluator_name.unwrap_or_else(|| "evaluator".into()),
+                leaves_per_game: u32::try_from(positive("leaves_per_game", leaves_per_game)?)
+                    .map_err(|_| TaikyokuError::new_err("leaves_per_game is too large"))?,
+            }),
+        },
     };
+    let concurrent = positive("concurrent_games", concurrent_games)? as usize;
     let report = |record: &selfplay::play::GameRecord| {
         if let Some(callback) = &progress {
             Python::with_gil(|py| {
@@ -101,7 +117,42 @@ pub fn selfplay_run(
             });
         }
     };
-    let summary = py.allow_threads(|| selfplay::run(&out, &settings, threads, &report)).map_err(run_error)?;
+    let summary = match evaluator {
+        None => py.allow_threads(|| selfplay::run(&out, &settings, threads, &report)).map_err(run_error)?,
+        Some(evaluator) => {
+            let Players::Mcts(mcts) = settings.players.clone() else {
+                return Err(TaikyokuError::new_err("an evaluator guides MCTS: use players='mcts'"));
+            };
+            let variant = crate::variant_for(&settings.variant, &settings.options)?;
+            let leaves = settings.network.as_ref().map_or(1, |n| n.leaves_per_game as usize);
+            // The evaluator's own exception, re-raised as is once the run stops.
+            let mut failure: Option<PyErr> = None;
+            let result = py.allow_threads(|| {
+                selfplay::run_with(&out, &settings, |games| {
+                    let mut driver = NetworkSelfPlay::new(variant.clone(), settings.clone(), mcts.clone(), games, concurrent, leaves);
+                    let mut records = Vec::new();
+                    while !driver.done() {
+                        let batch = driver.gather();
+                        let evaluated = Python::with_gil(|py| evaluate(py, &evaluator, &variant, &batch));
+                        let (priors, values) = evaluated.map_err(|e| {
+                            failure = Some(e);
+                            RunError::Usage("the evaluator failed".into())
+                        })?;
+                        driver.apply(&priors, &values, &batch.offsets).map_err(RunError::Usage)?;
+                        for record in driver.take_finished() {
+                            report(&record);
+                            records.push(record);
+                        }
+                    }
+                    Ok(records)
+                })
+            });
+            if let Some(e) = failure {
+                return Err(e);
+            }
+            result.map_err(run_error)?
+        }
+    };
     let dict = PyDict::new_bound(py);
     dict.set_item("games", summary.games)?;
     dict.set_item("positions", summary.positions)?;
@@ -116,6 +167,25 @@ pub fn selfplay_run(
     dict.set_item("seconds", summary.seconds)?;
     dict.set_item("out", out)?;
     Ok(dict.into_any().unbind())
+}
+
+/// Calls the user's evaluator on a batch through `taikyoku.selfplay._evaluate`, which checks
+/// and flattens what it returns: (priors aligned with the actions, one value per leaf).
+fn evaluate(
+    py: Python<'_>,
+    evaluator: &PyObject,
+    variant: &taikyoku_engine::Variant,
+    batch: &LeafBatch,
+) -> PyResult<(Vec<f32>, Vec<f32>)> {
+    let planes = observation::plane_count(variant, observation::Layout::OneHot);
+    let observations = numpy::PyArray1::from_slice_bound(py, &batch.observations)
+        .reshape([batch.len(), GRID, GRID, planes])?;
+    let actions = numpy::PyArray1::from_iter_bound(py, batch.actions.iter().map(|&a| a as i64));
+    let offsets = numpy::PyArray1::from_iter_bound(py, batch.offsets.iter().map(|&o| o as i64));
+    let glue = py.import_bound("taikyoku.selfplay")?.getattr("_evaluate")?;
+    let (priors, values): (PyReadonlyArray1<'_, f32>, PyReadonlyArray1<'_, f32>) =
+        glue.call1((evaluator, observations, actions, offsets))?.extract()?;
+    Ok((priors.as_slice()?.to_vec(), values.as_slice()?.to_vec()))
 }
 
 fn decode_as<T: Cell + numpy::Element>(

@@ -9,6 +9,7 @@
 //! - A shard is written under a temporary name and renamed when complete; the manifest lists the
 //!   complete shards. Re-running with the same settings resumes after the last complete shard.
 
+pub mod network;
 pub mod play;
 pub mod settings;
 pub mod tables;
@@ -193,8 +194,24 @@ pub fn run(
     threads: Option<usize>,
     progress: &(dyn Fn(&GameRecord) + Sync),
 ) -> Result<Summary, RunError> {
-    settings.validate().map_err(RunError::Usage)?;
+    let pool = thread_pool(threads)?;
     let variant = Variant::load(&settings.variant, &settings.options).map_err(|e| RunError::Usage(e.to_string()))?;
+    run_with(out, settings, |games| {
+        Ok(pool.install(|| {
+            games
+                .into_par_iter()
+                .map(|id| {
+                    let record = play_game(&variant, settings, id);
+                    progress(&record);
+                    record
+                })
+                .collect()
+        }))
+    })
+}
+
+/// A rayon pool of `threads` workers (rayon's default when `None`).
+pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, RunError> {
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(threads) = threads {
         if threads == 0 {
@@ -202,7 +219,18 @@ pub fn run(
         }
         pool = pool.num_threads(threads);
     }
-    let pool = pool.build().map_err(|e| RunError::Usage(format!("cannot start threads: {e}")))?;
+    pool.build().map_err(|e| RunError::Usage(format!("cannot start threads: {e}")))
+}
+
+/// `run` with another source of games: `play(range)` returns the records of the games with
+/// those indices, in index order (used for network-guided self-play).
+pub fn run_with(
+    out: &Path,
+    settings: &Settings,
+    mut play: impl FnMut(std::ops::Range<u64>) -> Result<Vec<GameRecord>, RunError>,
+) -> Result<Summary, RunError> {
+    settings.validate().map_err(RunError::Usage)?;
+    Variant::load(&settings.variant, &settings.options).map_err(|e| RunError::Usage(e.to_string()))?;
     let mut manifest = prepare(out, settings)?;
     for sub in ["games", "positions"] {
         let dir = out.join(sub);
@@ -225,16 +253,8 @@ pub fn run(
         }
         let first = index * settings.games_per_shard;
         let last = (first + settings.games_per_shard).min(settings.games);
-        let records: Vec<GameRecord> = pool.install(|| {
-            (first..last)
-                .into_par_iter()
-                .map(|id| {
-                    let record = play_game(&variant, settings, id);
-                    progress(&record);
-                    record
-                })
-                .collect()
-        });
+        let mut records = play(first..last)?;
+        records.sort_by_key(|r| r.game_id);
         let shard = write_shard(out, settings, index, &records)?;
         summary.generated_games += shard.games;
         summary.generated_positions += shard.positions;

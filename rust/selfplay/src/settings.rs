@@ -117,6 +117,15 @@ impl Players {
     }
 }
 
+/// The external (network) evaluator of a run, when MCTS is guided by one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NetworkSettings {
+    /// A label for the evaluator (its Python qualified name).
+    pub name: String,
+    /// Leaves each game adds to a batch per call (virtual loss spreads them over the tree).
+    pub leaves_per_game: u32,
+}
+
 /// A run's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
@@ -128,6 +137,9 @@ pub struct Settings {
     pub max_plies: u32,
     pub format: Format,
     pub games_per_shard: u64,
+    /// Set when an external evaluator guides MCTS (instead of the heuristic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkSettings>,
 }
 
 impl Default for Settings {
@@ -141,6 +153,7 @@ impl Default for Settings {
             max_plies: 5000,
             format: Format::Arrow,
             games_per_shard: 16,
+            network: None,
         }
     }
 }
@@ -158,6 +171,14 @@ impl Settings {
         }
         if let Players::Mcts(mcts) = &self.players {
             mcts.validate()?;
+        }
+        if let Some(network) = &self.network {
+            if self.players == Players::Random {
+                return Err("an evaluator guides MCTS: use players='mcts'".into());
+            }
+            if network.leaves_per_game == 0 {
+                return Err("leaves_per_game must be at least 1".into());
+            }
         }
         Ok(())
     }

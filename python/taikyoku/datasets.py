@@ -1,0 +1,787 @@
+"""Reading self-play datasets: tables, observations, replays and training batches.
+
+A dataset is the directory one self-play run writes (layout and schemas: ``datasets/README.md``):
+``manifest.json`` plus one games file and one positions file per shard, as Arrow IPC or Parquet.
+
+>>> import taikyoku.datasets as tds                                    # doctest: +SKIP
+>>> ds = tds.open("datasets/samples/random-tiny")                      # doctest: +SKIP
+>>> ds.positions.num_rows, ds.observations(ds.positions.slice(0, 4)).shape   # doctest: +SKIP
+(120, (4, 36, 36, 609))
+
+pyarrow is imported on first use, not with this module, so ``import taikyoku`` never needs it;
+torch is optional too (:class:`PositionDataset` subclasses its ``IterableDataset`` only when it
+is installed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+
+import numpy as np
+
+from taikyoku._core import Game, TaikyokuError, decode_positions
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Dataset",
+    "IncompleteDatasetWarning",
+    "PositionDataset",
+    "decode",
+    "games_schema",
+    "open",
+    "positions_schema",
+]
+
+#: The layout version this module reads (``manifest.json``'s ``schema_version``).
+SCHEMA_VERSION = 1
+
+#: Squares of the compact board (36 x 36, row-major).
+BOARD_SQUARES = 36 * 36
+
+_FORMATS = {"arrow": ".arrow", "parquet": ".parquet"}
+_MANIFEST_KEYS = ("schema_version", "settings", "shards", "complete")
+_SETTINGS_KEYS = ("variant", "options", "players", "games", "seed", "max_plies", "format", "games_per_shard")
+_SHARD_KEYS = ("index", "first_game", "games", "positions", "games_file", "positions_file")
+# Rows decoded per call when the caller asks for per-position samples (bounds the memory held by
+# one decoded chunk: about 50 MB of one-hot uint8 planes).
+_SAMPLE_CHUNK = 64
+
+
+class IncompleteDatasetWarning(UserWarning):
+    """The run that wrote the dataset has not finished: only its complete shards are read."""
+
+
+def _pa():
+    """pyarrow, imported on first use so that the package itself does not depend on it."""
+    try:
+        import pyarrow
+        import pyarrow.ipc  # noqa: F401  (submodules used below)
+        import pyarrow.parquet  # noqa: F401
+    except ImportError as e:  # pragma: no cover - pyarrow is installed where the tests run
+        raise ImportError("taikyoku.datasets needs pyarrow: pip install pyarrow") from e
+    return pyarrow
+
+
+def games_schema():
+    """The Arrow schema of the games table (one row per game)."""
+    pa = _pa()
+    return pa.schema(
+        [
+            pa.field("game_id", pa.uint64(), False),
+            pa.field("seed", pa.uint64(), False),
+            pa.field("variant", pa.utf8(), False),
+            pa.field("black_player", pa.utf8(), False),
+            pa.field("white_player", pa.utf8(), False),
+            pa.field("result", pa.utf8(), True),
+            pa.field("termination", pa.utf8(), False),
+            pa.field("plies", pa.uint32(), False),
+            pa.field("actions", pa.list_(pa.field("item", pa.uint32(), False)), False),
+            pa.field("moves", pa.list_(pa.field("item", pa.utf8(), False)), False),
+        ]
+    )
+
+
+def positions_schema():
+    """The Arrow schema of the positions table (one row per position a move was played from)."""
+    pa = _pa()
+    visit = pa.struct([pa.field("action", pa.uint32(), False), pa.field("count", pa.uint32(), False)])
+    return pa.schema(
+        [
+            pa.field("game_id", pa.uint64(), False),
+            pa.field("ply", pa.uint32(), False),
+            pa.field("white_to_move", pa.bool_(), False),
+            pa.field("board", pa.list_(pa.field("item", pa.uint16(), False), BOARD_SQUARES), False),
+            pa.field("repetitions", pa.uint8(), False),
+            pa.field("action", pa.uint32(), False),
+            pa.field("legal_moves", pa.uint32(), False),
+            pa.field("visits", pa.list_(pa.field("item", visit, False)), False),
+            pa.field("root_value", pa.float32(), True),
+            pa.field("outcome", pa.int8(), False),
+        ]
+    )
+
+
+_SCHEMAS = {"games": games_schema, "positions": positions_schema}
+
+
+# -- opening ------------------------------------------------------------------------------------
+
+
+def open(path: Union[str, "Path"]) -> "Dataset":  # noqa: A001 - the module's entry point, as in io.open
+    """Opens the dataset in directory ``path`` after checking its manifest.
+
+    Raises :class:`taikyoku.TaikyokuError` when the directory, its manifest or a listed shard file
+    is missing, or the manifest is corrupt or of another schema version. A run that has not
+    finished (``complete: false``) opens with an :class:`IncompleteDatasetWarning`, exposing only
+    the shards its manifest lists (the ones written completely).
+    """
+    root = Path(path)
+    if not root.exists():
+        raise TaikyokuError(f"no dataset at {root}: the directory does not exist")
+    if not root.is_dir():
+        raise TaikyokuError(f"{root} is not a dataset directory (it is a file)")
+    manifest_path = root / "manifest.json"
+    if not manifest_path.is_file():
+        raise TaikyokuError(f"{root} holds no manifest.json, so it is not a taikyoku dataset (or its run never started)")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise TaikyokuError(f"{manifest_path} is corrupt (not valid JSON: {e})") from e
+    _check_manifest(manifest, manifest_path)
+    dataset = Dataset(root, manifest)
+    if not manifest["complete"]:
+        settings = manifest["settings"]
+        warnings.warn(
+            f"{root}: the run that writes this dataset has not finished ({len(dataset.shards)} of "
+            f"{math.ceil(settings['games'] / settings['games_per_shard'])} shards, {len(dataset)} of "
+            f"{settings['games']} games); reading the complete shards only. Re-run the same command to finish it.",
+            IncompleteDatasetWarning,
+            stacklevel=2,
+        )
+    return dataset
+
+
+def _check_manifest(manifest: Any, where: Path) -> None:
+    """Raises TaikyokuError unless ``manifest`` is a manifest this version can read."""
+
+    def bad(why: str) -> TaikyokuError:
+        return TaikyokuError(f"{where} is not a valid taikyoku manifest: {why}")
+
+    if not isinstance(manifest, dict):
+        raise bad(f"expected a JSON object, found {type(manifest).__name__}")
+    if "schema_version" not in manifest:
+        raise bad("no schema_version")
+    version = manifest["schema_version"]
+    if version != SCHEMA_VERSION:
+        raise TaikyokuError(
+            f"{where} has schema_version {version!r}, but this taikyoku reads version {SCHEMA_VERSION}: "
+            "read it with the taikyoku version that wrote it, or regenerate the dataset"
+        )
+    missing = [k for k in _MANIFEST_KEYS if k not in manifest]
+    if missing:
+        raise bad(f"missing {', '.join(missing)}")
+    settings = manifest["settings"]
+    if not isinstance(settings, dict):
+        raise bad("settings is not an object")
+    missing = [k for k in _SETTINGS_KEYS if k not in settings]
+    if missing:
+        raise bad(f"settings lack {', '.join(missing)}")
+    if settings["format"] not in _FORMATS:
+        raise bad(f"unknown format {settings['format']!r} (expected 'arrow' or 'parquet')")
+    if not isinstance(manifest["complete"], bool):
+        raise bad("complete is not true/false")
+    shards = manifest["shards"]
+    if not isinstance(shards, list):
+        raise bad("shards is not a list")
+    for i, shard in enumerate(shards):
+        if not isinstance(shard, dict) or any(k not in shard for k in _SHARD_KEYS):
+            raise bad(f"shard entry {i} lacks some of {', '.join(_SHARD_KEYS)}")
+        for key in ("games_file", "positions_file"):
+            relative = Path(str(shard[key]))
+            # Shard paths are relative to the directory: refuse anything that would leave it.
+            if relative.is_absolute() or ".." in relative.parts:
+                raise bad(f"shard {shard['index']}: {key} {relative} is outside the dataset directory")
+            if not (where.parent / relative).is_file():
+                raise TaikyokuError(
+                    f"{where.parent}: shard {shard['index']} lists {relative}, which is missing; "
+                    "re-run the generating command to rewrite it"
+                )
+
+
+# -- the dataset ----------------------------------------------------------------------------------
+
+
+class Dataset:
+    """One self-play dataset directory. Tables are read lazily, on first access, then kept."""
+
+    def __init__(self, path: Union[str, Path], manifest: Dict[str, Any]):
+        self.path = Path(path)
+        self.manifest = manifest
+
+    # Pickling (e.g. to DataLoader workers) sends the path and manifest, never loaded tables.
+    def __getstate__(self):
+        return {"path": self.path, "manifest": self.manifest}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    # ---- manifest views
+
+    @property
+    def settings(self) -> Dict[str, Any]:
+        """The run's settings (variant, options, players, games, seed, max_plies, format, ...)."""
+        return self.manifest["settings"]
+
+    @property
+    def shards(self) -> List[Dict[str, Any]]:
+        """The complete shards, in game order, as the manifest lists them."""
+        return sorted(self.manifest["shards"], key=lambda s: s["first_game"])
+
+    @property
+    def variant(self) -> str:
+        return self.settings["variant"]
+
+    @property
+    def options(self) -> List[str]:
+        return list(self.settings.get("options") or [])
+
+    @property
+    def max_plies(self) -> int:
+        return int(self.settings["max_plies"])
+
+    @property
+    def format(self) -> str:
+        """"arrow" (Arrow IPC files) or "parquet"."""
+        return self.settings["format"]
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.manifest["complete"])
+
+    @property
+    def num_games(self) -> int:
+        return sum(int(s["games"]) for s in self.shards)
+
+    @property
+    def num_positions(self) -> int:
+        return sum(int(s["positions"]) for s in self.shards)
+
+    def __len__(self) -> int:
+        return self.num_games
+
+    @property
+    def games_files(self) -> List[Path]:
+        return [self.path / s["games_file"] for s in self.shards]
+
+    @property
+    def positions_files(self) -> List[Path]:
+        return [self.path / s["positions_file"] for s in self.shards]
+
+    @property
+    def files(self) -> List[Path]:
+        """Every shard file (games then positions, shard by shard): what plain pyarrow/polars should read."""
+        return [self.path / s[k] for s in self.shards for k in ("games_file", "positions_file")]
+
+    def __repr__(self) -> str:
+        players = self.settings["players"].get("kind", "?") if isinstance(self.settings["players"], dict) else "?"
+        state = "" if self.complete else ", incomplete"
+        return (
+            f"Dataset({str(self.path)!r}, games={self.num_games}, positions={self.num_positions}, "
+            f"shards={len(self.shards)}, players={players!r}, format={self.format!r}{state})"
+        )
+
+    # ---- tables
+
+    def read_shard(self, shard: int, table: str = "positions"):
+        """Reads one shard's ``"games"`` or ``"positions"`` table (``shard`` indexes :attr:`shards`)."""
+        if table not in _SCHEMAS:
+            raise TaikyokuError(f"unknown table {table!r} (use 'games' or 'positions')")
+        return self._read_file(self.path / self.shards[shard][f"{table}_file"], table)
+
+    def _read_file(self, path: Path, table: str):
+        pa = _pa()
+        try:
+            if self.format == "arrow":
+                with pa.OSFile(str(path), "rb") as f:
+                    data = pa.ipc.open_file(f).read_all()
+            else:
+                data = pa.parquet.read_table(str(path))
+        except (pa.ArrowException, OSError) as e:
+            raise TaikyokuError(f"cannot read {path} as {self.format}: {e}") from e
+        expected = _SCHEMAS[table]()
+        if data.schema.names != expected.names or any(
+            not data.schema.field(n).type.equals(expected.field(n).type) for n in expected.names
+        ):
+            raise TaikyokuError(
+                f"{path} does not have the {table} schema of version {SCHEMA_VERSION}:\n{data.schema}\nexpected:\n{expected}"
+            )
+        return data
+
+    def _read_all(self, table: str):
+        pa = _pa()
+        parts = [self.read_shard(i, table) for i in range(len(self.shards))]
+        if not parts:
+            return _SCHEMAS[table]().empty_table()
+        return pa.concat_tables(parts)
+
+    @cached_property
+    def games(self):
+        """The games table (``pyarrow.Table``, one row per game), all shards concatenated."""
+        return self._read_all("games")
+
+    @cached_property
+    def positions(self):
+        """The positions table (``pyarrow.Table``, one row per position), all shards concatenated.
+
+        Boards take 2.6 KB per position before compression: for big datasets, stream
+        :meth:`batches` or :meth:`read_shard` instead.
+        """
+        return self._read_all("positions")
+
+    def _shard_of(self, game_id: int) -> int:
+        for i, s in enumerate(self.shards):
+            if s["first_game"] <= game_id < s["first_game"] + s["games"]:
+                return i
+        raise TaikyokuError(f"no game {game_id} in {self.path} (its shards hold games {self._id_ranges()})")
+
+    def _id_ranges(self) -> str:
+        return ", ".join(f"{s['first_game']}..{s['first_game'] + s['games'] - 1}" for s in self.shards) or "none"
+
+    def _game_tables(self, game_id: int, table: str):
+        """``table`` rows of one game, from the loaded table if any, else from its shard alone."""
+        pa = _pa()
+        import pyarrow.compute as pc
+
+        if table in self.__dict__:
+            data = self.__dict__[table]
+            self._shard_of(game_id)  # a clear error for an unknown id
+        else:
+            data = self.read_shard(self._shard_of(game_id), table)
+        rows = data.filter(pc.equal(data.column("game_id"), pa.scalar(game_id, pa.uint64())))
+        if table == "positions":
+            rows = rows.sort_by("ply")
+        return rows
+
+    def game(self, game_id: int) -> Dict[str, Any]:
+        """One row of the games table as a dict (``game_id``, ``result``, ``actions``, ``moves``, ...)."""
+        rows = self._game_tables(game_id, "games").to_pylist()
+        if len(rows) != 1:
+            raise TaikyokuError(f"{self.path}: game {game_id} has {len(rows)} rows in the games table")
+        return rows[0]
+
+    def game_positions(self, game_id: int):
+        """The positions of one game, by ply (``pyarrow.Table``)."""
+        return self._game_tables(game_id, "positions")
+
+    # ---- replay
+
+    def new_game(self) -> Game:
+        """The initial position with the run's variant, options and ply limit."""
+        return Game(self.variant, options=self.options, max_plies=self.max_plies)
+
+    def replay(self, game_id: int) -> Game:
+        """Replays game ``game_id`` from the stored actions: the returned Game is at its final position."""
+        game = self.new_game()
+        for ply, action in enumerate(self.game(game_id)["actions"]):
+            try:
+                game.play(int(action))
+            except TaikyokuError as e:
+                raise TaikyokuError(f"{self.path}: game {game_id}, ply {ply}: stored action {action} does not replay: {e}") from e
+        return game
+
+    def verify(self, game_ids: Optional[Sequence[int]] = None) -> Dict[str, int]:
+        """Replays games (default: all) and checks every stored column against the engine.
+
+        Each position's board, side to move, repetitions, legal-move count and outcome, and each
+        game's actions, notation, ply count, result and termination must match exactly; the first
+        difference raises TaikyokuError. Returns ``{"games": ..., "positions": ...}`` checked. This is
+        how to trust a dataset written by another engine version before training on it.
+        """
+        wanted = None if game_ids is None else {int(g) for g in game_ids}
+        if wanted is not None:
+            for game_id in wanted:
+                self._shard_of(game_id)
+        checked = {"games": 0, "positions": 0}
+        for i, shard in enumerate(self.shards):
+            ids = range(shard["first_game"], shard["first_game"] + shard["games"])
+            if wanted is not None and not wanted.intersection(ids):
+                continue
+            games = self.read_shard(i, "games").to_pylist()
+            positions = self.read_shard(i, "positions")
+            if len(games) != shard["games"] or positions.num_rows != shard["positions"]:
+                raise TaikyokuError(
+                    f"{self.path}: shard {shard['index']} holds {len(games)} games and {positions.num_rows} positions, "
+                    f"its manifest entry says {shard['games']} and {shard['positions']}"
+                )
+            columns = _position_columns(positions)
+            order = np.lexsort((columns["ply"], columns["game_id"]))
+            starts = np.searchsorted(columns["game_id"][order], [g["game_id"] for g in games])
+            for record, start in zip(games, starts):
+                if wanted is not None and record["game_id"] not in wanted:
+                    continue
+                rows = order[start : start + record["plies"]]
+                self._verify_game(record, {k: v[rows] for k, v in columns.items()})
+                checked["games"] += 1
+                checked["positions"] += len(rows)
+        return checked
+
+    def _verify_game(self, record: Dict[str, Any], rows: Dict[str, np.ndarray]) -> None:
+        game_id = record["game_id"]
+
+        def fail(why: str) -> TaikyokuError:
+            return TaikyokuError(f"{self.path}: game {game_id}: {why}")
+
+        plies = record["plies"]
+        if len(record["actions"]) != plies or len(record["moves"]) != plies:
+            raise fail(f"plies {plies} but {len(record['actions'])} actions and {len(record['moves'])} moves")
+        if len(rows["ply"]) != plies or not np.array_equal(rows["game_id"], np.full(plies, game_id)):
+            raise fail(f"{len(rows['ply'])} positions stored for {plies} plies")
+        if not np.array_equal(rows["ply"], np.arange(plies)):
+            raise fail("positions are not plies 0, 1, 2, ... in order")
+        winner_of = {"black": "black", "white": "white"}
+        game = self.new_game()
+        for k in range(plies):
+            where = f"ply {k}"
+            if not np.array_equal(game.compact_board(), rows["board"][k]):
+                raise fail(f"{where}: stored board differs from the replayed position")
+            if (game.side_to_move == "white") != bool(rows["white_to_move"][k]):
+                raise fail(f"{where}: white_to_move is {bool(rows['white_to_move'][k])}, the replay has {game.side_to_move} to move")
+            if min(game.repetitions - 1, 255) != int(rows["repetitions"][k]):
+                raise fail(f"{where}: repetitions {int(rows['repetitions'][k])}, the replay has {game.repetitions - 1}")
+            if game.legal_move_count() != int(rows["legal_moves"][k]):
+                raise fail(f"{where}: legal_moves {int(rows['legal_moves'][k])}, the replay has {game.legal_move_count()}")
+            action = int(rows["action"][k])
+            if action != record["actions"][k]:
+                raise fail(f"{where}: positions table plays {action}, games table {record['actions'][k]}")
+            mover = "white" if rows["white_to_move"][k] else "black"
+            winner = winner_of.get(record["result"])
+            expected = 0 if winner is None else (1 if winner == mover else -1)
+            if int(rows["outcome"][k]) != expected:
+                raise fail(f"{where}: outcome {int(rows['outcome'][k])}, expected {expected} for {mover} with result {record['result']}")
+            try:
+                game.play(action)
+            except TaikyokuError as e:
+                raise fail(f"{where}: stored action {action} is not legal: {e}") from e
+        if game.history() != list(record["moves"]):
+            raise fail("stored move notation differs from the replay's")
+        if game.ply != plies or game.result != record["result"] or game.termination != record["termination"]:
+            raise fail(
+                f"stored end ({record['result']}, {record['termination']}, {plies} plies) differs from the replay's "
+                f"({game.result}, {game.termination}, {game.ply} plies)"
+            )
+
+    # ---- observations and batches
+
+    def observations(self, positions=None, *, dtype=None, frame: str = "mover", compact: bool = False, chunk_size: int = 4096):
+        """Observation planes ``(N, 36, 36, P)`` of stored positions, as ``Game.observation()`` gives.
+
+        ``positions``: a positions ``pyarrow.Table``/``RecordBatch`` (e.g. a slice or filter of
+        :attr:`positions`), a polars DataFrame, a Python ``slice`` or row indices into
+        :attr:`positions`, or None for all of them. Mind the size: the default one-hot layout
+        takes 789 KB per position (``compact=True``: 21 KB).
+        """
+        if positions is None:
+            positions = self.positions
+        elif isinstance(positions, slice):
+            start, stop, step = positions.indices(self.positions.num_rows)
+            positions = self.positions.take(np.arange(start, stop, step))
+        elif isinstance(positions, (range, list, tuple, np.ndarray)):
+            positions = self.positions.take(np.asarray(positions, dtype=np.int64))
+        return decode(
+            positions, self.variant, self.options, dtype=dtype, frame=frame, compact=compact, chunk_size=chunk_size
+        )
+
+    def batches(
+        self,
+        batch_size: int = 64,
+        shuffle: bool = False,
+        seed: Optional[int] = None,
+        *,
+        dtype=None,
+        frame: str = "mover",
+        compact: bool = False,
+        visits: bool = True,
+        drop_last: bool = False,
+    ) -> Iterator[Dict[str, np.ndarray]]:
+        """Training batches: dicts of numpy arrays (keys in ``datasets/README.md``), reading one shard at a time.
+
+        ``shuffle`` permutes the shard order and the rows inside each shard (memory stays bounded by
+        one shard); ``seed`` makes that order reproducible. Batches span shard boundaries; the last
+        one is shorter unless ``drop_last``.
+        """
+        shards = list(range(len(self.shards)))
+        if shuffle and seed is None:
+            seed = _fresh_seed()
+        return _iter_batches(
+            self, shards, batch_size, shuffle, seed, 0, dict(dtype=dtype, frame=frame, compact=compact), visits, drop_last
+        )
+
+
+# -- decoding -------------------------------------------------------------------------------------
+
+
+def decode(
+    positions,
+    variant: str = "taikyoku",
+    options: Optional[Sequence[str]] = None,
+    *,
+    dtype=None,
+    frame: str = "mover",
+    compact: bool = False,
+    chunk_size: int = 4096,
+):
+    """Observation planes ``(N, 36, 36, P)`` of a positions table read by any means.
+
+    ``positions`` is a ``pyarrow.Table`` or ``RecordBatch`` (or anything with ``to_arrow()``, such
+    as a polars DataFrame) holding at least the ``board``, ``white_to_move``, ``repetitions`` and
+    ``ply`` columns. Decoding runs in parallel in Rust, ``chunk_size`` rows per call, which bounds
+    the temporary arrays next to the output.
+    """
+    pa = _pa()
+    if not isinstance(positions, (pa.Table, pa.RecordBatch)) and hasattr(positions, "to_arrow"):
+        positions = positions.to_arrow()
+    if not isinstance(positions, (pa.Table, pa.RecordBatch)):
+        raise TaikyokuError(f"expected a positions pyarrow.Table or RecordBatch, got {type(positions).__name__}")
+    if chunk_size < 1:
+        raise TaikyokuError(f"chunk_size must be positive, not {chunk_size}")
+    n = positions.num_rows
+    options = list(options or [])
+
+    def one(part):
+        columns = _position_columns(part, ("board", "white_to_move", "repetitions", "ply"))
+        return decode_positions(
+            columns["board"],
+            columns["white_to_move"],
+            columns["repetitions"],
+            columns["ply"],
+            variant=variant,
+            options=options,
+            dtype=dtype,
+            frame=frame,
+            compact=compact,
+        )
+
+    if n <= chunk_size:
+        return one(positions)
+    first = one(positions.slice(0, chunk_size))
+    out = np.empty((n,) + first.shape[1:], dtype=first.dtype)
+    out[:chunk_size] = first
+    for start in range(chunk_size, n, chunk_size):
+        part = positions.slice(start, chunk_size)
+        out[start : start + part.num_rows] = one(part)
+    return out
+
+
+def _column(data, name: str):
+    try:
+        return data.column(name)
+    except KeyError:
+        raise TaikyokuError(f"the positions have no '{name}' column (columns: {', '.join(data.schema.names)})") from None
+
+
+def _chunks(column) -> list:
+    return list(column.chunks) if hasattr(column, "chunks") else [column]
+
+
+def _numpy(column) -> np.ndarray:
+    parts = [c.to_numpy(zero_copy_only=False) for c in _chunks(column)]
+    return np.concatenate(parts) if parts else np.empty(0)
+
+
+_POSITION_DTYPES = {
+    "game_id": np.uint64,
+    "ply": np.uint32,
+    "white_to_move": np.bool_,
+    "repetitions": np.uint8,
+    "action": np.uint32,
+    "legal_moves": np.uint32,
+    "root_value": np.float32,
+    "outcome": np.int8,
+}
+
+
+def _position_columns(data, names: Sequence[str] = ("game_id", "ply", "white_to_move", "board", "repetitions", "action", "legal_moves", "outcome")):
+    """Columns of a positions table as C-contiguous numpy arrays of the stored dtypes (board: (N, 1296) uint16)."""
+    out = {}
+    for name in names:
+        column = _column(data, name)
+        if name == "board":
+            parts = [c.flatten().to_numpy(zero_copy_only=False) for c in _chunks(column)]
+            flat = np.concatenate(parts) if parts else np.empty(0, np.uint16)
+            if flat.size != data.num_rows * BOARD_SQUARES:
+                raise TaikyokuError(f"board must hold {BOARD_SQUARES} squares per row")
+            out[name] = np.ascontiguousarray(flat.reshape(data.num_rows, BOARD_SQUARES), dtype=np.uint16)
+        else:
+            # root_value's nulls (random players) become NaN.
+            out[name] = np.ascontiguousarray(_numpy(column), dtype=_POSITION_DTYPES[name])
+    return out
+
+
+def _visit_columns(data) -> Dict[str, np.ndarray]:
+    """The sparse ``visits`` lists as flat arrays plus CSR offsets (row i: ``offsets[i]:offsets[i+1]``)."""
+    lengths, actions, counts = [], [], []
+    for chunk in _chunks(_column(data, "visits")):
+        lengths.append(chunk.value_lengths().to_numpy(zero_copy_only=False))
+        action, count = chunk.flatten().flatten()  # struct fields, honouring slices
+        actions.append(action.to_numpy(zero_copy_only=False))
+        counts.append(count.to_numpy(zero_copy_only=False))
+    joined = lambda parts: np.concatenate(parts).astype(np.int64) if parts else np.empty(0, np.int64)  # noqa: E731
+    offsets = np.zeros(data.num_rows + 1, dtype=np.int64)
+    np.cumsum(joined(lengths), out=offsets[1:])
+    return {"visit_actions": joined(actions), "visit_counts": joined(counts), "visit_offsets": offsets}
+
+
+def _make_batch(data, variant, options, decode_args, visits: bool) -> Dict[str, np.ndarray]:
+    columns = _position_columns(data, ("game_id", "ply", "action", "outcome", "legal_moves", "root_value"))
+    # uint32/uint64 become int64: torch indexes and embeds with int64 and lacks most unsigned types.
+    batch = {"observation": decode(data, variant, options, **decode_args)}
+    for name in ("game_id", "ply", "action", "legal_moves"):
+        batch[name] = columns[name].astype(np.int64)
+    batch["outcome"] = columns["outcome"]
+    batch["root_value"] = columns["root_value"]
+    if visits:
+        batch.update(_visit_columns(data))
+    return batch
+
+
+def _fresh_seed() -> int:
+    return int(np.random.SeedSequence().entropy)
+
+
+def _iter_batches(dataset, shards, batch_size, shuffle, seed, epoch, decode_args, visits, drop_last):
+    """Batches of the positions of ``shards`` (indices into ``dataset.shards``).
+
+    Shuffled, the shard order comes from ``(seed, epoch)`` and each shard's row order from
+    ``(seed, epoch, shard index)``, so a shard is shuffled the same way whichever worker reads it.
+    """
+    if batch_size < 1:
+        raise TaikyokuError(f"batch_size must be positive, not {batch_size}")
+    pa = _pa()
+    shards = list(shards)
+    if shuffle:
+        order = np.random.default_rng([seed, epoch]).permutation(len(shards))
+        shards = [shards[i] for i in order]
+    pending = None
+    for shard in shards:
+        table = dataset.read_shard(shard, "positions")
+        if shuffle:
+            index = dataset.shards[shard]["index"]
+            table = table.take(np.random.default_rng([seed, epoch, index, 1]).permutation(table.num_rows))
+        if pending is not None and pending.num_rows:
+            table = pa.concat_tables([pending, table])
+        start = 0
+        while table.num_rows - start >= batch_size:
+            yield _make_batch(table.slice(start, batch_size), dataset.variant, dataset.options, decode_args, visits)
+            start += batch_size
+        pending = table.slice(start)
+    if pending is not None and pending.num_rows and not drop_last:
+        yield _make_batch(pending, dataset.variant, dataset.options, decode_args, visits)
+
+
+def _samples(batch: Dict[str, np.ndarray]) -> Iterator[Dict[str, Any]]:
+    """Splits a batch into per-position dicts (visits as that position's own arrays)."""
+    offsets = batch.get("visit_offsets")
+    plain = [k for k in batch if not k.startswith("visit_")]
+    for i in range(len(batch["action"])):
+        sample = {k: batch[k][i] for k in plain}
+        if offsets is not None:
+            lo, hi = offsets[i], offsets[i + 1]
+            sample["visit_actions"] = batch["visit_actions"][lo:hi]
+            sample["visit_counts"] = batch["visit_counts"][lo:hi]
+        yield sample
+
+
+# -- PyTorch-style iterable dataset ---------------------------------------------------------------
+
+
+class _PositionDatasetMixin:
+    """The logic of :class:`PositionDataset`; the class itself is built on first use (see below)."""
+
+    def __init__(
+        self,
+        source: Union[str, Path, Dataset],
+        batch_size: Optional[int] = None,
+        shuffle: bool = False,
+        seed: Optional[int] = None,
+        *,
+        dtype=None,
+        frame: str = "mover",
+        compact: bool = False,
+        visits: bool = True,
+        drop_last: bool = False,
+    ):
+        super().__init__()
+        self.dataset = source if isinstance(source, Dataset) else open(source)
+        if batch_size is not None and batch_size < 1:
+            raise TaikyokuError(f"batch_size must be positive or None, not {batch_size}")
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self.seed = seed
+        self.epoch = 0
+        self.decode_args = dict(dtype=dtype, frame=frame, compact=compact)
+        self.visits = visits
+        self.drop_last = drop_last
+
+    def set_epoch(self, epoch: int) -> None:
+        """With a fixed seed, gives each epoch its own (reproducible) order."""
+        self.epoch = int(epoch)
+
+    def _worker(self):
+        """``(worker id, worker count)`` inside a torch DataLoader worker, else ``(0, 1)``."""
+        info = self._get_worker_info() if self._get_worker_info is not None else None
+        return (0, 1) if info is None else (info.id, info.num_workers)
+
+    def worker_shards(self, worker: int = 0, workers: int = 1) -> List[int]:
+        """The shards (indices into ``dataset.shards``) that worker ``worker`` of ``workers`` reads."""
+        return list(range(len(self.dataset.shards)))[worker::workers]
+
+    def __iter__(self):
+        worker, workers = self._worker()
+        seed = self.seed
+        if self.shuffle and seed is None:
+            seed = _fresh_seed()
+        batches = _iter_batches(
+            self.dataset,
+            self.worker_shards(worker, workers),
+            self.batch_size or _SAMPLE_CHUNK,
+            self.shuffle,
+            seed,
+            self.epoch,
+            self.decode_args,
+            self.visits,
+            self.drop_last and self.batch_size is not None,
+        )
+        if self.batch_size is not None:
+            yield from batches
+        else:
+            for batch in batches:
+                yield from _samples(batch)
+
+    def __repr__(self) -> str:
+        return (
+            f"PositionDataset({self.dataset!r}, batch_size={self.batch_size}, shuffle={self.shuffle}, seed={self.seed})"
+        )
+
+
+def _build_position_dataset():
+    """Builds PositionDataset on a torch ``IterableDataset`` if torch imports, else on ``object``."""
+    try:
+        from torch.utils.data import IterableDataset, get_worker_info
+    except ImportError:
+        base, worker_info = object, None
+    else:
+        base, worker_info = IterableDataset, get_worker_info
+
+    class PositionDataset(_PositionDatasetMixin, base):
+        """Positions of a dataset as an iterable of samples, or of batches when ``batch_size`` is set.
+
+        A ``torch.utils.data.IterableDataset`` when torch is installed: in a DataLoader each worker
+        reads its own shards (shard ``i`` goes to worker ``i % num_workers``), so give a dataset at
+        least as many shards as workers. Use ``DataLoader(ds, batch_size=None)`` with ``batch_size``
+        set here; per-position samples with MCTS visits need a custom ``collate_fn`` (or ``visits=False``)
+        because their visit lists differ in length.
+        """
+
+        _get_worker_info = staticmethod(worker_info) if worker_info is not None else None
+
+    PositionDataset.__module__ = __name__
+    PositionDataset.__qualname__ = "PositionDataset"  # so that pickle finds it as taikyoku.datasets.PositionDataset
+    return PositionDataset
+
+
+def __getattr__(name: str):
+    # PositionDataset is made on first access so that importing this module never imports torch.
+    if name == "PositionDataset":
+        cls = _build_position_dataset()
+        globals()["PositionDataset"] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"PositionDataset"})
