@@ -34,7 +34,9 @@ from taikyoku._core import (
     variants,
 )
 
+from taikyoku import datasets
 from taikyoku.env import TaikyokuEnv
+from taikyoku.selfplay import selfplay
 from taikyoku.vector import VectorEnv
 
 
@@ -64,7 +66,9 @@ __all__ = [
     "VectorEnv",
     "action_templates",
     "encode_observations",
+    "datasets",
     "pettingzoo_env",
+    "selfplay",
     "plane_names",
     "Game",
     "IllegalMoveError",

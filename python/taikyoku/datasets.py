@@ -157,7 +157,7 @@ def _check_manifest(manifest: Any, where: Path) -> None:
     if "schema_version" not in manifest:
         raise bad("no schema_version")
     version = manifest["schema_version"]
-    if version != SCHEMA_VERSION:
+    if isinstance(version, bool) or version != SCHEMA_VERSION:
         raise TaikyokuError(
             f"{where} has schema_version {version!r}, but this taikyoku reads version {SCHEMA_VERSION}: "
             "read it with the taikyoku version that wrote it, or regenerate the dataset"
@@ -236,7 +236,7 @@ class Dataset:
 
     @property
     def format(self) -> str:
-        """"arrow" (Arrow IPC files) or "parquet"."""
+        """The file format: "arrow" (Arrow IPC files) or "parquet"."""
         return self.settings["format"]
 
     @property
@@ -400,7 +400,7 @@ class Dataset:
                 )
             columns = _position_columns(positions)
             order = np.lexsort((columns["ply"], columns["game_id"]))
-            starts = np.searchsorted(columns["game_id"][order], [g["game_id"] for g in games])
+            starts = np.searchsorted(columns["game_id"][order], np.array([g["game_id"] for g in games], dtype=np.uint64))
             for record, start in zip(games, starts):
                 if wanted is not None and record["game_id"] not in wanted:
                     continue

@@ -133,7 +133,12 @@ pub fn selfplay_run(
                     let mut records = Vec::new();
                     while !driver.done() {
                         let batch = driver.gather();
-                        let evaluated = Python::with_gil(|py| evaluate(py, &evaluator, &variant, &batch));
+                        // A round may have nothing to evaluate (every search done): no call then.
+                        let evaluated = if batch.is_empty() {
+                            Ok((Vec::new(), Vec::new()))
+                        } else {
+                            Python::with_gil(|py| evaluate(py, &evaluator, &variant, &batch))
+                        };
                         let (priors, values) = evaluated.map_err(|e| {
                             failure = Some(e);
                             RunError::Usage("the evaluator failed".into())

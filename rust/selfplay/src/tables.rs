@@ -166,3 +166,21 @@ pub fn write_file(path: &Path, format: Format, schema: SchemaRef, batches: &[Rec
     file.sync_all().map_err(|e| describe(&e))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_disk_is_reported() {
+        let full = Path::new("/dev/full");
+        if !full.exists() {
+            return;
+        }
+        let batch = games_batch(&[], "taikyoku", "random").unwrap();
+        for format in [Format::Arrow, Format::Parquet] {
+            let error = write_file(full, format, games_schema(), &[batch.clone()]).unwrap_err();
+            assert!(error.contains("/dev/full") && error.to_lowercase().contains("space"), "{error}");
+        }
+    }
+}
