@@ -167,7 +167,10 @@ fn write_shard(out: &Path, settings: &Settings, index: u64, records: &[GameRecor
             let _ = fs::remove_file(&temporary);
             return Err(RunError::Io(e));
         }
-        fs::rename(&temporary, &path).map_err(|e| io_error("renaming", &temporary, e))?;
+        if let Err(e) = fs::rename(&temporary, &path) {
+            let _ = fs::remove_file(&temporary);
+            return Err(io_error("renaming", &temporary, e));
+        }
         bytes += fs::metadata(&path).map_err(|e| io_error("reading", &path, e))?.len();
     }
     let count = |result: Option<&str>| records.iter().filter(|r| r.result == result).count() as u64;
