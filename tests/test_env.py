@@ -424,3 +424,15 @@ def test_actions_doc_worked_example():
     doc = Path(__file__).resolve().parent.parent / "docs" / "ACTIONS.md"
     result = doctest.testfile(str(doc), module_relative=False)
     assert result.attempted >= 8 and result.failed == 0
+
+
+def test_mcts_opponent_takes_a_free_king_and_passes_the_checker():
+    start = kings_face_to_face().to_text()
+    env = taikyoku.TaikyokuEnv(opponent="mcts", agent_color="white", mcts_simulations=32, start=start)
+    obs, info = env.reset(seed=0)
+    assert env.game.is_over and env.game.result == "black" and env.game.termination == "royal_capture"
+    assert taikyoku._core.mcts_action(kings_face_to_face(), 16, seed=1) == kings_face_to_face().action_of("Kx18q")
+    check_env(gym.make("taikyoku/Taikyoku-v0", opponent="mcts", mcts_simulations=8, illegal_action="lose",
+                       max_plies=10).unwrapped)
+    with pytest.raises(ValueError):
+        taikyoku.TaikyokuEnv(opponent="mcts", mcts_simulations=0)

@@ -148,9 +148,9 @@ class TaikyokuEnv(gymnasium.Env):
         if opponent == "random":
             return lambda game: int(self.np_random.choice(game.legal_actions()))
         if opponent == "mcts":
-            from taikyoku import players
-
-            return players.MctsOpponent(simulations=simulations, seed_source=lambda: self.np_random)
+            if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1:
+                raise _core.TaikyokuError(f"mcts_simulations must be a positive integer, not {simulations!r}")
+            return lambda game: _core.mcts_action(game, int(simulations), seed=int(self.np_random.integers(2**63)))
         raise _core.TaikyokuError(f"unknown opponent {opponent!r} (use None, 'random', 'mcts' or a callable)")
 
     def _new_game(self) -> "_core.Game":

@@ -767,6 +767,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<env::VectorEnvCore>()?;
     m.add_function(wrap_pyfunction!(selfplay::selfplay_run, m)?)?;
     m.add_function(wrap_pyfunction!(selfplay::decode_positions, m)?)?;
+    m.add_function(wrap_pyfunction!(selfplay::mcts_action, m)?)?;
     m.add("NUM_ACTIONS", engine_actions::NUM_ACTIONS)?;
     m.add("MOVE_BLOCK", engine_actions::MOVE_BLOCK)?;
     m.add("TEMPLATE_COUNT", engine_actions::TEMPLATE_COUNT)?;

@@ -265,3 +265,30 @@ pub fn decode_positions(
         Dtype::F32 => decode_as::<f32>(py, &variant, boards, white, repetitions, ply, frame, layout),
     }
 }
+
+/// The move MCTS (heuristic evaluator, no noise, most visited move) chooses for the side to
+/// move of `game`, as an action in the mover's frame. Seeded: the same seed, the same move.
+#[pyfunction]
+#[pyo3(signature = (game, simulations = 64, seed = 0))]
+pub fn mcts_action(py: Python<'_>, game: &crate::Game, simulations: i64, seed: u64) -> PyResult<u32> {
+    use rand::SeedableRng;
+    use taikyoku_engine::evaluation::{HeuristicConfig, HeuristicEvaluator};
+    use taikyoku_engine::mcts::{search, MctsConfig};
+    let simulations = u32::try_from(simulations)
+        .ok()
+        .filter(|&s| s > 0)
+        .ok_or_else(|| TaikyokuError::new_err(format!("simulations must be a positive integer, not {simulations}")))?;
+    let mut engine_game = game.game.clone();
+    if engine_game.end_now().is_some() {
+        return Err(crate::IllegalMoveError::new_err("the game is over: no move to choose"));
+    }
+    let variant = engine_game.position.variant.clone();
+    let action = py.allow_threads(|| {
+        let mut evaluator = HeuristicEvaluator::new(&variant, HeuristicConfig::default());
+        let config = MctsConfig { simulations, ..MctsConfig::competitive() };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let (mv, _) = search(&mut engine_game, &mut evaluator, config, &mut rng);
+        taikyoku_engine::actions::action_of(&engine_game.position, mv, taikyoku_engine::Frame::Mover)
+    });
+    Ok(action)
+}
