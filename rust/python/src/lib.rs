@@ -302,6 +302,20 @@ impl Game {
         }
     }
 
+    /// The legal move meant by a Move, a notation string, or (when `actions`) an action.
+    fn resolve(&self, mv: &Bound<'_, PyAny>, caller: &str, actions: bool) -> PyResult<EngineMove> {
+        if let Ok(m) = mv.downcast::<Move>() {
+            self.find_legal(m.get())
+        } else if actions && mv.is_instance_of::<pyo3::types::PyInt>() {
+            env::legal_move_for(&self.game, env::action_value(mv)?, Frame::Mover)
+        } else if let Ok(text) = mv.extract::<String>() {
+            self.game.position.parse_move(&text).map_err(notation_error)
+        } else {
+            let accepted = if actions { "a Move, a notation string or an action (int)" } else { "a Move or a notation string" };
+            Err(IllegalMoveError::new_err(format!("{caller}() takes {accepted}, not {}", mv.get_type().name()?)))
+        }
+    }
+
     fn check_not_over(&self) -> PyResult<()> {
         if let Some((_, t)) = self.game.end_now() {
             return Err(IllegalMoveError::new_err(format!("the game is over ({})", t.name())));
@@ -457,18 +471,7 @@ impl Game {
     /// mover's frame); returns the Move played.
     fn play(&mut self, mv: &Bound<'_, PyAny>) -> PyResult<Move> {
         self.check_not_over()?;
-        let engine_move = if let Ok(m) = mv.downcast::<Move>() {
-            self.find_legal(m.get())?
-        } else if mv.is_instance_of::<pyo3::types::PyInt>() {
-            env::legal_move_for(&self.game, env::action_value(mv)?, Frame::Mover)?
-        } else if let Ok(text) = mv.extract::<String>() {
-            self.game.position.parse_move(&text).map_err(notation_error)?
-        } else {
-            return Err(IllegalMoveError::new_err(format!(
-                "play() takes a Move, a notation string or an action (int), not {}",
-                mv.get_type().name()?
-            )));
-        };
+        let engine_move = self.resolve(mv, "play", true)?;
         let pos = &self.game.position;
         let played = make_moves(pos, &[engine_move], &pos.legal_moves_of_sign(engine_move))
             .pop()
@@ -614,16 +617,7 @@ impl Game {
     #[pyo3(signature = (mv, frame = "mover"))]
     fn action_of(&self, mv: &Bound<'_, PyAny>, frame: &str) -> PyResult<u32> {
         let frame = env::parse_frame(frame)?;
-        let engine_move = if let Ok(m) = mv.downcast::<Move>() {
-            self.find_legal(m.get())?
-        } else if let Ok(text) = mv.extract::<String>() {
-            self.game.position.parse_move(&text).map_err(notation_error)?
-        } else {
-            return Err(IllegalMoveError::new_err(format!(
-                "action_of() takes a Move or a notation string, not {}",
-                mv.get_type().name()?
-            )));
-        };
+        let engine_move = self.resolve(mv, "action_of", false)?;
         Ok(engine_actions::action_of(&self.game.position, engine_move, frame))
     }
 
