@@ -2,7 +2,7 @@
 //! core of the Python `VectorEnv`.
 
 use crate::actions::{legal_pairs, Frame};
-use crate::game::{Game, Outcome, Termination};
+use crate::game::{Game, Outcome};
 use crate::geometry::Color;
 use crate::position::Move;
 use crate::variant::Variant;
@@ -165,14 +165,10 @@ pub fn action_rng(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed)
 }
 
-/// Why a finished game ended, for reporting.
-pub fn ending(game: &Game) -> Option<(Outcome, Termination)> {
-    game.end_with_moves(&game.position.legal_moves())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::Termination;
 
     #[test]
     fn step_plays_and_refuses_illegal_actions_without_change() {

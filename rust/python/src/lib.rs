@@ -302,6 +302,14 @@ impl Game {
         }
     }
 
+    /// The sorted legal actions in `frame` (a frame name); none once the game is over.
+    fn actions_now(&self, frame: &str) -> PyResult<Vec<u32>> {
+        let frame = env::parse_frame(frame)?;
+        let pos = &self.game.position;
+        let moves = if self.game.end().is_some() { Vec::new() } else { pos.legal_moves() };
+        Ok(engine_actions::legal_actions(pos, &moves, frame))
+    }
+
     /// The legal move meant by a Move, a notation string, or (when `actions`) an action.
     fn resolve(&self, mv: &Bound<'_, PyAny>, caller: &str, actions: bool) -> PyResult<EngineMove> {
         if let Ok(m) = mv.downcast::<Move>() {
@@ -596,21 +604,13 @@ impl Game {
     /// The legal actions, sorted, as an int64 numpy array (`frame`: "mover" or "absolute").
     #[pyo3(signature = (frame = "mover"))]
     fn legal_actions<'py>(&self, py: Python<'py>, frame: &str) -> PyResult<Bound<'py, numpy::PyArray1<i64>>> {
-        let frame = env::parse_frame(frame)?;
-        let pos = &self.game.position;
-        let moves = if self.game.end().is_some() { Vec::new() } else { pos.legal_moves() };
-        let actions = engine_actions::legal_actions(pos, &moves, frame);
-        Ok(env::actions_array(py, actions.into_iter()))
+        Ok(env::actions_array(py, self.actions_now(frame)?.into_iter()))
     }
 
     /// A dense boolean mask of length NUM_ACTIONS, True at the legal actions (heavy: on request).
     #[pyo3(signature = (frame = "mover"))]
     fn legal_action_mask<'py>(&self, py: Python<'py>, frame: &str) -> PyResult<Bound<'py, PyAny>> {
-        let frame = env::parse_frame(frame)?;
-        let pos = &self.game.position;
-        let moves = if self.game.end().is_some() { Vec::new() } else { pos.legal_moves() };
-        let row = engine_actions::legal_actions(pos, &moves, frame);
-        env::mask(py, &[row]).call_method1("reshape", (engine_actions::NUM_ACTIONS,))
+        env::mask(py, &[self.actions_now(frame)?]).call_method1("reshape", (engine_actions::NUM_ACTIONS,))
     }
 
     /// The action of a legal Move (or notation string).

@@ -159,16 +159,17 @@ pub fn selfplay_run(
         }
     };
     let dict = PyDict::new_bound(py);
-    dict.set_item("games", summary.games)?;
-    dict.set_item("positions", summary.positions)?;
-    dict.set_item("plies", summary.positions)?;
-    dict.set_item("black_wins", summary.black_wins)?;
-    dict.set_item("white_wins", summary.white_wins)?;
-    dict.set_item("draws", summary.draws)?;
-    dict.set_item("truncated", summary.truncated)?;
-    dict.set_item("bytes", summary.bytes)?;
-    dict.set_item("generated_games", summary.generated_games)?;
-    dict.set_item("generated_plies", summary.generated_positions)?;
+    let total = &summary.total;
+    dict.set_item("games", total.games)?;
+    dict.set_item("positions", total.positions)?;
+    dict.set_item("plies", total.positions)?;
+    dict.set_item("black_wins", total.black_wins)?;
+    dict.set_item("white_wins", total.white_wins)?;
+    dict.set_item("draws", total.draws)?;
+    dict.set_item("truncated", total.truncated)?;
+    dict.set_item("bytes", total.bytes)?;
+    dict.set_item("generated_games", summary.generated.games)?;
+    dict.set_item("generated_plies", summary.generated.positions)?;
     dict.set_item("seconds", summary.seconds)?;
     dict.set_item("out", out)?;
     Ok(dict.into_any().unbind())

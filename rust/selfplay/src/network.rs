@@ -3,15 +3,15 @@
 //! network sees full batches. Each game keeps its own seeded stream and tree, so its moves do
 //! not depend on which other games share a batch.
 
-use crate::play::{game_seed, GameRecord, PositionRecord};
+use crate::play::{game_seed, root_visits, GameRecord};
 use crate::settings::{MctsSettings, Settings};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
-use taikyoku_engine::actions::{action_of, Frame, GRID_SQUARES};
+use taikyoku_engine::actions::{action_of, Frame};
 use taikyoku_engine::mcts::{LeafRequest, Search};
-use taikyoku_engine::observation::{compact_board, observation_len, write, Layout};
-use taikyoku_engine::{Color, Game, Move, Outcome, Variant};
+use taikyoku_engine::observation::{observation_len, write, Layout};
+use taikyoku_engine::{Game, Variant};
 
 struct Slot {
     record: GameRecord,
@@ -92,15 +92,7 @@ impl NetworkSelfPlay {
             let seed = game_seed(self.settings.seed, game_id);
             let mut game = Game::new(self.variant.clone());
             game.max_plies = Some(self.settings.max_plies);
-            let record = GameRecord {
-                game_id,
-                seed,
-                result: None,
-                termination: "",
-                actions: Vec::new(),
-                moves: Vec::new(),
-                positions: Vec::new(),
-            };
+            let record = GameRecord::new(game_id, seed);
             let search = Search::new(self.mcts.engine_config());
             self.slots.push(Slot { record, game, rng: ChaCha8Rng::seed_from_u64(seed), search, move_start: 0, requests: Vec::new(), descents: 0 });
         }
@@ -177,16 +169,9 @@ impl NetworkSelfPlay {
     fn settle(&mut self) {
         let mut index = 0;
         while index < self.slots.len() {
-            let moves = self.slots[index].game.position.legal_moves();
-            if let Some((outcome, termination)) = self.slots[index].game.end_with_moves(&moves) {
+            if let Some(end) = self.slots[index].game.end_now() {
                 let mut slot = self.slots.remove(index);
-                slot.record.result = match outcome {
-                    Outcome::Win(Color::Black) => Some("black"),
-                    Outcome::Win(Color::White) => Some("white"),
-                    Outcome::Draw => Some("draw"),
-                    Outcome::Truncated => None,
-                };
-                slot.record.termination = termination.name();
+                slot.record.finish(end);
                 self.finished.push(slot.record);
             } else {
                 index += 1;
@@ -199,29 +184,13 @@ impl NetworkSelfPlay {
 }
 
 fn play_searched_move(slot: &mut Slot) {
-    let stats = slot.search.root_stats();
-    let Some(mv): Option<Move> = slot.search.pick(&slot.game, &mut slot.rng) else {
+    let Some(mv) = slot.search.pick(&slot.game, &mut slot.rng) else {
         return;
     };
-    let pos = &slot.game.position;
-    let mut visits: Vec<(u32, u32)> =
-        stats.visits.iter().filter(|v| v.1 > 0).map(|&(m, c)| (action_of(pos, m, Frame::Mover), c)).collect();
-    visits.sort_unstable();
-    let mut board = vec![0u16; GRID_SQUARES];
-    compact_board(pos, &mut board);
-    let action = action_of(pos, mv, Frame::Mover);
-    slot.record.positions.push(PositionRecord {
-        ply: pos.ply(),
-        white_to_move: pos.side_to_move() == Color::White,
-        board,
-        repetitions: slot.game.repetitions().saturating_sub(1).min(255) as u8,
-        action,
-        legal_moves: pos.legal_moves().len() as u32,
-        visits,
-        root_value: Some(stats.value),
-    });
-    slot.record.moves.push(pos.move_notation(mv));
-    slot.record.actions.push(action);
+    // The root's statistics list every legal move.
+    let stats = slot.search.root_stats();
+    let visits = root_visits(&slot.game.position, &stats);
+    slot.record.record_move(&slot.game, mv, stats.visits.len(), visits, Some(stats.value));
     slot.game.play(mv);
     slot.search.advance(mv);
     slot.move_start = slot.search.completed_simulations();

@@ -6,9 +6,9 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use taikyoku_engine::actions::{action_of, Frame, GRID_SQUARES};
 use taikyoku_engine::evaluation::HeuristicEvaluator;
-use taikyoku_engine::mcts::MctsPlayer;
+use taikyoku_engine::mcts::{MctsPlayer, RootStats};
 use taikyoku_engine::observation::compact_board;
-use taikyoku_engine::{Color, Game, Outcome, Termination, Variant};
+use taikyoku_engine::{Color, Game, Move, Outcome, Position, Termination, Variant};
 
 /// One position of a game, as the positions table stores it.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +42,42 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// A game about to start.
+    pub fn new(game_id: u64, seed: u64) -> GameRecord {
+        GameRecord { game_id, seed, result: None, termination: "", actions: Vec::new(), moves: Vec::new(), positions: Vec::new() }
+    }
+
+    /// Records `mv`, about to be played in `game` (which has `legal_moves` legal moves).
+    pub fn record_move(&mut self, game: &Game, mv: Move, legal_moves: usize, visits: Vec<(u32, u32)>, root_value: Option<f32>) {
+        let pos = &game.position;
+        let mut board = vec![0u16; GRID_SQUARES];
+        compact_board(pos, &mut board);
+        let action = action_of(pos, mv, Frame::Mover);
+        self.positions.push(PositionRecord {
+            ply: pos.ply(),
+            white_to_move: pos.side_to_move() == Color::White,
+            board,
+            repetitions: game.repetitions().saturating_sub(1).min(255) as u8,
+            action,
+            legal_moves: legal_moves as u32,
+            visits,
+            root_value,
+        });
+        self.moves.push(pos.move_notation(mv));
+        self.actions.push(action);
+    }
+
+    /// Records how the game ended.
+    pub fn finish(&mut self, (outcome, termination): (Outcome, Termination)) {
+        self.result = match outcome {
+            Outcome::Win(Color::Black) => Some("black"),
+            Outcome::Win(Color::White) => Some("white"),
+            Outcome::Draw => Some("draw"),
+            Outcome::Truncated => None,
+        };
+        self.termination = termination.name();
+    }
+
     pub fn plies(&self) -> u32 {
         self.actions.len() as u32
     }
@@ -69,13 +105,12 @@ pub fn game_seed(master: u64, index: u64) -> u64 {
     splitmix(master ^ splitmix(index))
 }
 
-fn result_name(outcome: Outcome) -> Option<&'static str> {
-    match outcome {
-        Outcome::Win(Color::Black) => Some("black"),
-        Outcome::Win(Color::White) => Some("white"),
-        Outcome::Draw => Some("draw"),
-        Outcome::Truncated => None,
-    }
+/// MCTS root visits as (action, count) pairs, by action, without unvisited moves.
+pub fn root_visits(pos: &Position, stats: &RootStats) -> Vec<(u32, u32)> {
+    let mut visits: Vec<(u32, u32)> =
+        stats.visits.iter().filter(|v| v.1 > 0).map(|&(m, count)| (action_of(pos, m, Frame::Mover), count)).collect();
+    visits.sort_unstable();
+    visits
 }
 
 /// Plays game `game_id` of a run with `settings`.
@@ -88,51 +123,28 @@ pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64) -> G
         Players::Random => None,
         Players::Mcts(mcts) => Some(MctsPlayer::new(mcts.engine_config(), HeuristicEvaluator::new(variant, mcts.heuristic_config()))),
     };
-    let (mut actions, mut moves, mut positions) = (Vec::new(), Vec::new(), Vec::new());
+    let mut record = GameRecord::new(game_id, seed);
     let mut legal = Vec::with_capacity(2048);
-    let end = loop {
+    loop {
         legal.clear();
         game.position.generate(game.side_to_move(), &mut legal);
         if let Some(end) = game.end_with_moves(&legal) {
-            break end;
+            record.finish(end);
+            return record;
         }
         let (mv, visits, root_value) = match mcts.as_mut() {
             None => (legal[rng.gen_range(0..legal.len())], Vec::new(), None),
             Some(player) => {
                 let (mv, stats) = player.choose(&mut game, &mut rng);
-                let mut visits: Vec<(u32, u32)> = stats
-                    .visits
-                    .iter()
-                    .filter(|&&(_, count)| count > 0)
-                    .map(|&(m, count)| (action_of(&game.position, m, Frame::Mover), count))
-                    .collect();
-                visits.sort_unstable();
-                (mv, visits, Some(stats.value))
+                (mv, root_visits(&game.position, &stats), Some(stats.value))
             }
         };
-        let pos = &game.position;
-        let mut board = vec![0u16; GRID_SQUARES];
-        compact_board(pos, &mut board);
-        let action = action_of(pos, mv, Frame::Mover);
-        positions.push(PositionRecord {
-            ply: pos.ply(),
-            white_to_move: pos.side_to_move() == Color::White,
-            board,
-            repetitions: game.repetitions().saturating_sub(1).min(255) as u8,
-            action,
-            legal_moves: legal.len() as u32,
-            visits,
-            root_value,
-        });
-        moves.push(pos.move_notation(mv));
-        actions.push(action);
+        record.record_move(&game, mv, legal.len(), visits, root_value);
         game.play(mv);
         if let Some(player) = mcts.as_mut() {
             player.advance(mv);
         }
-    };
-    let (outcome, termination): (Outcome, Termination) = end;
-    GameRecord { game_id, seed, result: result_name(outcome), termination: termination.name(), actions, moves, positions }
+    }
 }
 
 #[cfg(test)]
