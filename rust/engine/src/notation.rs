@@ -11,7 +11,7 @@
 //! front when promoted (key of the piece it was before promotion). Then the side to move (`b`
 //! or `w`) and the move number (plies played + 1): `36/.../5,ln,30 w 12`.
 
-use crate::geometry::Color;
+use crate::geometry::{Color, Geometry};
 use crate::position::{Move, Piece, Position, NO_SQUARE};
 use std::fmt;
 
@@ -54,26 +54,19 @@ impl Position {
         }
     }
 
-    /// The notation after the piece code (and start square), e.g. `x7c+`.
-    fn move_tail(&self, mv: Move) -> String {
-        let g = &self.variant.geometry;
-        let name = |sq: u16| g.square_name(sq as usize);
-        let sep = |sq: u16| if self.at(sq as usize).is_some() { 'x' } else { '-' };
-        let mut s = String::new();
-        if mv.is_pass() {
-            s.push_str(&format!("-!{}", name(mv.from)));
+    /// What a move's notation says after the piece code and start square.
+    pub fn written_action(&self, mv: Move) -> WrittenAction {
+        let (from, to) = (mv.from as usize, mv.to as usize);
+        let action = if mv.is_pass() {
+            Action::Pass { at: from }
         } else if mv.is_igui() {
-            s.push_str(&format!("x!{}", name(mv.mid)));
+            Action::Igui { victim: mv.mid as usize }
         } else if mv.mid != NO_SQUARE {
-            s.push_str(&format!("x{}{}{}", name(mv.mid), sep(mv.to), name(mv.to)));
+            Action::Double { first: mv.mid as usize, to, capture: self.at(to).is_some() }
         } else {
-            let c = if self.is_capture(mv) { 'x' } else { '-' };
-            s.push_str(&format!("{}{}", c, name(mv.to)));
-        }
-        if self.promotes(mv) {
-            s.push('+');
-        }
-        s
+            Action::Simple { to, capture: self.is_capture(mv) }
+        };
+        WrittenAction { action, promotes: self.promotes(mv) }
     }
 
     /// The move's notation in this position, with the start square only when needed.
@@ -86,11 +79,11 @@ impl Position {
     /// instead of one generation per move.
     pub fn notations(&self, moves: &[Move], rivals: &[Move]) -> Vec<String> {
         use std::collections::HashMap;
-        // For each (sign, tail): up to two distinct start squares that produce it.
-        let mut starts: HashMap<(String, String), [u16; 2]> = HashMap::new();
+        // For each (sign, action): up to two distinct start squares that produce it.
+        let mut starts: HashMap<(String, Action), [u16; 2]> = HashMap::new();
         for &r in rivals {
             let Some(p) = self.at(r.from as usize) else { continue };
-            let entry = starts.entry((self.piece_sign(p), self.move_tail(r))).or_insert([r.from, NO_SQUARE]);
+            let entry = starts.entry((self.piece_sign(p), self.written_action(r).action)).or_insert([r.from, NO_SQUARE]);
             if entry[0] != r.from && entry[1] == NO_SQUARE {
                 entry[1] = r.from;
             }
@@ -99,15 +92,13 @@ impl Position {
             .iter()
             .map(|&mv| {
                 let sign = self.piece_sign(self.at(mv.from as usize).expect("a piece on the start square"));
-                let tail = self.move_tail(mv);
+                let written = self.written_action(mv);
                 let ambiguous = starts
-                    .get(&(sign.clone(), tail.clone()))
-                    .map_or(false, |froms| froms.iter().any(|&f| f != NO_SQUARE && f != mv.from));
-                if ambiguous {
-                    format!("{sign}{}{tail}", self.variant.geometry.square_name(mv.from as usize))
-                } else {
-                    format!("{sign}{tail}")
-                }
+                    .get(&(sign.clone(), written.action))
+                    .is_some_and(|froms| froms.iter().any(|&f| f != NO_SQUARE && f != mv.from));
+                let g = &self.variant.geometry;
+                let start = if ambiguous { g.square_name(mv.from as usize) } else { String::new() };
+                format!("{sign}{start}{}", written.write(g))
             })
             .collect()
     }
@@ -128,47 +119,35 @@ impl Position {
     /// Finds the legal move (for the side to move) that `text` denotes.
     pub fn parse_move(&self, text: &str) -> Result<Move, NotationError> {
         let text = text.trim();
-        let parsed = parse_shape(text)?;
+        let parsed = WrittenMove::parse(text, &self.variant.geometry)?;
         let table = &self.variant.table;
-        let code = parsed.sign.trim_start_matches('+');
+        let code = parsed.code.trim_start_matches('+');
         if !table.types.iter().any(|t| t.sign == code || t.key == code) {
             return Err(NotationError::UnknownPiece(format!("'{code}' in '{text}'")));
         }
-        let g = &self.variant.geometry;
-        for sq in parsed.squares.iter().flatten() {
-            if g.parse_square(sq).is_none() {
-                return Err(NotationError::UnknownSquare(format!("'{sq}' in '{text}'")));
-            }
-        }
-        let wanted_tail = parsed.tail_without_promotion();
         let side = self.side_to_move();
+        let g = &self.variant.geometry;
         let mut matches = Vec::new();
-        for (sq, p) in self.squares() {
-            if p.color != side {
-                continue;
-            }
-            let sign = self.piece_sign(p);
+        let mut moves = Vec::new();
+        for sq in self.squares_of(side) {
+            let p = self.at(sq).expect("an occupied square");
             let key_sign = if p.promoted {
                 format!("+{}", table.get(p.origin).key)
             } else {
                 table.get(p.kind).key.clone()
             };
-            if sign != parsed.sign && key_sign != parsed.sign {
+            if self.piece_sign(p) != parsed.code && key_sign != parsed.code {
                 continue;
             }
-            if let Some(start) = &parsed.start {
-                if g.parse_square(start) != Some(sq) {
-                    continue;
-                }
+            if parsed.start.is_some_and(|start| start != sq) {
+                continue;
             }
-            let mut moves = Vec::new();
+            moves.clear();
             self.generate_from(sq, &mut moves);
-            for mv in moves {
-                let tail = self.move_tail(mv);
-                if tail.trim_end_matches('+') == wanted_tail {
-                    if parsed.promotes && !tail.ends_with('+') {
-                        continue;
-                    }
+            for &mv in &moves {
+                let written = self.written_action(mv);
+                // A trailing `+` is optional on input, but if given the move must promote.
+                if written.action == parsed.action && (written.promotes || !parsed.promotes) {
                     matches.push(mv);
                 }
             }
@@ -177,7 +156,8 @@ impl Position {
             0 => Err(NotationError::Illegal(format!("no legal move '{text}' for {side}"))),
             1 => Ok(matches[0]),
             _ => {
-                let starts: Vec<String> = matches.iter().map(|m| g.square_name(m.from as usize)).collect();
+                let mut starts: Vec<String> = matches.iter().map(|m| g.square_name(m.from as usize)).collect();
+                starts.dedup();
                 Err(NotationError::Ambiguous(format!(
                     "'{text}' could start from {}; add the start square",
                     starts.join(" or ")
@@ -310,83 +290,149 @@ impl Position {
     }
 }
 
-/// The parts of a move's notation.
-struct Shape {
-    sign: String,
-    start: Option<String>,
-    /// The notation after the sign and start square, e.g. `x5e-6f`.
-    tail: String,
-    promotes: bool,
-    squares: Vec<Option<String>>,
+/// What a move does, as its notation writes it after the piece code (docs/RULES.md §7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// `-12h` (a move) or `x12h` (it removes any piece: on `to`, or swept on the way).
+    Simple { to: usize, capture: bool },
+    /// `x!12h`: capture on the adjacent square without moving (igui).
+    Igui { victim: usize },
+    /// `-!12h`: pass, written with the mover's own square.
+    Pass { at: usize },
+    /// `x12hx12i` / `x12h-12i`: capture on `first`, then go on to `to` (capturing there too
+    /// when `capture`).
+    Double { first: usize, to: usize, capture: bool },
 }
 
-impl Shape {
-    fn tail_without_promotion(&self) -> String {
-        self.tail.trim_end_matches('+').to_string()
+/// An action with its promotion mark (`+`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WrittenAction {
+    pub action: Action,
+    pub promotes: bool,
+}
+
+impl WrittenAction {
+    /// The text after the piece code and start square.
+    pub fn write(&self, g: &Geometry) -> String {
+        let sep = |capture: bool| if capture { 'x' } else { '-' };
+        let mut s = match self.action {
+            Action::Simple { to, capture } => format!("{}{}", sep(capture), g.square_name(to)),
+            Action::Igui { victim } => format!("x!{}", g.square_name(victim)),
+            Action::Pass { at } => format!("-!{}", g.square_name(at)),
+            Action::Double { first, to, capture } => {
+                format!("x{}{}{}", g.square_name(first), sep(capture), g.square_name(to))
+            }
+        };
+        if self.promotes {
+            s.push('+');
+        }
+        s
     }
 }
 
-/// Splits `[+]CODE[start](-|x)[!]square[(-|x)square][+]` without checking names.
-fn parse_shape(text: &str) -> Result<Shape, NotationError> {
-    let malformed = || {
-        NotationError::Malformed(format!(
-            "'{text}' (expected e.g. 'P-12h', 'ORx7c+', 'LNx!5e', 'LNx5ex6f', 'GG18r-18k')"
-        ))
-    };
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    let mut sign = String::new();
-    if bytes.first() == Some(&b'+') {
-        sign.push('+');
-        i += 1;
+/// A move's notation read without a position: `[+]CODE[start]action[+]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WrittenMove {
+    /// The piece code as written, with its `+` when promoted (`LN`, `+FL`).
+    pub code: String,
+    pub start: Option<usize>,
+    pub action: Action,
+    /// A trailing `+` was written.
+    pub promotes: bool,
+}
+
+/// A cursor over the bytes of a move's notation.
+struct Reader<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
     }
-    let code_start = i;
-    while i < bytes.len() && bytes[i].is_ascii_uppercase() {
-        i += 1;
+
+    fn eat(&mut self, byte: u8) -> bool {
+        let found = self.peek() == Some(byte);
+        self.at += found as usize;
+        found
     }
-    if i == code_start {
-        return Err(malformed());
-    }
-    sign.push_str(&text[code_start..i]);
-    let read_square = |i: &mut usize| -> Option<String> {
-        let s = *i;
-        while *i < bytes.len() && bytes[*i].is_ascii_digit() {
-            *i += 1;
+
+    /// A square: one or two digits, then a rank letter, doubled for ranks past `z` (`aa` is
+    /// rank 27). `x` is also the capture mark: `xx` is read as one rank only when that rank is
+    /// on the board, so `12xx13f` is `12x`, `x`, `13f` (rank `xx` would be the 50th).
+    fn square(&mut self, g: &Geometry) -> Result<Option<usize>, NotationError> {
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        let mut i = start;
+        while i < bytes.len() && i - start < 2 && bytes[i].is_ascii_digit() {
+            i += 1;
         }
-        let digits = *i - s;
-        while *i < bytes.len() && bytes[*i].is_ascii_lowercase() {
-            *i += 1;
+        if i == start || i >= bytes.len() || !bytes[i].is_ascii_lowercase() {
+            return Ok(None);
         }
-        if digits == 0 || *i - s == digits {
-            *i = s;
-            None
+        let letter = bytes[i];
+        let mut end = i + 1;
+        if bytes.get(end) == Some(&letter) && (letter != b'x' || (letter - b'a') as usize + 26 < g.height) {
+            end += 1;
+        }
+        let name = &self.text[start..end];
+        let square = g.parse_square(name).ok_or_else(|| {
+            NotationError::UnknownSquare(format!("'{name}' in '{}' is not on the {}x{} board", self.text, g.width, g.height))
+        })?;
+        self.at = end;
+        Ok(Some(square))
+    }
+}
+
+impl WrittenMove {
+    /// Reads the notation grammar of docs/RULES.md §7 (squares checked against `g`).
+    pub fn parse(text: &str, g: &Geometry) -> Result<WrittenMove, NotationError> {
+        let malformed = || {
+            NotationError::Malformed(format!(
+                "'{text}' (expected e.g. 'P-12h', 'ORx7c+', 'LNx!5e', 'LNx5ex6f', 'LN-!18r', 'GG18r-18k')"
+            ))
+        };
+        let mut r = Reader { text, at: 0 };
+        let promoted = r.eat(b'+');
+        let code_start = r.at;
+        while r.peek().is_some_and(|b| b.is_ascii_uppercase()) {
+            r.at += 1;
+        }
+        if r.at == code_start {
+            return Err(malformed());
+        }
+        let code = text[..r.at].to_string();
+        debug_assert_eq!(promoted, code.starts_with('+'));
+        let start = r.square(g)?;
+        let capture = match r.peek() {
+            Some(b'x') => true,
+            Some(b'-') => false,
+            _ => return Err(malformed()),
+        };
+        r.at += 1;
+        let action = if r.eat(b'!') {
+            let square = r.square(g)?.ok_or_else(malformed)?;
+            if capture {
+                Action::Igui { victim: square }
+            } else {
+                Action::Pass { at: square }
+            }
         } else {
-            Some(text[s..*i].to_string())
+            let to = r.square(g)?.ok_or_else(malformed)?;
+            match r.peek() {
+                Some(sep @ (b'x' | b'-')) if capture => {
+                    r.at += 1;
+                    let end = r.square(g)?.ok_or_else(malformed)?;
+                    Action::Double { first: to, to: end, capture: sep == b'x' }
+                }
+                _ => Action::Simple { to, capture },
+            }
+        };
+        let promotes = r.eat(b'+');
+        if r.at != text.len() {
+            return Err(malformed());
         }
-    };
-    let start = read_square(&mut i);
-    let tail_start = i;
-    let mut squares = vec![start.clone()];
-    let sep = |b: Option<&u8>| matches!(b, Some(b'-') | Some(b'x'));
-    if !sep(bytes.get(i)) {
-        return Err(malformed());
+        Ok(WrittenMove { code, start, action, promotes })
     }
-    i += 1;
-    if bytes.get(i) == Some(&b'!') {
-        i += 1;
-    }
-    squares.push(Some(read_square(&mut i).ok_or_else(malformed)?));
-    if sep(bytes.get(i)) {
-        i += 1;
-        squares.push(Some(read_square(&mut i).ok_or_else(malformed)?));
-    }
-    let mut promotes = false;
-    if bytes.get(i) == Some(&b'+') {
-        promotes = true;
-        i += 1;
-    }
-    if i != bytes.len() {
-        return Err(malformed());
-    }
-    Ok(Shape { sign, start, tail: text[tail_start..].to_string(), promotes, squares })
 }

@@ -1,0 +1,126 @@
+//! Notation round trips: every legal move's printed notation parses back to exactly that move,
+//! and the grammar's awkward corners (`x` as a rank letter, start squares before `x`) read right.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use taikyoku_engine::notation::{Action, WrittenMove};
+use taikyoku_engine::{Color, Game, Move, NotationError, Piece, Position, Variant};
+
+/// Every legal move of `pos` is printed uniquely and parses back to itself. Returns the moves
+/// checked with (double moves, start squares, captures) counted.
+fn round_trip_all(pos: &Position, seen: &mut [usize; 4]) {
+    let moves = pos.legal_moves();
+    let notations = pos.notations(&moves, &moves);
+    let mut sorted = notations.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), notations.len(), "two legal moves share a notation in {}", pos.to_text());
+    for (&mv, text) in moves.iter().zip(&notations) {
+        assert_eq!(pos.parse_move(text), Ok(mv), "'{text}' does not parse back in {}", pos.to_text());
+        assert_eq!(pos.move_notation(mv), *text);
+        let written = WrittenMove::parse(text, &pos.variant.geometry).unwrap();
+        seen[0] += 1;
+        seen[1] += matches!(written.action, Action::Double { .. }) as usize;
+        seen[2] += written.start.is_some() as usize;
+        seen[3] += pos.is_capture(mv) as usize;
+    }
+}
+
+#[test]
+fn every_printed_move_parses_back_in_random_games() {
+    let variant = Variant::load("taikyoku", &[]).unwrap();
+    let mut seen = [0usize; 4];
+    for seed in 0..6u64 {
+        let mut game = Game::new(variant.clone());
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for ply in 0..2400 {
+            if game.end().is_some() {
+                break;
+            }
+            let moves = game.position.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            // Every position late in the game (where captures abound), a sample earlier.
+            if ply % 40 == 0 || ply > 1600 && ply % 8 == 0 {
+                round_trip_all(&game.position, &mut seen);
+            }
+            game.play(moves[rng.gen_range(0..moves.len())]);
+        }
+    }
+    let [moves, doubles, starts, captures] = seen;
+    assert!(moves > 50_000 && doubles > 100 && starts > 100 && captures > 1_000, "{seen:?}");
+}
+
+fn board(pieces: &[(&str, &str, Color)]) -> Position {
+    let variant = Variant::load("taikyoku", &[]).unwrap();
+    let mut pos = Position::empty(variant.clone(), Color::Black);
+    for &(sq, key, color) in pieces {
+        let kind = variant.table.lookup(key).unwrap();
+        pos.put(variant.geometry.parse_square(sq).unwrap(), Piece { kind, origin: kind, color, promoted: false });
+    }
+    pos
+}
+
+fn find(pos: &Position, from: &str, to: &str, mid: Option<&str>) -> Move {
+    let g = &pos.variant.geometry;
+    let sq = |name: &str| g.parse_square(name).unwrap() as u16;
+    *pos.legal_moves()
+        .iter()
+        .find(|m| m.from == sq(from) && m.to == sq(to) && mid.map_or(m.mid == u16::MAX, |x| m.mid == sq(x)))
+        .expect("the move is legal")
+}
+
+#[test]
+fn x_after_a_square_is_a_separator() {
+    use Color::*;
+    // A lion double capture on ranks q and r: `LNx18qx17r`-style text has `x` right after a
+    // square, the case that used to be read as rank `qx`.
+    let pos = board(&[("18r", "LN", Black), ("18q", "P", White), ("17p", "P", White)]);
+    let mv = find(&pos, "18r", "17p", Some("18q"));
+    let text = pos.move_notation(mv);
+    assert_eq!(text, "LNx18qx17p+");
+    assert_eq!(pos.parse_move(&text), Ok(mv));
+    assert_eq!(pos.parse_move("LNx18qx17p"), Ok(mv), "the promotion mark is optional");
+    assert_eq!(pos.parse_move("LNx18q-17p"), Err(NotationError::Illegal("no legal move 'LNx18q-17p' for black".into())));
+
+    // Rank `x` itself (the 24th) followed by the separator `x`.
+    let pos = board(&[("12y", "LN", Black), ("12x", "P", White), ("13x", "P", White)]);
+    let mv = find(&pos, "12y", "13x", Some("12x"));
+    assert_eq!(pos.move_notation(mv), "LNx12xx13x+");
+    assert_eq!(pos.parse_move("LNx12xx13x+"), Ok(mv));
+
+    // A start square before `x`: two golds can take the same pawn.
+    let pos = board(&[("18r", "G", Black), ("16r", "G", Black), ("17q", "P", White)]);
+    let mv = find(&pos, "18r", "17q", None);
+    assert_eq!(pos.move_notation(mv), "G18rx17q+");
+    assert_eq!(pos.parse_move("G18rx17q+"), Ok(mv));
+    assert!(matches!(pos.parse_move("Gx17q+"), Err(NotationError::Ambiguous(_))));
+}
+
+#[test]
+fn grammar_errors_name_the_problem() {
+    let g = Variant::load("taikyoku", &[]).unwrap().geometry.clone();
+    for bad in ["", "+", "p-12h", "P12h", "P-", "P-12", "P-h", "P--12h", "P-12h++", "P-12h-13h", "LN-12hx13h", "P-!"] {
+        assert!(matches!(WrittenMove::parse(bad, &g), Err(NotationError::Malformed(_))), "{bad:?}");
+    }
+    for bad in ["P-37a", "P-0a", "P-1kk", "P37a-1a", "LNx1ax0b"] {
+        assert!(matches!(WrittenMove::parse(bad, &g), Err(NotationError::UnknownSquare(_))), "{bad:?}");
+    }
+    let parsed = WrittenMove::parse("+DS10jjx9jjx8ii+", &g).unwrap();
+    assert_eq!(parsed.code, "+DS");
+    assert_eq!(parsed.start, g.parse_square("10jj"));
+    assert_eq!(
+        parsed.action,
+        Action::Double { first: g.parse_square("9jj").unwrap(), to: g.parse_square("8ii").unwrap(), capture: true }
+    );
+    assert!(parsed.promotes);
+    assert_eq!(
+        WrittenMove::parse("LN-!18r", &g).unwrap().action,
+        Action::Pass { at: g.parse_square("18r").unwrap() }
+    );
+    assert_eq!(
+        WrittenMove::parse("LNx!18q", &g).unwrap().action,
+        Action::Igui { victim: g.parse_square("18q").unwrap() }
+    );
+}
