@@ -174,14 +174,7 @@ impl Game {
             // `replay` is the position after a move by `replay.side_to_move().opponent()`.
             let checker = replay.side_to_move().opponent();
             let checked = replay.side_to_move();
-            let gives_check = replay.royal_count(checked) == 1 && {
-                let royal = replay
-                    .squares()
-                    .find(|(_, p)| p.color == checked && replay.variant.table.get(p.kind).royal)
-                    .map(|(sq, _)| sq)
-                    .expect("one royal");
-                replay.attacks(checker, royal)
-            };
+            let gives_check = replay.in_check(checked);
             checks_all[checker.index()] &= gives_check;
             replay.unmake();
         }
@@ -190,6 +183,42 @@ impl Game {
             (false, true) => (Outcome::Win(Color::Black), Termination::PerpetualCheck),
             _ => (Outcome::Draw, Termination::Repetition),
         }
+    }
+
+    /// Whether the game was lost by an illegal move (`forfeit`).
+    pub fn forfeited(&self) -> bool {
+        matches!(self.ends.last(), Some(Some((_, Termination::IllegalMove))))
+    }
+
+    /// The notation of every move played, oldest first (each written in the position it was
+    /// played from).
+    pub fn history_notations(&self) -> Vec<String> {
+        let mut replay = self.position.clone();
+        let mut out = Vec::with_capacity(self.plies());
+        for _ in 0..self.plies() {
+            let mv = replay.unmake().expect("a move per ply");
+            out.push(replay.move_notation(mv));
+        }
+        out.reverse();
+        out
+    }
+
+    /// Replays `moves` from `start` (a position text), checking each is legal and the game not
+    /// over: how pickled games come back. Errors name the first bad move.
+    pub fn replay(variant: Arc<Variant>, start: &str, moves: &[Move], max_plies: Option<u32>) -> Result<Game, String> {
+        let position = Position::from_text(variant, start)?;
+        let mut game = Game::from_position(position);
+        for (i, &mv) in moves.iter().enumerate() {
+            if let Some((_, t)) = game.end_now() {
+                return Err(format!("move {} comes after the end of the game ({})", i + 1, t.name()));
+            }
+            if !game.position.is_legal(mv) {
+                return Err(format!("move {} ({mv:?}) is not legal in its position", i + 1));
+            }
+            game.play(mv);
+        }
+        game.max_plies = max_plies;
+        Ok(game)
     }
 
     /// Marks the game lost by the side to move for an illegal move (environment rule).

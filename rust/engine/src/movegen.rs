@@ -70,6 +70,17 @@ impl Position {
         })
     }
 
+    /// Whether `mv` is a legal move of the side to move (generates only the mover's moves).
+    pub fn is_legal(&self, mv: Move) -> bool {
+        let from = mv.from as usize;
+        if from >= self.variant.geometry.size() || !matches!(self.at(from), Some(p) if p.color == self.side_to_move()) {
+            return false;
+        }
+        let mut moves = Vec::with_capacity(256);
+        self.generate_from(from, &mut moves);
+        moves.contains(&mv)
+    }
+
     /// All moves of `color`'s pieces, as if it were `color`'s turn.
     pub fn generate(&self, color: Color, out: &mut Vec<Move>) {
         for sq in self.squares_of(color) {

@@ -1,6 +1,7 @@
 //! A position: the board, the side to move, make and undo.
 
 use crate::geometry::Color;
+use crate::random::splitmix64;
 use crate::table::Kind;
 use crate::variant::Variant;
 use std::sync::Arc;
@@ -83,19 +84,12 @@ pub struct Position {
     undo: Vec<Undo>,
 }
 
-fn mix(mut z: u64) -> u64 {
-    // splitmix64 finaliser: a good 64-bit mix for Zobrist-style keys without a 3M-entry table.
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// The hash key of a piece on a square: it covers everything that tells two pieces apart.
 #[inline]
 fn piece_key(sq: usize, p: Piece) -> u64 {
     let code = (p.kind as u64) | (p.origin as u64) << 16 | (p.color as u64) << 32 | (p.promoted as u64) << 33;
-    mix(code << 12 ^ sq as u64 ^ 0x5555_0000_0000_0000)
+    // SplitMix64 of (piece, square): Zobrist-style keys without a 3M-entry table.
+    splitmix64(code << 12 ^ sq as u64 ^ 0x5555_0000_0000_0000)
 }
 
 const WHITE_TO_MOVE_KEY: u64 = 0xA3B1_95C4_27D8_E1F6;
@@ -167,6 +161,21 @@ impl Position {
     /// Number of royal pieces (kings, crown princes) a side has.
     pub fn royal_count(&self, color: Color) -> usize {
         self.royals[color.index()] as usize
+    }
+
+    /// The square of `color`'s royal when it has exactly one (a *sole* royal), else `None`.
+    pub fn sole_royal(&self, color: Color) -> Option<usize> {
+        if self.royal_count(color) != 1 {
+            return None;
+        }
+        self.squares_of(color).find(|&sq| self.is_royal(self.board[sq].expect("occupied")))
+    }
+
+    /// Whether `color` is in check: it has exactly one royal and the opponent could capture it
+    /// with its next move. (Moving into check is legal; this is information, and the
+    /// perpetual-check rule.)
+    pub fn in_check(&self, color: Color) -> bool {
+        self.sole_royal(color).is_some_and(|royal| self.attacks(color.opponent(), royal))
     }
 
     /// How many moves can be undone.

@@ -553,6 +553,22 @@ impl PieceTable {
             .copied()
     }
 
+    /// The piece that placing `kind` (a key or name looked up by `lookup`) puts on the board:
+    /// `promoted` asks for the promoted side of a set-up type; a promoted-only type is placed as
+    /// the promoted form of the first type that promotes to it.
+    pub fn placement(&self, kind: Kind, promoted: bool, color: Color) -> Result<crate::Piece, String> {
+        let ty = self.get(kind);
+        if ty.promoted_only {
+            let origin = self.origins_of(kind).next().ok_or_else(|| format!("no piece promotes to '{}'", ty.name))?;
+            Ok(crate::Piece { kind, origin, color, promoted: true })
+        } else if promoted {
+            let to = ty.promotes_to.ok_or_else(|| format!("{} does not promote", ty.name))?;
+            Ok(crate::Piece { kind: to, origin: kind, color, promoted: true })
+        } else {
+            Ok(crate::Piece { kind, origin: kind, color, promoted: false })
+        }
+    }
+
     /// The unpromoted pieces that promote to `kind`, in table order.
     pub fn origins_of(&self, kind: Kind) -> impl Iterator<Item = Kind> + '_ {
         self.types.iter().enumerate().filter(move |(_, t)| t.promotes_to == Some(kind)).map(|(i, _)| i as Kind)

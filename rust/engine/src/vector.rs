@@ -20,6 +20,15 @@ pub enum IllegalAction {
     Lose,
 }
 
+impl IllegalAction {
+    pub fn name(self) -> &'static str {
+        match self {
+            IllegalAction::Raise => "raise",
+            IllegalAction::Lose => "lose",
+        }
+    }
+}
+
 /// One game's result of a step.
 #[derive(Clone, Debug)]
 pub struct StepOutcome {

@@ -1,25 +1,32 @@
 //! # taikyoku-selfplay
 //!
-//! Seeded self-play (uniformly random players, or MCTS with the rules-derived heuristic
-//! evaluator) written as sharded Arrow IPC or Parquet datasets (layout: datasets/README.md).
+//! Seeded self-play (uniformly random players, MCTS with the rules-derived heuristic evaluator,
+//! or MCTS guided by an external network) written as sharded Arrow IPC or Parquet datasets
+//! (layout: datasets/README.md).
 //!
 //! - Every game draws its randomness from its own ChaCha8 stream, seeded from the run's seed
 //!   and the game's index, and shards hold fixed ranges of game indices, so the same settings
 //!   give byte-identical files whatever the thread count.
-//! - A shard is written under a temporary name and renamed when complete; the manifest lists the
-//!   complete shards. Re-running with the same settings resumes after the last complete shard.
+//! - Shards are played concurrently and each is written as soon as its games are done, under a
+//!   temporary name renamed when complete; the manifest lists the complete shards with the size
+//!   and CRC-32 of their files. Re-running with the same settings checks them, regenerates
+//!   any that are missing or damaged, and plays only what is left.
+//! - A run can be stopped (Ctrl-C in Python): games in progress are dropped, complete shards
+//!   kept, and a rerun resumes exactly.
 
+pub mod dataset;
 pub mod network;
 pub mod play;
 pub mod settings;
 pub mod tables;
 
+pub use dataset::{FileCheck, Manifest, Shard, Tally};
+use dataset::Writer;
 use play::{play_game, GameRecord};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 pub use settings::{Format, MctsSettings, Players, Settings};
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use taikyoku_engine::Variant;
 
@@ -30,98 +37,20 @@ pub enum RunError {
     Usage(String),
     /// The file system refused (full disk, permissions...): complete shards are kept.
     Io(String),
+    /// The caller asked the run to stop: complete shards are kept, a rerun resumes.
+    Interrupted,
 }
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RunError::Usage(m) | RunError::Io(m) => f.write_str(m),
+            RunError::Interrupted => f.write_str("self-play interrupted; complete shards are kept"),
         }
     }
 }
 
 impl std::error::Error for RunError {}
-
-fn io_error(what: &str, path: &Path, e: std::io::Error) -> RunError {
-    RunError::Io(format!("{what} {}: {e}", path.display()))
-}
-
-/// Counts of a shard, or of a whole dataset.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Tally {
-    pub games: u64,
-    pub positions: u64,
-    pub black_wins: u64,
-    pub white_wins: u64,
-    pub draws: u64,
-    pub truncated: u64,
-    /// Bytes on disk.
-    pub bytes: u64,
-}
-
-impl Tally {
-    fn add(&mut self, other: &Tally) {
-        self.games += other.games;
-        self.positions += other.positions;
-        self.black_wins += other.black_wins;
-        self.white_wins += other.white_wins;
-        self.draws += other.draws;
-        self.truncated += other.truncated;
-        self.bytes += other.bytes;
-    }
-}
-
-/// One complete shard, as the manifest lists it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Shard {
-    pub index: u64,
-    pub first_game: u64,
-    #[serde(flatten)]
-    pub tally: Tally,
-    /// Paths relative to the dataset directory.
-    pub games_file: String,
-    pub positions_file: String,
-}
-
-/// `manifest.json` of a dataset.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Manifest {
-    pub schema_version: u32,
-    pub engine_version: String,
-    pub settings: Settings,
-    /// How each game's seed and random stream derive from `settings.seed`.
-    pub seeding: String,
-    pub shards: Vec<Shard>,
-    pub complete: bool,
-}
-
-impl Manifest {
-    fn new(settings: &Settings) -> Manifest {
-        Manifest {
-            schema_version: tables::SCHEMA_VERSION,
-            engine_version: env!("CARGO_PKG_VERSION").into(),
-            settings: settings.clone(),
-            seeding: "game seed = splitmix64(seed ^ splitmix64(game_id)); moves from ChaCha8Rng::seed_from_u64(game seed)".into(),
-            shards: Vec::new(),
-            complete: false,
-        }
-    }
-
-    pub fn read(dir: &Path) -> Result<Manifest, RunError> {
-        let path = dir.join("manifest.json");
-        let text = fs::read_to_string(&path).map_err(|e| io_error("reading", &path, e))?;
-        serde_json::from_str(&text).map_err(|e| RunError::Usage(format!("{} is not a taikyoku manifest: {e}", path.display())))
-    }
-
-    /// Writes the manifest atomically (temporary file, then rename).
-    fn write(&self, dir: &Path) -> Result<(), RunError> {
-        let path = dir.join("manifest.json");
-        let temporary = dir.join("manifest.json.tmp");
-        let text = serde_json::to_string_pretty(self).expect("a manifest serializes");
-        fs::write(&temporary, text + "\n").map_err(|e| io_error("writing", &temporary, e))?;
-        fs::rename(&temporary, &path).map_err(|e| io_error("renaming", &temporary, e))
-    }
-}
 
 /// What a run did.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -130,102 +59,95 @@ pub struct Summary {
     pub total: Tally,
     /// What this run generated (the rest was resumed).
     pub generated: Tally,
+    /// Shards of an earlier run found missing or damaged and generated again, with why.
+    pub repaired: Vec<String>,
     pub seconds: f64,
 }
 
-/// Checks `out` and returns the manifest to continue (a new one, or the matching old one).
-fn prepare(out: &Path, settings: &Settings) -> Result<Manifest, RunError> {
-    if out.exists() && !out.is_dir() {
-        return Err(RunError::Usage(format!("{} exists and is not a directory", out.display())));
-    }
-    if out.is_dir() {
-        let mut entries = fs::read_dir(out).map_err(|e| io_error("listing", out, e))?;
-        if entries.next().is_some() {
-            if !out.join("manifest.json").is_file() {
-                return Err(RunError::Usage(format!(
-                    "output directory {} is not empty and holds no taikyoku dataset: choose a new or empty directory",
-                    out.display()
-                )));
-            }
-            let manifest = Manifest::read(out)?;
-            if manifest.settings != *settings || manifest.schema_version != tables::SCHEMA_VERSION {
-                return Err(RunError::Usage(format!(
-                    "{} holds a dataset made with other settings ({}); use a new directory, or the same settings to resume",
-                    out.display(),
-                    serde_json::to_string(&manifest.settings).unwrap_or_default()
-                )));
-            }
-            return Ok(manifest);
-        }
-    }
-    Ok(Manifest::new(settings))
+/// How a run is watched from outside: a progress report per finished game, and a flag that
+/// stops it.
+#[derive(Clone, Copy)]
+pub struct Control<'a> {
+    pub progress: &'a (dyn Fn(&GameRecord) + Sync),
+    /// Set (by another thread) to stop the run as soon as possible.
+    pub stop: &'a AtomicBool,
 }
 
-/// Writes one shard's two files, each under a temporary name renamed when complete.
-fn write_shard(out: &Path, settings: &Settings, index: u64, records: &[GameRecord]) -> Result<Shard, RunError> {
-    let extension = settings.format.extension();
-    let games_file = format!("games/part-{index:05}.{extension}");
-    let positions_file = format!("positions/part-{index:05}.{extension}");
-    let mut bytes = 0;
-    let usage = |e: arrow_schema::ArrowError| RunError::Usage(format!("building shard {index}: {e}"));
-    let positions: Vec<_> = records.iter().map(tables::positions_batch).collect::<Result<_, _>>().map_err(usage)?;
-    let games = vec![tables::games_batch(records, &settings.variant, settings.players.name()).map_err(usage)?];
-    // Positions first, games last: a shard counts as written once its games file exists.
-    for (relative, schema, batches) in
-        [(&positions_file, tables::positions_schema(), &positions), (&games_file, tables::games_schema(), &games)]
-    {
-        let path = out.join(relative);
-        let temporary = out.join(format!("{relative}.tmp"));
-        if let Err(e) = tables::write_file(&temporary, settings.format, schema, batches) {
-            let _ = fs::remove_file(&temporary);
-            return Err(RunError::Io(e));
-        }
-        if let Err(e) = fs::rename(&temporary, &path) {
-            let _ = fs::remove_file(&temporary);
-            return Err(io_error("renaming", &temporary, e));
-        }
-        bytes += fs::metadata(&path).map_err(|e| io_error("reading", &path, e))?.len();
+impl Control<'_> {
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
     }
-    let count = |result: Option<&str>| records.iter().filter(|r| r.result == result).count() as u64;
-    let tally = Tally {
-        games: records.len() as u64,
-        positions: records.iter().map(|r| r.positions.len() as u64).sum(),
-        black_wins: count(Some("black")),
-        white_wins: count(Some("white")),
-        draws: count(Some("draw")),
-        truncated: count(None),
-        bytes,
-    };
-    Ok(Shard { index, first_game: index * settings.games_per_shard, tally, games_file, positions_file })
 }
 
-/// Generates (or resumes) the dataset of `settings` in `out`. `progress` is called from the
-/// worker threads with each finished game.
-pub fn run(
-    out: &Path,
-    settings: &Settings,
-    threads: Option<usize>,
-    progress: &(dyn Fn(&GameRecord) + Sync),
-) -> Result<Summary, RunError> {
+/// A `Control` that reports nothing and never stops (tests, benchmarks).
+pub fn unattended<R>(run: impl FnOnce(Control) -> R) -> R {
+    let stop = AtomicBool::new(false);
+    run(Control { progress: &|_| {}, stop: &stop })
+}
+
+/// Generates (or resumes) the dataset of `settings` in `out`, with random or heuristic-MCTS
+/// players, on `threads` workers (rayon's default when `None`). Shards are played at once and
+/// written as they complete, so every thread stays busy whatever `games_per_shard` is.
+pub fn run(out: &Path, settings: &Settings, threads: Option<usize>, control: Control) -> Result<Summary, RunError> {
+    if settings.network.is_some() {
+        return Err(RunError::Usage("an evaluator-guided run needs network::run".into()));
+    }
     let pool = thread_pool(threads)?;
-    let variant = Variant::load(&settings.variant, &settings.options).map_err(|e| RunError::Usage(e.to_string()))?;
-    run_with(out, settings, |games| {
-        Ok(pool.install(|| {
-            games
+    let variant = load_variant(settings)?;
+    let started = Instant::now();
+    let (writer, missing) = Writer::open(out, settings)?;
+    // The first failure of a shard; the others then stop too.
+    let failure: std::sync::Mutex<Option<RunError>> = std::sync::Mutex::new(None);
+    let failed = AtomicBool::new(false);
+    let halted = || control.stopped() || failed.load(Ordering::Relaxed);
+    let result = pool.install(|| {
+        missing.par_iter().try_for_each(|&index| {
+            if halted() {
+                return Err(RunError::Interrupted);
+            }
+            let games = settings.shard_games(index);
+            let records: Option<Vec<GameRecord>> = games
                 .into_par_iter()
                 .map(|id| {
-                    let record = play_game(&variant, settings, id);
-                    progress(&record);
-                    record
+                    let record = play_game(&variant, settings, id, &halted)?;
+                    (control.progress)(&record);
+                    Some(record)
                 })
-                .collect()
-        }))
-    })
+                .collect();
+            let records = records.ok_or(RunError::Interrupted)?;
+            writer.commit(index, &records).inspect_err(|e| {
+                failed.store(true, Ordering::Relaxed);
+                failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e.clone());
+            })
+        })
+    });
+    // Shards that stopped because another failed report `Interrupted`: the failure is the news.
+    let result = match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => result,
+    };
+    finish(writer, result, started)
+}
+
+/// Ends a run: marks the dataset complete, or (on failure) keeps what is complete.
+fn finish(writer: Writer, result: Result<(), RunError>, started: Instant) -> Result<Summary, RunError> {
+    match result {
+        Ok(()) => writer.finish(started),
+        Err(e) => {
+            writer.abandon();
+            Err(e)
+        }
+    }
+}
+
+fn load_variant(settings: &Settings) -> Result<std::sync::Arc<Variant>, RunError> {
+    settings.validate().map_err(RunError::Usage)?;
+    Variant::load(&settings.variant, &settings.options).map_err(|e| RunError::Usage(e.to_string()))
 }
 
 /// A rayon pool of `threads` workers (rayon's default when `None`).
 pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, RunError> {
-    let mut pool = rayon::ThreadPoolBuilder::new();
+    let mut pool = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("taikyoku-selfplay-{i}"));
     if let Some(threads) = threads {
         if threads == 0 {
             return Err(RunError::Usage("threads must be at least 1".into()));
@@ -235,63 +157,41 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, RunError
     pool.build().map_err(|e| RunError::Usage(format!("cannot start threads: {e}")))
 }
 
-/// `run` with another source of games: `play(range)` returns the records of the games with
-/// those indices, in index order (used for network-guided self-play).
-pub fn run_with(
+/// `run` with another source of games, one shard at a time: `play(range)` returns the records
+/// of the games with those indices (any order), or `None` if it was stopped. Used for
+/// network-guided self-play, whose evaluator batches the games of a shard together.
+pub fn run_shards(
     out: &Path,
     settings: &Settings,
-    mut play: impl FnMut(std::ops::Range<u64>) -> Result<Vec<GameRecord>, RunError>,
+    control: Control,
+    mut play: impl FnMut(std::ops::Range<u64>) -> Result<Option<Vec<GameRecord>>, RunError>,
 ) -> Result<Summary, RunError> {
-    settings.validate().map_err(RunError::Usage)?;
-    Variant::load(&settings.variant, &settings.options).map_err(|e| RunError::Usage(e.to_string()))?;
-    let mut manifest = prepare(out, settings)?;
-    for sub in ["games", "positions"] {
-        let dir = out.join(sub);
-        fs::create_dir_all(&dir).map_err(|e| io_error("creating", &dir, e))?;
-        // Leftovers of an interrupted run.
-        for entry in fs::read_dir(&dir).map_err(|e| io_error("listing", &dir, e))?.flatten() {
-            if entry.path().extension().is_some_and(|x| x == "tmp") {
-                let _ = fs::remove_file(entry.path());
-            }
-        }
-    }
-    manifest.shards.retain(|s| out.join(&s.games_file).is_file() && out.join(&s.positions_file).is_file());
-    manifest.complete = false;
-    manifest.write(out)?;
+    load_variant(settings)?;
     let started = Instant::now();
-    let mut summary = Summary::default();
-    for index in 0..settings.shard_count() {
-        if manifest.shards.iter().any(|s| s.index == index) {
-            continue;
+    let (writer, missing) = Writer::open(out, settings)?;
+    let mut result = Ok(());
+    for index in missing {
+        if control.stopped() {
+            result = Err(RunError::Interrupted);
+            break;
         }
-        let first = index * settings.games_per_shard;
-        let last = (first + settings.games_per_shard).min(settings.games);
-        let mut records = play(first..last)?;
-        records.sort_by_key(|r| r.game_id);
-        let shard = write_shard(out, settings, index, &records)?;
-        summary.generated.add(&shard.tally);
-        manifest.shards.push(shard);
-        manifest.shards.sort_by_key(|s| s.index);
-        manifest.write(out)?;
+        let played = play(settings.shard_games(index)).and_then(|records| records.ok_or(RunError::Interrupted));
+        result = played.and_then(|mut records| {
+            records.sort_by_key(|r| r.game_id);
+            writer.commit(index, &records)
+        });
+        if result.is_err() {
+            break;
+        }
     }
-    manifest.complete = true;
-    manifest.write(out)?;
-    for shard in &manifest.shards {
-        summary.total.add(&shard.tally);
-    }
-    summary.seconds = started.elapsed().as_secs_f64();
-    Ok(summary)
-}
-
-/// The dataset files of `out` (for tools that list them).
-pub fn shard_files(out: &Path) -> Result<Vec<PathBuf>, RunError> {
-    let manifest = Manifest::read(out)?;
-    Ok(manifest.shards.iter().flat_map(|s| [out.join(&s.games_file), out.join(&s.positions_file)]).collect())
+    finish(writer, result, started)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    use std::path::PathBuf;
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("taikyoku-selfplay-{name}-{}", std::process::id()));
@@ -300,7 +200,20 @@ mod tests {
     }
 
     fn file_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
-        shard_files(dir).unwrap().into_iter().map(|p| (p.display().to_string(), fs::read(p).unwrap())).collect()
+        let mut names: Vec<PathBuf> = ["games", "positions"]
+            .iter()
+            .flat_map(|sub| fs::read_dir(dir.join(sub)).unwrap().map(|e| e.unwrap().path()))
+            .collect();
+        names.push(dir.join("manifest.json"));
+        names.sort();
+        names
+            .into_iter()
+            .map(|p| (p.strip_prefix(dir).unwrap().display().to_string(), fs::read(&p).unwrap()))
+            .collect()
+    }
+
+    fn run_quietly(out: &Path, settings: &Settings, threads: Option<usize>) -> Result<Summary, RunError> {
+        unattended(|control| run(out, settings, threads, control))
     }
 
     #[test]
@@ -308,23 +221,21 @@ mod tests {
         for format in [Format::Arrow, Format::Parquet] {
             let settings = Settings { games: 5, games_per_shard: 2, max_plies: 40, format, ..Settings::default() };
             let (one, two) = (temp_dir("one"), temp_dir("two"));
-            let a = run(&one, &settings, Some(1), &|_| {}).unwrap();
-            let b = run(&two, &settings, Some(2), &|_| {}).unwrap();
+            let a = run_quietly(&one, &settings, Some(1)).unwrap();
+            let b = run_quietly(&two, &settings, Some(2)).unwrap();
             assert_eq!((a.total.games, a.total.positions, a.total.truncated), (5, 200, 5));
             assert_eq!(b.total.games, 5);
-            let strip = |v: Vec<(String, Vec<u8>)>, dir: &Path| {
-                v.into_iter().map(|(p, b)| (p.replace(&dir.display().to_string(), ""), b)).collect::<Vec<_>>()
-            };
-            assert_eq!(strip(file_bytes(&one), &one), strip(file_bytes(&two), &two));
-            // Resume: drop the last shard; a rerun regenerates only it, identically.
             let before = file_bytes(&one);
+            assert_eq!(before, file_bytes(&two));
+            // Resume: drop the last shard; a rerun regenerates only it, identically.
             fs::remove_file(one.join(format!("games/part-00002.{}", format.extension()))).unwrap();
-            let again = run(&one, &settings, Some(2), &|_| {}).unwrap();
+            let again = run_quietly(&one, &settings, Some(2)).unwrap();
             assert_eq!((again.generated.games, again.total.games), (1, 5));
+            assert_eq!(again.repaired.len(), 1, "{:?}", again.repaired);
             assert_eq!(file_bytes(&one), before);
             // Other settings in the same directory: refused, nothing touched.
             let other = Settings { seed: 1, ..settings.clone() };
-            assert!(matches!(run(&one, &other, None, &|_| {}), Err(RunError::Usage(_))));
+            assert!(matches!(run_quietly(&one, &other, None), Err(RunError::Usage(_))));
             assert_eq!(file_bytes(&one), before);
             let _ = fs::remove_dir_all(&one);
             let _ = fs::remove_dir_all(&two);
@@ -332,13 +243,78 @@ mod tests {
     }
 
     #[test]
-    fn a_foreign_non_empty_directory_is_refused() {
+    fn damaged_and_duplicated_shards_are_regenerated() {
+        let settings = Settings { games: 4, games_per_shard: 1, max_plies: 30, ..Settings::default() };
+        let dir = temp_dir("damaged");
+        run_quietly(&dir, &settings, Some(2)).unwrap();
+        let before = file_bytes(&dir);
+        // A flipped bit in one file, a truncated other file, a duplicated entry.
+        let flip = dir.join("positions/part-00001.arrow");
+        let mut bytes = fs::read(&flip).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x10;
+        fs::write(&flip, bytes).unwrap();
+        let cut = dir.join("games/part-00003.arrow");
+        let bytes = fs::read(&cut).unwrap();
+        fs::write(&cut, &bytes[..bytes.len() - 7]).unwrap();
+        let mut manifest = Manifest::read(&dir).unwrap();
+        manifest.shards.push(manifest.shards[0].clone());
+        manifest.shards[2].tally.black_wins += 1;
+        fs::write(dir.join("manifest.json"), serde_json::to_string_pretty(&manifest).unwrap()).unwrap();
+        let again = run_quietly(&dir, &settings, Some(1)).unwrap();
+        assert_eq!(again.generated.games, 3, "{:?}", again.repaired);
+        assert_eq!(again.repaired.len(), 4, "{:?}", again.repaired);
+        assert_eq!(file_bytes(&dir), before);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_stopped_run_keeps_whole_shards_and_resumes_exactly() {
+        let settings = Settings { games: 6, games_per_shard: 2, max_plies: 50, ..Settings::default() };
+        let (whole, stopped) = (temp_dir("whole"), temp_dir("stopped"));
+        run_quietly(&whole, &settings, Some(2)).unwrap();
+        // Stop after the third finished game: at most one shard can be complete.
+        let stop = AtomicBool::new(false);
+        let finished = std::sync::atomic::AtomicUsize::new(0);
+        let progress = |_: &GameRecord| {
+            if finished.fetch_add(1, Ordering::SeqCst) + 1 >= 3 {
+                stop.store(true, Ordering::SeqCst);
+            }
+        };
+        let result = run(&stopped, &settings, Some(1), Control { progress: &progress, stop: &stop });
+        assert_eq!(result, Err(RunError::Interrupted));
+        let manifest = Manifest::read(&stopped).unwrap();
+        assert!(!manifest.complete && manifest.shards.len() <= 1, "{:?}", manifest.shards);
+        assert!(fs::read_dir(stopped.join("games")).unwrap().all(|e| !e.unwrap().path().display().to_string().ends_with(".tmp")));
+        run_quietly(&stopped, &settings, Some(2)).unwrap();
+        assert_eq!(file_bytes(&stopped), file_bytes(&whole));
+        let _ = fs::remove_dir_all(&whole);
+        let _ = fs::remove_dir_all(&stopped);
+    }
+
+    #[test]
+    fn a_failed_first_run_leaves_nothing() {
+        let dir = temp_dir("nothing");
+        let stop = AtomicBool::new(true);
+        let settings = Settings { games: 2, max_plies: 10, ..Settings::default() };
+        assert_eq!(run(&dir, &settings, Some(1), Control { progress: &|_| {}, stop: &stop }), Err(RunError::Interrupted));
+        assert!(!dir.exists(), "the run created {} and must remove it", dir.display());
+        fs::create_dir_all(&dir).unwrap();
+        assert_eq!(run(&dir, &settings, Some(1), Control { progress: &|_| {}, stop: &stop }), Err(RunError::Interrupted));
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 0, "an empty directory stays empty");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_foreign_non_empty_directory_or_an_empty_path_is_refused() {
         let dir = temp_dir("foreign");
         fs::create_dir_all(&dir).unwrap();
         fs::write(dir.join("notes.txt"), "mine").unwrap();
-        let error = run(&dir, &Settings::default(), None, &|_| {}).unwrap_err();
+        let error = run_quietly(&dir, &Settings::default(), None).unwrap_err();
         assert!(error.to_string().contains("not empty"), "{error}");
         assert_eq!(fs::read_to_string(dir.join("notes.txt")).unwrap(), "mine");
         let _ = fs::remove_dir_all(&dir);
+        let error = run_quietly(Path::new(""), &Settings::default(), None).unwrap_err();
+        assert!(matches!(&error, RunError::Usage(m) if m.contains("empty")), "{error}");
     }
 }

@@ -4,7 +4,8 @@
 //! not depend on which other games share a batch.
 
 use crate::play::{game_seed, root_visits, GameRecord};
-use crate::settings::{MctsSettings, Settings};
+use crate::settings::{MctsSettings, Players, Settings};
+use crate::{run_shards, Control, RunError, Summary};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -43,6 +44,50 @@ impl LeafBatch {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// A network that evaluates leaves in batches.
+pub trait BatchEvaluator {
+    /// Priors aligned with `batch.actions` and one value per leaf (from the leaf's side to move).
+    fn evaluate(&mut self, batch: &LeafBatch) -> Result<(Vec<f32>, Vec<f32>), RunError>;
+}
+
+/// Generates (or resumes) the dataset of `settings` (MCTS players with `settings.network` set)
+/// in `out`: each shard's games are played `concurrent` at a time, their leaves evaluated in
+/// batches by `evaluator`.
+pub fn run(
+    out: &std::path::Path,
+    settings: &Settings,
+    concurrent: usize,
+    evaluator: &mut dyn BatchEvaluator,
+    control: Control,
+) -> Result<Summary, RunError> {
+    let Players::Mcts(mcts) = &settings.players else {
+        return Err(RunError::Usage("an evaluator guides MCTS: use players='mcts'".into()));
+    };
+    let Some(network) = &settings.network else {
+        return Err(RunError::Usage("a network-guided run needs settings.network".into()));
+    };
+    let variant = Variant::load(&settings.variant, &settings.options).map_err(|e| RunError::Usage(e.to_string()))?;
+    let leaves = network.leaves_per_game as usize;
+    run_shards(out, settings, control, |games| {
+        let mut driver = NetworkSelfPlay::new(variant.clone(), settings.clone(), mcts.clone(), games, concurrent, leaves);
+        let mut records = Vec::new();
+        while !driver.done() {
+            if control.stopped() {
+                return Ok(None);
+            }
+            let batch = driver.gather();
+            // A round may have nothing to evaluate (every search done): no call then.
+            let (priors, values) = if batch.is_empty() { (Vec::new(), Vec::new()) } else { evaluator.evaluate(&batch)? };
+            driver.apply(&priors, &values, &batch.offsets).map_err(RunError::Usage)?;
+            for record in driver.take_finished() {
+                (control.progress)(&record);
+                records.push(record);
+            }
+        }
+        Ok(Some(records))
+    })
 }
 
 /// Games `first..last` of a run, played concurrently `concurrent` at a time.

@@ -8,6 +8,7 @@ use taikyoku_engine::actions::{action_of, Frame, GRID_SQUARES};
 use taikyoku_engine::evaluation::HeuristicEvaluator;
 use taikyoku_engine::mcts::{MctsPlayer, RootStats};
 use taikyoku_engine::observation::compact_board;
+use taikyoku_engine::random::splitmix64;
 use taikyoku_engine::{Color, Game, Move, Outcome, Position, Termination, Variant};
 
 /// One position of a game, as the positions table stores it.
@@ -96,13 +97,7 @@ impl GameRecord {
 /// The seed of game `index` of a run: SplitMix64 of the master seed and the index, so any game
 /// can be replayed alone and no two games share a stream.
 pub fn game_seed(master: u64, index: u64) -> u64 {
-    fn splitmix(mut z: u64) -> u64 {
-        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    splitmix(master ^ splitmix(index))
+    splitmix64(master ^ splitmix64(index))
 }
 
 /// MCTS root visits as (action, count) pairs, by action, without unvisited moves.
@@ -113,8 +108,9 @@ pub fn root_visits(pos: &Position, stats: &RootStats) -> Vec<(u32, u32)> {
     visits
 }
 
-/// Plays game `game_id` of a run with `settings`.
-pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64) -> GameRecord {
+/// Plays game `game_id` of a run with `settings`; `None` if `halted` says to stop (it is
+/// asked before every ply).
+pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64, halted: &dyn Fn() -> bool) -> Option<GameRecord> {
     let seed = game_seed(settings.seed, game_id);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut game = Game::new(variant.clone());
@@ -130,7 +126,10 @@ pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64) -> G
         game.position.generate(game.side_to_move(), &mut legal);
         if let Some(end) = game.end_with_moves(&legal) {
             record.finish(end);
-            return record;
+            return Some(record);
+        }
+        if halted() {
+            return None;
         }
         let (mv, visits, root_value) = match mcts.as_mut() {
             None => (legal[rng.gen_range(0..legal.len())], Vec::new(), None),
@@ -156,9 +155,10 @@ mod tests {
     fn same_seed_same_game_and_seeds_differ_per_game() {
         let variant = Variant::load("taikyoku", &[]).unwrap();
         let settings = Settings { max_plies: 60, ..Settings::default() };
-        let a = play_game(&variant, &settings, 3);
-        assert_eq!(a, play_game(&variant, &settings, 3));
-        assert_ne!(a.actions, play_game(&variant, &settings, 4).actions);
+        let play = |id| play_game(&variant, &settings, id, &|| false).unwrap();
+        let a = play(3);
+        assert_eq!(a, play(3));
+        assert_ne!(a.actions, play(4).actions);
         assert_eq!((a.plies(), a.result, a.termination), (60, None, "max_plies"));
         assert_eq!(a.positions.len(), 60);
         assert!(a.positions.iter().enumerate().all(|(i, p)| p.ply == i as u32 && p.white_to_move == (i % 2 == 1)));
@@ -169,13 +169,14 @@ mod tests {
         let variant = Variant::load("taikyoku", &[]).unwrap();
         let mcts = MctsSettings { simulations: 16, ..MctsSettings::default() };
         let settings = Settings { players: Players::Mcts(mcts), max_plies: 4, ..Settings::default() };
-        let record = play_game(&variant, &settings, 0);
+        let record = play_game(&variant, &settings, 0, &|| false).unwrap();
         assert_eq!(record.plies(), 4);
         for p in &record.positions {
             assert!(p.root_value.is_some());
             assert!(p.visits.iter().map(|&(_, c)| c).sum::<u32>() >= 16);
             assert!(p.visits.iter().any(|&(a, _)| a == p.action));
         }
-        assert_eq!(record, play_game(&variant, &settings, 0));
+        assert_eq!(record, play_game(&variant, &settings, 0, &|| false).unwrap());
+        assert_eq!(play_game(&variant, &settings, 0, &|| true), None, "a halted game gives no record");
     }
 }

@@ -186,4 +186,10 @@ impl Settings {
     pub fn shard_count(&self) -> u64 {
         self.games.div_ceil(self.games_per_shard)
     }
+
+    /// The game ids of shard `index`.
+    pub fn shard_games(&self, index: u64) -> std::ops::Range<u64> {
+        let first = index.saturating_mul(self.games_per_shard).min(self.games);
+        first..first.saturating_add(self.games_per_shard).min(self.games)
+    }
 }

@@ -1,11 +1,12 @@
 //! The two tables (datasets/README.md): their Arrow schemas, record batches built from game
 //! records, and shard files written as Arrow IPC or Parquet.
 
+use crate::dataset::Tally;
 use crate::play::GameRecord;
 use crate::settings::Format;
 use arrow_array::builder::{ListBuilder, StringBuilder, UInt32Builder};
 use arrow_array::{
-    ArrayRef, BooleanArray, FixedSizeListArray, Float32Array, Int8Array, ListArray, RecordBatch, StringArray, StructArray,
+    Array, ArrayRef, BooleanArray, FixedSizeListArray, Float32Array, Int8Array, ListArray, RecordBatch, StringArray, StructArray,
     UInt16Array, UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow_ipc::writer::{FileWriter, IpcWriteOptions};
@@ -77,7 +78,7 @@ pub fn positions_schema() -> SchemaRef {
 }
 
 /// The games table rows of `records`.
-pub fn games_batch(records: &[GameRecord], variant: &str, player: &str) -> Result<RecordBatch, ArrowError> {
+pub fn games_batch(records: &[&GameRecord], variant: &str, player: &str) -> Result<RecordBatch, ArrowError> {
     let mut actions = ListBuilder::new(UInt32Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt32, false)));
     let mut moves = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
     for r in records {
@@ -132,6 +133,33 @@ pub fn positions_batch(record: &GameRecord) -> Result<RecordBatch, ArrowError> {
         Arc::new(Int8Array::from_iter_values(p.iter().map(|x| record.outcome_for(x.white_to_move)))),
     ];
     RecordBatch::try_new(positions_schema(), columns)
+}
+
+/// The counts of a games file (results and plies; `bytes` zero), read back to check a shard.
+pub fn read_games_tally(path: &Path, format: Format) -> Result<Tally, String> {
+    let file = File::open(path).map_err(|e| e.to_string())?;
+    let batches: Vec<RecordBatch> = match format {
+        Format::Arrow => arrow_ipc::reader::FileReader::try_new(file, None)
+            .map_err(|e| e.to_string())?
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?,
+        Format::Parquet => parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .and_then(|b| b.build())
+            .map_err(|e| e.to_string())?
+            .collect::<Result<_, _>>()
+            .map_err(|e| e.to_string())?,
+    };
+    let mut rows = Vec::new();
+    for batch in &batches {
+        let column = |name: &str| batch.column_by_name(name).ok_or_else(|| format!("no column '{name}'"));
+        let results = column("result")?.as_any().downcast_ref::<StringArray>().ok_or("'result' is not a string column")?;
+        let plies = column("plies")?.as_any().downcast_ref::<UInt32Array>().ok_or("'plies' is not a uint32 column")?;
+        for i in 0..batch.num_rows() {
+            let result = results.is_valid(i).then(|| results.value(i).to_string());
+            rows.push((result, plies.value(i) as u64));
+        }
+    }
+    Ok(Tally::of(rows.iter().map(|(r, p)| (r.as_deref(), *p))))
 }
 
 /// Writes record batches of one schema to `path` in `format`.

@@ -1,0 +1,498 @@
+//! `taikyoku.Game`: a game of any variant, its moves, its end, its actions and observations.
+
+use crate::convert::{self, Int};
+use crate::errors::{invalid, notation_error, shield, IllegalMoveError, PositionTextError, UnknownPieceError, UnknownSquareError};
+use crate::observations::{self, Dtype};
+use crate::pieces::{self, Move, Piece};
+use crate::workers;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+use std::sync::Arc;
+use taikyoku_engine::actions::{self, Frame};
+use taikyoku_engine::observation;
+use taikyoku_engine::{self as engine, Move as EngineMove, Outcome, Position, Variant};
+
+/// A game of Taikyoku shogi (or another variant): the position, its history and its end.
+#[pyclass(module = "taikyoku")]
+#[derive(Clone)]
+pub struct Game {
+    pub game: engine::Game,
+    /// Position text of the start (for pickling: start + moves).
+    start: String,
+}
+
+impl Game {
+    /// Wraps an engine game, recovering its start position for pickling.
+    pub fn wrap(game: engine::Game) -> Game {
+        let mut start = game.position.clone();
+        while start.unmake().is_some() {}
+        Game { start: start.to_text(), game }
+    }
+
+    fn starting(game: engine::Game) -> Game {
+        let start = game.position.to_text();
+        Game { game, start }
+    }
+
+    fn variant(&self) -> &Arc<Variant> {
+        &self.game.position.variant
+    }
+
+    /// A square given as a name (`12h`) or a (file, rank) pair.
+    fn square(&self, square: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let g = &self.variant().geometry;
+        if let Ok(name) = square.downcast::<PyString>() {
+            let name = name.to_cow()?;
+            return g.parse_square(&name).ok_or_else(|| {
+                UnknownSquareError::new_err(format!(
+                    "unknown square '{}' (files 1-{}, ranks a-z then aa-{}; e.g. '12h')",
+                    name.chars().take(40).collect::<String>(),
+                    g.width,
+                    engine::Geometry::rank_name(g.height - 1)
+                ))
+            });
+        }
+        if let Ok((file, rank)) = square.extract::<(Int, Int)>() {
+            let (file, rank) = (file.0, rank.0);
+            let on_board = (1..=g.width as i128).contains(&file) && (1..=g.height as i128).contains(&rank);
+            return on_board.then(|| g.square_from_file_rank(file as usize, rank as usize)).flatten().ok_or_else(|| {
+                UnknownSquareError::new_err(format!("square ({file}, {rank}) is off the {}x{} board", g.width, g.height))
+            });
+        }
+        Err(UnknownSquareError::new_err(format!(
+            "a square is a name like '12h' or a (file, rank) pair of integers, not {}",
+            convert::describe(square)
+        )))
+    }
+
+    /// Restarts the history after a board edit (no undo across an edit).
+    fn after_edit(&mut self) {
+        self.game.reset_history();
+        self.start = self.game.position.to_text();
+    }
+
+    fn find_legal(&self, mv: &Move) -> PyResult<EngineMove> {
+        let pos = &self.game.position;
+        if pos.is_legal(mv.inner) {
+            Ok(mv.inner)
+        } else {
+            Err(IllegalMoveError::new_err(format!("illegal move {} for {} in this position", mv.notation, pos.side_to_move())))
+        }
+    }
+
+    /// The sorted legal actions in `frame`; none once the game is over.
+    fn actions_now(&self, frame: Frame) -> Vec<u32> {
+        let pos = &self.game.position;
+        let moves = if self.game.end().is_some() { Vec::new() } else { pos.legal_moves() };
+        actions::legal_actions(pos, &moves, frame)
+    }
+
+    /// The legal move meant by a Move, a notation string, or (when `actions`) an action.
+    fn resolve(&self, mv: &Bound<'_, PyAny>, caller: &str, actions: bool) -> PyResult<EngineMove> {
+        if let Ok(m) = mv.downcast::<Move>() {
+            self.find_legal(m.get())
+        } else if let Ok(text) = mv.downcast::<PyString>() {
+            self.game.position.parse_move(&text.to_cow()?).map_err(notation_error)
+        } else if let (true, Ok(action)) = (actions, mv.extract::<Int>()) {
+            observations::legal_move_for(&self.game, observations::action_value(action)?, Frame::Mover)
+        } else {
+            let accepted = if actions { "a Move, a notation string or an action (int)" } else { "a Move or a notation string" };
+            Err(IllegalMoveError::new_err(format!("{caller}() takes {accepted}, not {}", convert::describe(mv))))
+        }
+    }
+
+    fn check_not_over(&self) -> PyResult<()> {
+        match self.game.end_now() {
+            Some((_, t)) => Err(IllegalMoveError::new_err(format!("the game is over ({})", t.name()))),
+            None => Ok(()),
+        }
+    }
+}
+
+fn max_plies(value: Option<Int>) -> PyResult<Option<u32>> {
+    value.map(|v| v.count("max_plies")).transpose()
+}
+
+#[pymethods]
+impl Game {
+    /// A new game from the variant's initial position. `options` are rule option names
+    /// (`taikyoku.rule_options()`); `max_plies` ends the game as truncated after that many plies.
+    #[new]
+    #[pyo3(signature = (variant = "taikyoku", options = None, max_plies = None))]
+    fn new(variant: &str, options: Option<Vec<String>>, max_plies: Option<Int>) -> PyResult<Game> {
+        let mut game = engine::Game::new(pieces::variant(variant, &options.unwrap_or_default())?);
+        game.max_plies = self::max_plies(max_plies)?;
+        Ok(Game::starting(game))
+    }
+
+    /// An empty board of the variant.
+    #[staticmethod]
+    #[pyo3(signature = (variant = "taikyoku", side_to_move = "black", options = None))]
+    fn empty(variant: &str, side_to_move: &str, options: Option<Vec<String>>) -> PyResult<Game> {
+        let v = pieces::variant(variant, &options.unwrap_or_default())?;
+        let side = convert::color(side_to_move)?;
+        Ok(Game::starting(engine::Game::from_position(Position::empty(v, side))))
+    }
+
+    /// A game starting from a position text written by `to_text()`.
+    #[staticmethod]
+    #[pyo3(signature = (text, variant = "taikyoku", options = None))]
+    fn from_text(text: &str, variant: &str, options: Option<Vec<String>>) -> PyResult<Game> {
+        let v = pieces::variant(variant, &options.unwrap_or_default())?;
+        let pos = shield(|| Position::from_text(v, text).map_err(|e| PositionTextError::new_err(format!("bad position text: {e}"))))?;
+        Ok(Game::starting(engine::Game::from_position(pos)))
+    }
+
+    /// The position as one line of text (board, side to move, move number).
+    fn to_text(&self) -> String {
+        self.game.position.to_text()
+    }
+
+    #[getter]
+    fn variant_name(&self) -> String {
+        self.variant().name.clone()
+    }
+
+    /// Rule options in force.
+    #[getter]
+    fn options(&self) -> Vec<String> {
+        self.variant().options.clone()
+    }
+
+    #[getter]
+    fn width(&self) -> usize {
+        self.variant().geometry.width
+    }
+
+    #[getter]
+    fn height(&self) -> usize {
+        self.variant().geometry.height
+    }
+
+    /// Puts a piece on a square, replacing any piece there. `piece` is a code (`LN`) or an
+    /// English name (`Lion`, `Free bird`); `promoted=True` gives the piece its promoted side.
+    /// Editing restarts the game's history (no undo across an edit).
+    #[pyo3(signature = (square, piece, color, promoted = false))]
+    fn place(&mut self, square: &Bound<'_, PyAny>, piece: &str, color: &str, promoted: bool) -> PyResult<()> {
+        let sq = self.square(square)?;
+        let color = convert::color(color)?;
+        let table = &self.variant().table;
+        let kind = table.lookup(piece).ok_or_else(|| {
+            let shown: String = piece.chars().take(40).collect();
+            UnknownPieceError::new_err(format!("unknown piece '{shown}' (a code like 'LN' or a name like 'Lion')"))
+        })?;
+        let new_piece = table.placement(kind, promoted, color).map_err(invalid)?;
+        self.game.position.put(sq, new_piece);
+        self.after_edit();
+        Ok(())
+    }
+
+    /// Removes the piece on a square and returns it (None, and nothing changes, if the square
+    /// was empty). Removing a piece restarts the history, like every edit.
+    fn remove(&mut self, square: &Bound<'_, PyAny>) -> PyResult<Option<Piece>> {
+        let sq = self.square(square)?;
+        let Some(removed) = self.game.position.remove(sq) else { return Ok(None) };
+        self.after_edit();
+        Ok(Some(Piece::new(&self.game.position, removed)))
+    }
+
+    fn piece_at(&self, square: &Bound<'_, PyAny>) -> PyResult<Option<Piece>> {
+        let sq = self.square(square)?;
+        Ok(self.game.position.at(sq).map(|p| Piece::new(&self.game.position, p)))
+    }
+
+    /// Every piece as (square, Piece), from the top rank down, left to right.
+    fn pieces(&self) -> Vec<(String, Piece)> {
+        let pos = &self.game.position;
+        pos.squares().map(|(sq, p)| (pos.variant.geometry.square_name(sq), Piece::new(pos, p))).collect()
+    }
+
+    /// The legal moves of the side to move (empty when the game is over).
+    fn legal_moves(&self) -> Vec<Move> {
+        let pos = &self.game.position;
+        let moves = pos.legal_moves();
+        if self.game.end_with_moves(&moves).is_some() {
+            return Vec::new();
+        }
+        pieces::moves(pos, &moves, &moves)
+    }
+
+    /// Number of legal moves (cheaper than `len(legal_moves())`).
+    fn legal_move_count(&self) -> usize {
+        let moves = self.game.position.legal_moves();
+        if self.game.end_with_moves(&moves).is_some() {
+            0
+        } else {
+            moves.len()
+        }
+    }
+
+    /// The moves of the piece on `square`, as if its side were to move.
+    fn moves_from(&self, square: &Bound<'_, PyAny>) -> PyResult<Vec<Move>> {
+        let sq = self.square(square)?;
+        let pos = &self.game.position;
+        let mut moves = Vec::new();
+        pos.generate_from(sq, &mut moves);
+        let mut rivals = moves.clone();
+        if let Some(first) = moves.first() {
+            rivals.extend(pos.legal_moves_of_sign(*first));
+        }
+        Ok(pieces::moves(pos, &moves, &rivals))
+    }
+
+    /// Plays a Move (from `legal_moves()`), a notation string or an action (an int, numpy ints
+    /// too, in the mover's frame); returns the Move played.
+    fn play(&mut self, mv: &Bound<'_, PyAny>) -> PyResult<Move> {
+        self.check_not_over()?;
+        let engine_move = self.resolve(mv, "play", true)?;
+        let played = pieces::one_move(&self.game.position, engine_move);
+        self.game.play(engine_move);
+        Ok(played)
+    }
+
+    /// Takes back the last move and returns it; IllegalMoveError if there is none.
+    fn undo(&mut self) -> PyResult<Move> {
+        let Some(mv) = self.game.undo() else {
+            return Err(IllegalMoveError::new_err("no move to undo"));
+        };
+        Ok(pieces::one_move(&self.game.position, mv))
+    }
+
+    #[getter]
+    fn side_to_move(&self) -> &'static str {
+        self.game.side_to_move().name()
+    }
+
+    /// Plies played since the start (or since the last board edit).
+    #[getter]
+    fn ply(&self) -> usize {
+        self.game.plies()
+    }
+
+    /// The move number of the position text: plies played + 1.
+    #[getter]
+    fn move_number(&self) -> u32 {
+        self.game.position.ply() + 1
+    }
+
+    #[getter]
+    fn get_max_plies(&self) -> Option<u32> {
+        self.game.max_plies
+    }
+
+    #[setter]
+    fn set_max_plies(&mut self, value: Option<Int>) -> PyResult<()> {
+        self.game.max_plies = max_plies(value)?;
+        Ok(())
+    }
+
+    #[getter]
+    fn is_over(&self) -> bool {
+        self.game.end_now().is_some()
+    }
+
+    /// "black", "white", "draw", or None (game going on, or truncated by max_plies).
+    #[getter]
+    fn result(&self) -> Option<&'static str> {
+        match self.game.end_now()?.0 {
+            Outcome::Win(c) => Some(c.name()),
+            Outcome::Draw => Some("draw"),
+            Outcome::Truncated => None,
+        }
+    }
+
+    /// Why the game ended: "royal_capture", "repetition", "perpetual_check", "no_moves",
+    /// "max_plies", "illegal_move"; None while it goes on.
+    #[getter]
+    fn termination(&self) -> Option<&'static str> {
+        self.game.end_now().map(|(_, t)| t.name())
+    }
+
+    /// How many times the current position has occurred (same side to move).
+    #[getter]
+    fn repetitions(&self) -> u32 {
+        self.game.repetitions()
+    }
+
+    /// Number of royal pieces (kings, crown princes) of a side.
+    fn royal_count(&self, color: &str) -> PyResult<usize> {
+        Ok(self.game.position.royal_count(convert::color(color)?))
+    }
+
+    /// Whether `color`'s sole royal can be captured by the opponent's next move.
+    fn in_check(&self, color: &str) -> PyResult<bool> {
+        Ok(self.game.position.in_check(convert::color(color)?))
+    }
+
+    /// Notation of every move played, oldest first.
+    fn history(&self) -> Vec<String> {
+        self.game.history_notations()
+    }
+
+    /// 64-bit hash of the position (pieces, promotions and side to move).
+    #[getter]
+    fn hash(&self) -> u64 {
+        self.game.position.hash()
+    }
+
+    /// Ends the game: the side to move loses for an illegal move (the seed's rule; used by the
+    /// environments' `illegal_action="lose"`).
+    fn forfeit(&mut self) -> PyResult<()> {
+        self.check_not_over()?;
+        self.game.forfeit();
+        Ok(())
+    }
+
+    /// The legal actions, sorted, as an int64 numpy array (`frame`: "mover" or "absolute").
+    #[pyo3(signature = (frame = "mover"))]
+    fn legal_actions<'py>(&self, py: Python<'py>, frame: &str) -> PyResult<Bound<'py, numpy::PyArray1<i64>>> {
+        Ok(observations::actions_array(py, self.actions_now(convert::parse(frame)?).into_iter()))
+    }
+
+    /// A dense boolean mask of length NUM_ACTIONS, True at the legal actions (heavy: on request).
+    #[pyo3(signature = (frame = "mover"))]
+    fn legal_action_mask<'py>(&self, py: Python<'py>, frame: &str) -> PyResult<Bound<'py, PyAny>> {
+        observations::mask(py, &[self.actions_now(convert::parse(frame)?)])?.call_method1("reshape", (actions::NUM_ACTIONS,))
+    }
+
+    /// The action of a legal Move (or notation string).
+    #[pyo3(signature = (mv, frame = "mover"))]
+    fn action_of(&self, mv: &Bound<'_, PyAny>, frame: &str) -> PyResult<u32> {
+        let frame = convert::parse(frame)?;
+        let engine_move = self.resolve(mv, "action_of", false)?;
+        Ok(actions::action_of(&self.game.position, engine_move, frame))
+    }
+
+    /// The legal Move of an action; IllegalMoveError (naming the squares) if it is not legal.
+    #[pyo3(signature = (action, frame = "mover"))]
+    fn move_of(&self, action: &Bound<'_, PyAny>, frame: &str) -> PyResult<Move> {
+        let frame = convert::parse(frame)?;
+        let action = action
+            .extract::<Int>()
+            .map_err(|_| IllegalMoveError::new_err(format!("an action is an integer, not {}", convert::describe(action))))?;
+        let mv = observations::legal_move_for(&self.game, observations::action_value(action)?, frame)?;
+        Ok(pieces::one_move(&self.game.position, mv))
+    }
+
+    /// The observation (36, 36, P): uint8 one-hot planes by default, `dtype="float32"` on
+    /// request, `compact=True` for piece-id planes; see `taikyoku.plane_names`.
+    #[pyo3(signature = (dtype = None, frame = "mover", compact = false))]
+    fn observation(&self, py: Python<'_>, dtype: Option<&Bound<'_, PyAny>>, frame: &str, compact: bool) -> PyResult<PyObject> {
+        let frame = convert::parse(frame)?;
+        let layout = convert::layout(compact);
+        let dtype = Dtype::parse(py, dtype, layout, self.variant())?;
+        observations::encode(py, &[&self.game], frame, layout, dtype, false, &workers::DEFAULT)
+    }
+
+    /// The position as a compact board: 1296 uint16 codes (36×36, absolute frame), as the
+    /// datasets' `board` column stores it (`(kind + 1) << 2 | promoted << 1 | color`).
+    fn compact_board<'py>(&self, py: Python<'py>) -> Bound<'py, numpy::PyArray1<u16>> {
+        let mut board = vec![0u16; actions::GRID_SQUARES];
+        observation::compact_board(&self.game.position, &mut board);
+        numpy::PyArray1::from_vec_bound(py, board)
+    }
+
+    /// The number of observation planes (P).
+    #[pyo3(signature = (compact = false))]
+    fn plane_count(&self, compact: bool) -> usize {
+        observation::plane_count(self.variant(), convert::layout(compact))
+    }
+
+    /// SVG picture for Jupyter (see `taikyoku.render.svg`).
+    fn _repr_svg_(slf: &Bound<'_, Self>) -> PyResult<String> {
+        slf.py().import_bound("taikyoku.render")?.call_method1("svg", (slf,))?.extract()
+    }
+
+    fn clone(&self) -> Game {
+        Clone::clone(self)
+    }
+
+    fn __copy__(&self) -> Game {
+        Clone::clone(self)
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Game {
+        Clone::clone(self)
+    }
+
+    /// Pickles as (variant, options, start text, moves, max_plies, forfeited): unpickling
+    /// replays the moves, checking each.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(PyObject, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        let this = slf.borrow();
+        let moves: Vec<(u16, u16, u16, bool)> =
+            this.game.position.moves_played().map(|m| (m.from, m.to, m.mid, m.sweep)).collect();
+        let restore = py.import_bound("taikyoku._core")?.getattr("_restore_game")?.unbind();
+        let args = PyTuple::new_bound(
+            py,
+            [
+                this.variant().name.clone().into_py(py),
+                PyList::new_bound(py, this.variant().options.clone()).into_py(py),
+                this.start.clone().into_py(py),
+                moves.into_py(py),
+                this.game.max_plies.into_py(py),
+                this.game.forfeited().into_py(py),
+            ],
+        );
+        Ok((restore, args))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<taikyoku.Game {} ply={} side_to_move={}{}>",
+            self.variant().name,
+            self.game.plies(),
+            self.game.side_to_move(),
+            match self.termination() {
+                Some(t) => format!(" over={t}"),
+                None => String::new(),
+            }
+        )
+    }
+
+    /// The board as text: one row per rank, `.` for empty squares, White's pieces lower case.
+    fn __str__(&self) -> String {
+        self.game.position.board_string()
+    }
+}
+
+/// Plays a seeded game of uniformly random legal moves (ChaCha8; same seed, same game) until
+/// it ends or `max_plies` plies are played; returns the Game.
+#[pyfunction]
+#[pyo3(signature = (seed, max_plies = Int(1000), variant = "taikyoku", options = None))]
+pub fn random_game(py: Python<'_>, seed: Int, max_plies: Int, variant: &str, options: Option<Vec<String>>) -> PyResult<Game> {
+    let seed = seed.seed("seed")?;
+    let limit = max_plies.count("max_plies")?;
+    let mut game = engine::Game::new(pieces::variant(variant, &options.unwrap_or_default())?);
+    game.max_plies = Some(limit);
+    let start = game.position.to_text();
+    shield(|| {
+        py.allow_threads(|| engine::random::random_playout(&mut game, seed, limit as usize));
+        Ok(())
+    })?;
+    Ok(Game { game, start })
+}
+
+/// Rebuilds a pickled game (see `Game.__reduce__`), checking every move.
+#[pyfunction]
+#[pyo3(signature = (variant, options, start, moves, max_plies = None, forfeited = false))]
+pub fn _restore_game(
+    variant: &str,
+    options: Vec<String>,
+    start: &str,
+    moves: Vec<(u16, u16, u16, bool)>,
+    max_plies: Option<Int>,
+    forfeited: bool,
+) -> PyResult<Game> {
+    let v = pieces::variant(variant, &options)?;
+    let moves: Vec<EngineMove> = moves.into_iter().map(|(from, to, mid, sweep)| EngineMove { from, to, mid, sweep }).collect();
+    let limit = self::max_plies(max_plies)?;
+    let mut game = shield(|| engine::Game::replay(v, start, &moves, limit).map_err(|e| invalid(format!("cannot restore a pickled game: {e}"))))?;
+    if forfeited {
+        if game.end_now().is_some() {
+            return Err(invalid("cannot restore a pickled game: it was forfeited after its end"));
+        }
+        game.forfeit();
+    }
+    Ok(Game { game, start: start.to_string() })
+}
