@@ -60,6 +60,16 @@ def copy_dataset(src, tmp_path):
     return dst
 
 
+def without_checks(root):
+    """Drops the manifest's file checks, as in manifests written before they existed: the
+    reader then cannot tell a rewritten file from the original, and only verify() can."""
+    manifest = json.loads((root / "manifest.json").read_text())
+    for shard in manifest["shards"]:
+        shard.pop("checks")
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    return root
+
+
 # -- opening with taikyoku.datasets ---------------------------------------------------------------
 
 
@@ -210,7 +220,9 @@ def test_verify_detects_a_tampered_position(made, tmp_path):
     table = table.set_column(table.schema.get_field_index("legal_moves"), table.schema.field("legal_moves"), pa.array(legal))
     with pa.ipc.new_file(str(path), table.schema, options=pa.ipc.IpcWriteOptions(compression="zstd")) as w:
         w.write_table(table)
-    ds = tds.open(root)
+    with pytest.raises(TaikyokuError, match="part-00001.arrow has .* bytes but the manifest says"):
+        tds.open(root)
+    ds = tds.open(without_checks(root))
     assert ds.verify([0, 1])["games"] == 2  # shard 0 is untouched
     with pytest.raises(TaikyokuError, match="game 2: ply 5: legal_moves"):
         ds.verify()
@@ -392,12 +404,58 @@ def test_open_errors_are_taikyoku_errors(made, tmp_path):
         tds.open(root)
     # A file that is not what its name says.
     shutil.copy(root / "positions" / "part-00001.arrow", root / "games" / "part-00001.arrow")
-    ds = tds.open(root)
+    with pytest.raises(TaikyokuError, match="the file is damaged"):
+        tds.open(root)
+    ds = tds.open(without_checks(root))
     with pytest.raises(TaikyokuError, match="does not have the games schema"):
         ds.games
     (root / "games" / "part-00001.arrow").write_bytes(b"not arrow at all")
     with pytest.raises(TaikyokuError, match="cannot read"):
         tds.open(root).read_shard(1, "games")
+
+
+@pytest.mark.parametrize("fmt", ["arrow", "parquet"])
+def test_damage_is_caught_on_open_or_read_and_repaired_by_a_rerun(tmp_path, fmt):
+    """Bit flips, truncation, duplicated or missing entries and wrong counts: none read silently."""
+    settings = dict(players="random", games=4, seed=3, max_plies=30, format=fmt, games_per_shard=1)
+    original = tmp_path / "original"
+    core.selfplay_run(str(original), **settings)
+    clean = {p.relative_to(original): p.read_bytes() for p in original.rglob("*") if p.is_file()}
+    manifest = json.loads((original / "manifest.json").read_text())
+    work = tmp_path / "work"
+
+    def damaged(how):
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(original, work)
+        how(work, json.loads(json.dumps(manifest)))
+        return work
+
+    def write_manifest(root, m):
+        (root / "manifest.json").write_text(json.dumps(m))
+
+    def flip(root, m, offset=0.5, name=f"positions/part-00002.{fmt}"):
+        data = bytearray((root / name).read_bytes())
+        data[int(len(data) * offset)] ^= 0x04
+        (root / name).write_bytes(bytes(data))
+
+    cases = {
+        "bit flip": (flip, "CRC-32"),
+        "truncated": (lambda r, m: (r / f"games/part-00001.{fmt}").write_bytes((r / f"games/part-00001.{fmt}").read_bytes()[:-9]), "bytes but the manifest"),
+        "duplicated entry": (lambda r, m: write_manifest(r, {**m, "shards": m["shards"] + m["shards"][:1]}), "listed twice"),
+        "complete but short": (lambda r, m: write_manifest(r, {**m, "shards": m["shards"][1:]}), "lists 3 of its 4 shards"),
+        "wrong game range": (lambda r, m: write_manifest(r, {**m, "shards": [{**m["shards"][0], "games": 2}] + m["shards"][1:]}), "claims games"),
+        "wrong position count": (lambda r, m: write_manifest(r, {**m, "shards": [{**m["shards"][0], "positions": 7}] + m["shards"][1:]}), "manifest says 7 positions"),
+    }
+    for name, (how, message) in cases.items():
+        root = damaged(how)
+        with pytest.raises(TaikyokuError, match=message):
+            ds = tds.open(root)
+            ds.positions  # damage inside a file shows when it is read
+            ds.games
+        summary = core.selfplay_run(str(root), **settings)
+        assert summary["repaired"] or name == "complete but short", name
+        again = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+        assert again == clean, f"{name}: the rerun did not restore the dataset byte for byte"
 
 
 def test_an_incomplete_run_opens_with_a_warning(made, tmp_path):

@@ -161,6 +161,11 @@ def _selfplay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except OSError as e:
         print(f"taikyoku selfplay: error: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("taikyoku selfplay: interrupted; complete shards are kept, run the same command to resume", file=sys.stderr)
+        return 130
+    for repair in summary.get("repaired", []):
+        print(f"regenerated {repair}", file=sys.stderr)
     seconds = max(summary["seconds"], 1e-9)
     generated = summary["generated_plies"]
     print(f"dataset: {summary['out']}")

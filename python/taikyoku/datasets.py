@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 import warnings
 from functools import cached_property
 from pathlib import Path
@@ -178,19 +179,65 @@ def _check_manifest(manifest: Any, where: Path) -> None:
     shards = manifest["shards"]
     if not isinstance(shards, list):
         raise bad("shards is not a list")
+    try:
+        per_shard, games = int(settings["games_per_shard"]), int(settings["games"])
+    except (TypeError, ValueError):
+        raise bad("games and games_per_shard must be integers") from None
+    if per_shard < 1 or games < 1:
+        raise bad("games and games_per_shard must be positive")
+    shard_count = -(-games // per_shard)
+    seen = set()
     for i, shard in enumerate(shards):
         if not isinstance(shard, dict) or any(k not in shard for k in _SHARD_KEYS):
             raise bad(f"shard entry {i} lacks some of {', '.join(_SHARD_KEYS)}")
+        index = shard["index"]
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < shard_count:
+            raise bad(f"shard entry {i} has index {index!r}, outside 0..{shard_count - 1}")
+        if index in seen:
+            raise bad(f"shard {index} is listed twice (re-run the generating command: it repairs the manifest)")
+        seen.add(index)
+        first, count = index * per_shard, min(per_shard, games - index * per_shard)
+        if shard["first_game"] != first or shard["games"] != count:
+            raise bad(
+                f"shard {index} claims games {shard['first_game']}.. ({shard['games']} games), "
+                f"but the run's shard {index} holds games {first}..{first + count - 1}"
+            )
         for key in ("games_file", "positions_file"):
             relative = Path(str(shard[key]))
             # Shard paths are relative to the directory: refuse anything that would leave it.
             if relative.is_absolute() or ".." in relative.parts:
-                raise bad(f"shard {shard['index']}: {key} {relative} is outside the dataset directory")
-            if not (where.parent / relative).is_file():
+                raise bad(f"shard {index}: {key} {relative} is outside the dataset directory")
+            path = where.parent / relative
+            if not path.is_file():
                 raise TaikyokuError(
-                    f"{where.parent}: shard {shard['index']} lists {relative}, which is missing; "
-                    "re-run the generating command to rewrite it"
+                    f"{where.parent}: shard {index} lists {relative}, which is missing; "
+                    "re-run the generating command to regenerate it"
                 )
+            check = _check_of(shard, key)
+            if check is not None and path.stat().st_size != check["bytes"]:
+                raise TaikyokuError(
+                    f"{path} has {path.stat().st_size} bytes but the manifest says {check['bytes']}: the file is damaged; "
+                    "re-run the generating command to regenerate it"
+                )
+    if manifest["complete"] and len(seen) != shard_count:
+        absent = sorted(set(range(shard_count)) - seen)
+        raise TaikyokuError(
+            f"{where} says the dataset is complete but lists {len(seen)} of its {shard_count} shards "
+            f"(missing: {', '.join(map(str, absent[:10]))}{'...' if len(absent) > 10 else ''}); "
+            "re-run the generating command to regenerate them"
+        )
+
+
+def _check_of(shard: Dict[str, Any], key: str) -> Optional[Dict[str, int]]:
+    """The size and CRC-32 the manifest records for a shard's games or positions file (None in
+    manifests written before checks existed)."""
+    checks = shard.get("checks")
+    if not isinstance(checks, dict):
+        return None
+    check = checks.get(key[: -len("_file")])
+    if not isinstance(check, dict) or not isinstance(check.get("bytes"), int) or not isinstance(check.get("crc32"), int):
+        return None
+    return check
 
 
 # -- the dataset ----------------------------------------------------------------------------------
@@ -278,19 +325,39 @@ class Dataset:
     # ---- tables
 
     def read_shard(self, shard: int, table: str = "positions"):
-        """Reads one shard's ``"games"`` or ``"positions"`` table (``shard`` indexes :attr:`shards`)."""
+        """Reads one shard's ``"games"`` or ``"positions"`` table (``shard`` indexes :attr:`shards`).
+
+        The file's size and CRC-32 are checked against the manifest, and its row count against
+        the shard's entry: a damaged file raises TaikyokuError naming it.
+        """
         if table not in _SCHEMAS:
             raise TaikyokuError(f"unknown table {table!r} (use 'games' or 'positions')")
-        return self._read_file(self.path / self.shards[shard][f"{table}_file"], table)
+        entry = self.shards[shard]
+        key = f"{table}_file"
+        data = self._read_file(self.path / entry[key], table, _check_of(entry, key))
+        if data.num_rows != entry[table]:
+            raise TaikyokuError(
+                f"{self.path / entry[key]} holds {data.num_rows} rows, the manifest says {entry[table]} {table}: "
+                "the dataset is damaged; re-run the generating command to regenerate the shard"
+            )
+        return data
 
-    def _read_file(self, path: Path, table: str):
+    def _read_file(self, path: Path, table: str, check: Optional[Dict[str, int]] = None):
         pa = _pa()
         try:
+            raw = path.read_bytes()
+        except OSError as e:
+            raise TaikyokuError(f"cannot read {path}: {e}") from e
+        if check is not None and (len(raw) != check["bytes"] or zlib.crc32(raw) != check["crc32"]):
+            raise TaikyokuError(
+                f"{path} fails its size or CRC-32 check (the file is damaged); "
+                "re-run the generating command to regenerate it"
+            )
+        try:
             if self.format == "arrow":
-                with pa.OSFile(str(path), "rb") as f:
-                    data = pa.ipc.open_file(f).read_all()
+                data = pa.ipc.open_file(pa.py_buffer(raw)).read_all()
             else:
-                data = pa.parquet.read_table(str(path))
+                data = pa.parquet.read_table(pa.BufferReader(raw))
         except (pa.ArrowException, OSError) as e:
             raise TaikyokuError(f"cannot read {path} as {self.format}: {e}") from e
         expected = _SCHEMAS[table]()
@@ -374,19 +441,33 @@ class Dataset:
                 raise TaikyokuError(f"{self.path}: game {game_id}, ply {ply}: stored action {action} does not replay: {e}") from e
         return game
 
-    def verify(self, game_ids: Optional[Sequence[int]] = None) -> Dict[str, int]:
+    def verify(self, game_ids: Optional[Sequence[int]] = None, *, progress: bool = False) -> Dict[str, int]:
         """Replays games (default: all) and checks every stored column against the engine.
 
         Each position's board, side to move, repetitions, legal-move count and outcome, and each
         game's actions, notation, ply count, result and termination must match exactly; the first
         difference raises TaikyokuError. Returns ``{"games": ..., "positions": ...}`` checked. This is
         how to trust a dataset written by another engine version before training on it.
+        ``progress=True`` shows a progress bar (tqdm), one step per game.
         """
         wanted = None if game_ids is None else {int(g) for g in game_ids}
         if wanted is not None:
             for game_id in wanted:
                 self._shard_of(game_id)
         checked = {"games": 0, "positions": 0}
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(wanted) if wanted is not None else self.num_games, unit="game", desc="verify", dynamic_ncols=True)
+        try:
+            self._verify_shards(wanted, checked, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        return checked
+
+    def _verify_shards(self, wanted, checked: Dict[str, int], bar) -> None:
         for i, shard in enumerate(self.shards):
             ids = range(shard["first_game"], shard["first_game"] + shard["games"])
             if wanted is not None and not wanted.intersection(ids):
@@ -408,7 +489,8 @@ class Dataset:
                 self._verify_game(record, {k: v[rows] for k, v in columns.items()})
                 checked["games"] += 1
                 checked["positions"] += len(rows)
-        return checked
+                if bar is not None:
+                    bar.update(1)
 
     def _verify_game(self, record: Dict[str, Any], rows: Dict[str, np.ndarray]) -> None:
         game_id = record["game_id"]
