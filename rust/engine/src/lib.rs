@@ -14,21 +14,17 @@
 //! assert_eq!(game.plies(), 1);
 //! ```
 
-pub mod actions;
-pub mod evaluation;
 pub mod game;
 pub mod geometry;
-pub mod mcts;
 pub mod movegen;
 pub mod notation;
-pub mod observation;
 pub mod position;
 pub mod random;
+pub mod rl;
 pub mod table;
 pub mod variant;
-pub mod vector;
 
-pub use actions::{Frame, NUM_ACTIONS};
+pub use rl::actions::{Frame, NUM_ACTIONS};
 pub use game::{Game, Outcome, Termination};
 pub use geometry::{Color, Geometry};
 pub use notation::NotationError;

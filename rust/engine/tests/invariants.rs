@@ -91,7 +91,7 @@ fn position_text_round_trips() {
 /// action decodes back to the move, and the multi-leg templates are exercised.
 #[test]
 fn actions_are_a_bijection_on_legal_moves() {
-    use taikyoku_engine::actions::{action_of, legal_pairs, move_of, Frame, MOVE_BLOCK, NUM_ACTIONS};
+    use taikyoku_engine::rl::actions::{action_of, legal_pairs, move_of, Frame, MOVE_BLOCK, NUM_ACTIONS};
     let variant = Variant::load("taikyoku", &[]).unwrap();
     let (mut positions, mut multi_leg) = (0, 0);
     for seed in 10..14u64 {

@@ -9,9 +9,9 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::PyBool;
-use taikyoku_engine::actions::Frame;
-use taikyoku_engine::observation::Layout;
-use taikyoku_engine::vector::IllegalAction;
+use taikyoku_engine::rl::actions::Frame;
+use taikyoku_engine::rl::observation::Layout;
+use taikyoku_engine::rl::vector::IllegalAction;
 use taikyoku_engine::Color;
 use taikyoku_selfplay::Format;
 

@@ -8,8 +8,8 @@ use crate::workers;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 use std::sync::Arc;
-use taikyoku_engine::actions::{self, Frame};
-use taikyoku_engine::observation;
+use taikyoku_engine::rl::actions::{self, Frame};
+use taikyoku_engine::rl::observation;
 use taikyoku_engine::{self as engine, Move as EngineMove, Outcome, Position, Variant};
 
 /// A game of Taikyoku shogi (or another variant): the position, its history and its end.

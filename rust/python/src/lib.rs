@@ -18,7 +18,7 @@ mod vector;
 mod workers;
 
 use pyo3::prelude::*;
-use taikyoku_engine::actions;
+use taikyoku_engine::rl::actions;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -8,8 +8,8 @@ use crate::pieces;
 use crate::workers::{self, Workers};
 use numpy::{Element, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods};
 use pyo3::prelude::*;
-use taikyoku_engine::actions::{self, Frame, GRID, NUM_ACTIONS};
-use taikyoku_engine::observation::{self, Cell, Layout};
+use taikyoku_engine::rl::actions::{self, Frame, GRID, NUM_ACTIONS};
+use taikyoku_engine::rl::observation::{self, Cell, Layout};
 use taikyoku_engine::{self as engine, Move as EngineMove, Variant};
 
 /// Element types an observation can be written as.

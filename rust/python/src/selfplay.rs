@@ -17,8 +17,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
-use taikyoku_engine::actions::{GRID, GRID_SQUARES};
-use taikyoku_engine::observation::{self, Cell};
+use taikyoku_engine::rl::actions::{GRID, GRID_SQUARES};
+use taikyoku_engine::rl::observation::{self, Cell};
 use taikyoku_selfplay::network::{self, BatchEvaluator, LeafBatch};
 use taikyoku_selfplay::play::GameRecord;
 use taikyoku_selfplay::settings::NetworkSettings;
@@ -308,8 +308,8 @@ pub fn decode_positions(
 #[pyo3(signature = (game, simulations = Int(64), seed = Int(0)))]
 pub fn mcts_action(py: Python<'_>, game: &crate::game::Game, simulations: Int, seed: Int) -> PyResult<u32> {
     use rand::SeedableRng;
-    use taikyoku_engine::evaluation::{HeuristicConfig, HeuristicEvaluator};
-    use taikyoku_engine::mcts::{search, MctsConfig};
+    use taikyoku_search::evaluation::{HeuristicConfig, HeuristicEvaluator};
+    use taikyoku_search::mcts::{search, MctsConfig};
     let simulations = simulations.within::<u32>("simulations", 1, 1 << 24)?;
     let seed = seed.seed("seed")?;
     let mut engine_game = game.game.clone();
@@ -323,7 +323,7 @@ pub fn mcts_action(py: Python<'_>, game: &crate::game::Game, simulations: Int, s
             let config = MctsConfig { simulations, ..MctsConfig::competitive() };
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
             let (mv, _) = search(&mut engine_game, &mut evaluator, config, &mut rng);
-            taikyoku_engine::actions::action_of(&engine_game.position, mv, taikyoku_engine::Frame::Mover)
+            taikyoku_engine::rl::actions::action_of(&engine_game.position, mv, taikyoku_engine::Frame::Mover)
         }))
     })
 }

@@ -10,9 +10,9 @@ use crate::workers::{self, Workers};
 use numpy::{Element, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use rand_chacha::ChaCha8Rng;
-use taikyoku_engine::actions::{GRID, NUM_ACTIONS};
-use taikyoku_engine::observation::{self, Cell, Layout};
-use taikyoku_engine::vector::{self as engine_vector, VecEnv};
+use taikyoku_engine::rl::actions::{GRID, NUM_ACTIONS};
+use taikyoku_engine::rl::observation::{self, Cell, Layout};
+use taikyoku_engine::rl::vector::{self as engine_vector, VecEnv};
 
 /// The largest `num_envs`.
 const MAX_ENVS: i128 = 1 << 20;

@@ -9,9 +9,9 @@ use crate::{run_shards, Control, RunError, Summary};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
-use taikyoku_engine::actions::{action_of, Frame};
-use taikyoku_engine::mcts::{LeafRequest, Search};
-use taikyoku_engine::observation::{observation_len, write, Layout};
+use taikyoku_engine::rl::actions::{action_of, Frame};
+use taikyoku_search::mcts::{LeafRequest, Search};
+use taikyoku_engine::rl::observation::{observation_len, write, Layout};
 use taikyoku_engine::{Game, Variant};
 
 struct Slot {

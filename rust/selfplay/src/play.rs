@@ -4,10 +4,10 @@ use crate::settings::{Players, Settings};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
-use taikyoku_engine::actions::{action_of, Frame, GRID_SQUARES};
-use taikyoku_engine::evaluation::HeuristicEvaluator;
-use taikyoku_engine::mcts::{MctsPlayer, RootStats};
-use taikyoku_engine::observation::compact_board;
+use taikyoku_engine::rl::actions::{action_of, Frame, GRID_SQUARES};
+use taikyoku_search::evaluation::HeuristicEvaluator;
+use taikyoku_search::mcts::{MctsPlayer, RootStats};
+use taikyoku_engine::rl::observation::compact_board;
 use taikyoku_engine::random::splitmix64;
 use taikyoku_engine::{Color, Game, Move, Outcome, Position, Termination, Variant};
 

@@ -2,8 +2,8 @@
 //! the thread count does not.
 
 use serde::{Deserialize, Serialize};
-use taikyoku_engine::evaluation::{HeuristicConfig, PriorMode};
-use taikyoku_engine::mcts::MctsConfig;
+use taikyoku_search::evaluation::{HeuristicConfig, PriorMode};
+use taikyoku_search::mcts::MctsConfig;
 
 /// File format of the shards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

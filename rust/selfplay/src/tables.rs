@@ -20,7 +20,7 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
-use taikyoku_engine::actions::GRID_SQUARES;
+use taikyoku_engine::rl::actions::GRID_SQUARES;
 
 /// Version of the layout below; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -4,11 +4,11 @@
 //! Nothing here is typed in per piece: a piece's value comes from what the move generator lets it
 //! do, so the values follow the piece table (and its rule options) automatically.
 
-use crate::game::{Game, Outcome};
-use crate::geometry::Color;
-use crate::position::{Move, Piece, Position, NO_SQUARE};
-use crate::table::{Kind, NO_RANK};
-use crate::variant::Variant;
+use taikyoku_engine::{Game, Outcome};
+use taikyoku_engine::Color;
+use taikyoku_engine::{Move, Piece, Position, NO_SQUARE};
+use taikyoku_engine::table::{Kind, NO_RANK};
+use taikyoku_engine::Variant;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -505,7 +505,7 @@ mod tests {
         let mut game = Game::new(variant.clone());
         let mut checked_sweeps = 0;
         for seed in 0..6 {
-            crate::random::random_playout(&mut game, seed, 60);
+            taikyoku_engine::random::random_playout(&mut game, seed, 60);
             if game.end().is_some() {
                 break;
             }

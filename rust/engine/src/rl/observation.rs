@@ -8,7 +8,7 @@
 //! - compact: the piece type (1-based, 0 for none) of the mover's and the opponent's piece on a
 //!   square, for embedding layers, then the same flags and constants.
 
-use crate::actions::{grid_square, Frame, GRID, GRID_SQUARES};
+use crate::rl::actions::{grid_square, Frame, GRID, GRID_SQUARES};
 use crate::game::Game;
 use crate::geometry::Color;
 use crate::position::{Piece, Position};
@@ -243,7 +243,7 @@ pub fn board_pieces(variant: &Variant, board: &[u16]) -> Result<Vec<(usize, Piec
         if kind == 0 || kind > variant.table.len() {
             return Err(format!("square {grid}: code {code} names no piece type of {}", variant.name));
         }
-        let sq = crate::actions::board_square(geometry, grid, false)
+        let sq = crate::rl::actions::board_square(geometry, grid, false)
             .ok_or_else(|| format!("square {grid}: a piece in the padding outside the {}x{} board", geometry.width, geometry.height))?;
         let color = if code & 1 == 0 { Color::Black } else { Color::White };
         let kind = (kind - 1) as crate::table::Kind;

@@ -1,7 +1,7 @@
 //! Many games stepped together by action, in parallel (rayon), with automatic reset: the native
 //! core of the Python `VectorEnv`.
 
-use crate::actions::{legal_pairs, Frame};
+use crate::rl::actions::{legal_pairs, Frame};
 use crate::game::{Game, Outcome};
 use crate::geometry::Color;
 use crate::position::Move;

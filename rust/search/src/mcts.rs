@@ -20,8 +20,8 @@
 //! its parent), so a parent maximises its children's mean values directly.
 
 use crate::evaluation::{outcome_value, Evaluator};
-use crate::game::Game;
-use crate::position::Move;
+use taikyoku_engine::Game;
+use taikyoku_engine::Move;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -760,9 +760,9 @@ impl<E: Evaluator> MctsPlayer<E> {
 mod tests {
     use super::*;
     use crate::evaluation::{HeuristicConfig, HeuristicEvaluator, PriorMode};
-    use crate::geometry::Color;
-    use crate::position::{Piece, Position};
-    use crate::variant::Variant;
+    use taikyoku_engine::Color;
+    use taikyoku_engine::{Piece, Position};
+    use taikyoku_engine::Variant;
     use rand::SeedableRng;
     use std::collections::HashSet;
     use std::sync::Arc;
