@@ -3,6 +3,7 @@
 
 use crate::geometry::Color;
 use crate::position::{Move, Position};
+use crate::rules::{NoMoves, PerpetualCheck};
 use crate::variant::Variant;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -105,15 +106,23 @@ impl Game {
     /// `end()`, also checking whether the side to move has no legal move (costs a generation).
     pub fn end_with_moves(&self, legal: &[Move]) -> Option<(Outcome, Termination)> {
         self.end().or_else(|| {
-            legal.is_empty().then(|| (Outcome::Win(self.side_to_move().opponent()), Termination::NoMoves))
+            legal.is_empty().then(|| self.no_moves_outcome())
         })
     }
 
     /// `end()`, also finding that the side to move has no legal move (stops at the first move).
     pub fn end_now(&self) -> Option<(Outcome, Termination)> {
         self.end().or_else(|| {
-            (!self.position.has_legal_move()).then(|| (Outcome::Win(self.side_to_move().opponent()), Termination::NoMoves))
+            (!self.position.has_legal_move()).then(|| self.no_moves_outcome())
         })
+    }
+
+    /// The end when the side to move has no legal move (the variant's `no-moves` rule).
+    fn no_moves_outcome(&self) -> (Outcome, Termination) {
+        match self.position.variant.rules.no_moves {
+            NoMoves::Loses => (Outcome::Win(self.side_to_move().opponent()), Termination::NoMoves),
+            NoMoves::Draw => (Outcome::Draw, Termination::NoMoves),
+        }
     }
 
     /// How many times the current position has occurred (1 the first time).
@@ -134,7 +143,7 @@ impl Game {
         let count = *count;
         let end = if royals_before > 0 && self.position.royal_count(opponent) == 0 {
             Some((Outcome::Win(mover), Termination::RoyalCapture))
-        } else if count >= 4 {
+        } else if count >= self.position.variant.rules.repetition.count {
             Some(self.repetition_outcome())
         } else {
             None
@@ -165,6 +174,9 @@ impl Game {
     /// perpetual check if, after each of its moves in the cycle, the opponent had exactly one
     /// royal and that royal could be captured by the side's next move.
     fn repetition_outcome(&self) -> (Outcome, Termination) {
+        if self.position.variant.rules.perpetual_check == PerpetualCheck::Repetition {
+            return (Outcome::Draw, Termination::Repetition);
+        }
         let hash = self.position.hash();
         let first = self.hashes.iter().position(|&h| h == hash).expect("current hash is recorded");
         let cycle = self.hashes.len() - 1 - first;

@@ -151,7 +151,9 @@ impl Geometry {
     pub fn parse_square(&self, name: &str) -> Option<usize> {
         let name = name.trim();
         let digits = name.bytes().take_while(|b| b.is_ascii_digit()).count();
-        if digits == 0 || digits > 2 {
+        // No leading zero: `05r` would read as `5r`, a second spelling that prints back
+        // differently (and lets notation that is not canonical through). Found by fuzzing.
+        if digits == 0 || digits > 2 || name.starts_with('0') {
             return None;
         }
         let file: usize = name[..digits].parse().ok()?;
@@ -197,6 +199,7 @@ mod tests {
         assert_eq!(g.parse_square("1ab"), None);
         assert_eq!(g.parse_square("a1"), None);
         assert_eq!(g.parse_square("0a"), None);
+        assert_eq!(g.parse_square("05r"), None);
     }
 
     #[test]

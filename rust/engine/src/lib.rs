@@ -21,6 +21,7 @@ pub mod notation;
 pub mod position;
 pub mod random;
 pub mod rl;
+pub mod rules;
 pub mod table;
 pub mod variant;
 
@@ -30,4 +31,5 @@ pub use geometry::{Color, Geometry};
 pub use notation::NotationError;
 pub use position::{Move, Piece, Position, NO_SQUARE};
 pub use table::{Atom, Kind, PieceTable, PieceType, Trap};
-pub use variant::{variant_names, Variant, VariantError};
+pub use rules::Rules;
+pub use variant::{variant_names, Sources, Variant, VariantError};

@@ -287,7 +287,12 @@ impl Position {
     /// Whether the mover would promote: its first capture, if its type promotes.
     pub fn promotes(&self, mv: Move) -> bool {
         match self.board[mv.from as usize] {
-            Some(p) => !p.promoted && self.variant.table.get(p.kind).promotes_to.is_some() && self.is_capture(mv),
+            Some(p) => {
+                !p.promoted
+                    && self.variant.rules.promotes_on_capture()
+                    && self.variant.table.get(p.kind).promotes_to.is_some()
+                    && self.is_capture(mv)
+            }
             None => false,
         }
     }
@@ -309,7 +314,7 @@ impl Position {
             self.captured.push((sq as u16, p));
         }
         let mut piece = self.remove(from).expect("mover present");
-        if n > 0 && !piece.promoted {
+        if n > 0 && !piece.promoted && self.variant.rules.promotes_on_capture() {
             if let Some(promoted) = self.variant.table.get(piece.kind).promotes_to {
                 piece.kind = promoted;
                 piece.promoted = true;

@@ -1,6 +1,8 @@
-//! Variants: board size, piece table and setup, all data.
+//! Variants: each is three data files read by one code path, a rules file (board size,
+//! promotion, end of game), a piece table and a setup (`variants/<name>.{rules,pieces,setup}`).
 
 use crate::geometry::{Color, Geometry};
+use crate::rules::{Rules, RulesError};
 use crate::table::{Kind, PieceTable, TableError};
 use std::sync::Arc;
 
@@ -8,6 +10,7 @@ use std::sync::Arc;
 #[derive(Debug)]
 pub struct Variant {
     pub name: String,
+    pub rules: Rules,
     pub geometry: Geometry,
     pub table: PieceTable,
     /// Black's initial pieces as (square, kind); White's are these rotated by 180°.
@@ -15,28 +18,32 @@ pub struct Variant {
     pub options: Vec<String>,
 }
 
-struct Source {
-    name: &'static str,
-    size: usize,
-    pieces: &'static str,
-    setup: &'static str,
+/// The three files of a variant.
+#[derive(Clone, Copy, Debug)]
+pub struct Sources<'a> {
+    pub rules: &'a str,
+    pub pieces: &'a str,
+    pub setup: &'a str,
 }
 
-const SOURCES: &[Source] = &[Source {
-    name: "taikyoku",
-    size: 36,
-    pieces: include_str!("../variants/taikyoku.pieces"),
-    setup: include_str!("../variants/taikyoku.setup"),
-}];
+const BUILT_IN: &[(&str, Sources<'static>)] = &[(
+    "taikyoku",
+    Sources {
+        rules: include_str!("../variants/taikyoku.rules"),
+        pieces: include_str!("../variants/taikyoku.pieces"),
+        setup: include_str!("../variants/taikyoku.setup"),
+    },
+)];
 
 /// Names of the variants this build knows.
 pub fn variant_names() -> Vec<&'static str> {
-    SOURCES.iter().map(|s| s.name).collect()
+    BUILT_IN.iter().map(|(name, _)| *name).collect()
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum VariantError {
     UnknownVariant(String),
+    Rules(RulesError),
     Table(TableError),
     Setup(String),
 }
@@ -47,6 +54,7 @@ impl std::fmt::Display for VariantError {
             VariantError::UnknownVariant(name) => {
                 write!(f, "unknown variant '{name}' (known: {})", variant_names().join(", "))
             }
+            VariantError::Rules(e) => write!(f, "{e}"),
             VariantError::Table(e) => write!(f, "{e}"),
             VariantError::Setup(m) => write!(f, "setup: {m}"),
         }
@@ -58,36 +66,74 @@ impl std::error::Error for VariantError {}
 impl Variant {
     /// Loads a built-in variant with the given rule options (see `PieceTable::options`).
     pub fn load(name: &str, options: &[String]) -> Result<Arc<Variant>, VariantError> {
-        let source = SOURCES
-            .iter()
-            .find(|s| s.name == name.to_ascii_lowercase())
-            .ok_or_else(|| VariantError::UnknownVariant(name.to_string()))?;
-        let table = PieceTable::parse(source.pieces, options).map_err(VariantError::Table)?;
-        let geometry = Geometry::new(source.size, source.size);
-        let rows: Vec<Vec<&str>> = source
+        let lower = name.to_ascii_lowercase();
+        let (name, sources) =
+            BUILT_IN.iter().find(|(n, _)| *n == lower).ok_or_else(|| VariantError::UnknownVariant(name.to_string()))?;
+        Variant::from_sources(name, *sources, options).map(Arc::new)
+    }
+
+    /// Builds a variant from its three files (a built-in one, or one being written: this is the
+    /// check mode, see `check`).
+    pub fn from_sources(name: &str, sources: Sources, options: &[String]) -> Result<Variant, VariantError> {
+        let rules = Rules::parse(sources.rules).map_err(VariantError::Rules)?;
+        let table = PieceTable::parse(sources.pieces, options).map_err(VariantError::Table)?;
+        let geometry = Geometry::new(rules.width, rules.height);
+        let setup_error = |line: usize, message: String| VariantError::Setup(format!("line {line}: {message}"));
+        let rows: Vec<(usize, Vec<&str>)> = sources
             .setup
             .lines()
-            .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-            .map(|l| l.split_whitespace().collect())
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .map(|(n, l)| (n + 1, l.split_whitespace().collect()))
             .collect();
+        if rows.len() > geometry.height / 2 {
+            return Err(VariantError::Setup(format!(
+                "{} ranks of pieces for one side on a board of {} ranks: the sides would overlap",
+                rows.len(),
+                geometry.height
+            )));
+        }
         let first_row = geometry.height - rows.len();
         let mut setup = Vec::new();
-        for (r, row) in rows.iter().enumerate() {
+        for (r, (line, row)) in rows.iter().enumerate() {
             if row.len() != geometry.width {
-                return Err(VariantError::Setup(format!("row {} has {} cells", r + 1, row.len())));
+                return Err(setup_error(*line, format!("{} cells, the board is {} files wide", row.len(), geometry.width)));
             }
             for (x, cell) in row.iter().enumerate() {
                 if *cell == "." {
                     continue;
                 }
-                let kind =
-                    table.by_key(cell).ok_or_else(|| VariantError::Setup(format!("unknown piece '{cell}'")))?;
+                let kind = table.by_key(cell).ok_or_else(|| setup_error(*line, format!("unknown piece '{cell}'")))?;
+                if table.get(kind).promoted_only {
+                    return Err(setup_error(*line, format!("'{cell}' only appears by promotion")));
+                }
                 setup.push(((first_row + r) * geometry.width + x, kind));
             }
         }
+        if !setup.iter().any(|&(_, kind)| table.get(kind).royal) {
+            return Err(VariantError::Setup("no royal piece: a side could never lose by royal capture".into()));
+        }
         let mut options = options.to_vec();
         options.sort();
-        Ok(Arc::new(Variant { name: source.name.to_string(), geometry, table, setup, options }))
+        Ok(Variant { name: name.to_string(), rules, geometry, table, setup, options })
+    }
+
+    /// Check mode: loads a variant's three files and reports what it found, or the first error
+    /// (with its file and line).
+    pub fn check(name: &str, sources: Sources) -> Result<String, VariantError> {
+        let variant = Variant::from_sources(name, sources, &[])?;
+        for (option, _) in &variant.table.options {
+            Variant::from_sources(name, sources, std::slice::from_ref(option))?;
+        }
+        let promoted_only = variant.table.types.iter().filter(|t| t.promoted_only).count();
+        Ok(format!(
+            "{name}: {}x{} board, {} piece types ({promoted_only} promoted-only), {} pieces a side, {} rule options",
+            variant.geometry.width,
+            variant.geometry.height,
+            variant.table.len(),
+            variant.setup.len(),
+            variant.table.options.len()
+        ))
     }
 
     /// The square that `sq` becomes for White's setup (rotated by 180°).

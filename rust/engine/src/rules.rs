@@ -1,0 +1,177 @@
+//! Variant-level rules as data: the `variants/<name>.rules` file beside the piece table and the
+//! setup (format: docs/PIECE_TABLE.md, "The rules file").
+//!
+//! A rules file is `key value` lines. Every key but `board` has a documented default, so a
+//! variant states only where it differs. The flags the hot path reads (does a capture promote?)
+//! are derived here once.
+
+use std::fmt;
+
+/// How pieces promote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Promotion {
+    /// A piece that can promote does so with its first move that removes a piece (Taikyoku,
+    /// Dai dai), whatever the square.
+    Capture,
+}
+
+/// What the Nth occurrence of a position (same side to move) does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Repetition {
+    /// The occurrence that ends the game (4: the fourth).
+    pub count: u32,
+}
+
+/// What a side that checked the other's sole royal with every move of a repetition cycle gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerpetualCheck {
+    /// It loses (the seed's rule for Taikyoku).
+    Loses,
+    /// Nothing special: the repetition rule decides.
+    Repetition,
+}
+
+/// What a side with no legal move gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoMoves {
+    /// It loses (the shogi convention).
+    Loses,
+    /// The game is drawn.
+    Draw,
+}
+
+/// The rules of a variant that are not a piece's movement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rules {
+    pub width: usize,
+    pub height: usize,
+    pub promotion: Promotion,
+    pub repetition: Repetition,
+    pub perpetual_check: PerpetualCheck,
+    pub no_moves: NoMoves,
+}
+
+/// A rules-file error, with its line (1-based; 0 for the file as a whole).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RulesError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl fmt::Display for RulesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "rules file: {}", self.message)
+        } else {
+            write!(f, "rules file line {}: {}", self.line, self.message)
+        }
+    }
+}
+
+impl std::error::Error for RulesError {}
+
+/// The largest board the square names and the 36×36 action/observation grid allow.
+pub const MAX_SIDE: usize = 36;
+
+impl Rules {
+    /// Reads a rules file.
+    pub fn parse(text: &str) -> Result<Rules, RulesError> {
+        let mut board = None;
+        let mut rules = Rules {
+            width: 0,
+            height: 0,
+            promotion: Promotion::Capture,
+            repetition: Repetition { count: 4 },
+            perpetual_check: PerpetualCheck::Loses,
+            no_moves: NoMoves::Loses,
+        };
+        let mut seen: Vec<&str> = Vec::new();
+        for (n, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let err = |message: String| RulesError { line: n + 1, message };
+            let (key, value) = line.split_once(char::is_whitespace).map_or((line, ""), |(k, v)| (k, v.trim()));
+            if seen.contains(&key) {
+                return Err(err(format!("'{key}' is given twice")));
+            }
+            let choice = |options: &[&str]| -> Result<usize, RulesError> {
+                options
+                    .iter()
+                    .position(|o| *o == value)
+                    .ok_or_else(|| err(format!("{key} must be {}, not '{value}'", options.join(" or "))))
+            };
+            match key {
+                "board" => {
+                    let parsed = value.split_once('x').and_then(|(w, h)| Some((w.parse::<usize>().ok()?, h.parse::<usize>().ok()?)));
+                    let (w, h) = parsed.ok_or_else(|| err(format!("board must be WIDTHxHEIGHT, e.g. 36x36, not '{value}'")))?;
+                    if !(1..=MAX_SIDE).contains(&w) || !(1..=MAX_SIDE).contains(&h) {
+                        return Err(err(format!("board {w}x{h}: each side must be 1 to {MAX_SIDE}")));
+                    }
+                    board = Some((w, h));
+                }
+                "promotion" => {
+                    choice(&["capture"])?;
+                    rules.promotion = Promotion::Capture;
+                }
+                "repetition" => {
+                    let count: u32 = value.parse().ok().filter(|c| (2..=1000).contains(c)).ok_or_else(|| {
+                        err(format!("repetition must be the occurrence that ends the game, 2 to 1000, not '{value}'"))
+                    })?;
+                    rules.repetition = Repetition { count };
+                }
+                "perpetual-check" => {
+                    rules.perpetual_check = [PerpetualCheck::Loses, PerpetualCheck::Repetition][choice(&["loses", "repetition"])?];
+                }
+                "no-moves" => rules.no_moves = [NoMoves::Loses, NoMoves::Draw][choice(&["loses", "draw"])?],
+                other => {
+                    return Err(err(format!(
+                        "unknown key '{other}' (known: board, promotion, repetition, perpetual-check, no-moves)"
+                    )))
+                }
+            }
+            seen.push(key);
+        }
+        let (width, height) = board.ok_or(RulesError { line: 0, message: "no 'board WIDTHxHEIGHT' line".into() })?;
+        rules.width = width;
+        rules.height = height;
+        Ok(rules)
+    }
+
+    /// Whether a move that removes a piece promotes the mover (when its type promotes).
+    #[inline]
+    pub fn promotes_on_capture(&self) -> bool {
+        self.promotion == Promotion::Capture
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_errors() {
+        let rules = Rules::parse("# a variant\nboard 16x17   # width x height\n").unwrap();
+        assert_eq!((rules.width, rules.height), (16, 17));
+        assert_eq!(rules.promotion, Promotion::Capture);
+        assert_eq!(rules.repetition.count, 4);
+        assert_eq!(rules.perpetual_check, PerpetualCheck::Loses);
+        assert_eq!(rules.no_moves, NoMoves::Loses);
+        let rules = Rules::parse("board 9x9\nrepetition 3\nperpetual-check repetition\nno-moves draw").unwrap();
+        assert_eq!((rules.repetition.count, rules.perpetual_check, rules.no_moves), (3, PerpetualCheck::Repetition, NoMoves::Draw));
+        for (text, line, fragment) in [
+            ("promotion capture", 0, "no 'board"),
+            ("board 37x36", 1, "1 to 36"),
+            ("board nine", 1, "WIDTHxHEIGHT"),
+            ("board 9x9\nboard 9x9", 2, "twice"),
+            ("board 9x9\n\npromotion always", 3, "capture"),
+            ("board 9x9\nrepetition 1", 2, "2 to 1000"),
+            ("board 9x9\ncastling yes", 2, "unknown key 'castling'"),
+        ] {
+            let e = Rules::parse(text).unwrap_err();
+            assert_eq!(e.line, line, "{text}: {e}");
+            assert!(e.to_string().contains(fragment), "{text}: {e}");
+        }
+    }
+}
