@@ -7,6 +7,7 @@ import errno
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -298,3 +299,19 @@ def test_python_dash_m_prints_no_traceback(argv, code):
     assert result.returncode == code, result.stderr
     assert "Traceback" not in result.stderr
     error_line(argv[0], result.stderr)
+
+
+def test_check_variant_reports_a_summary_or_the_first_error(tmp_path, capsys):
+    from taikyoku.__main__ import main
+
+    source = Path(__file__).resolve().parent.parent / "rust" / "engine" / "variants"
+    assert main(["check-variant", str(source / "taikyoku.rules")]) == 0
+    assert "36x36 board, 301 piece types" in capsys.readouterr().out
+    for kind in ("rules", "pieces", "setup"):
+        (tmp_path / f"mine.{kind}").write_text((source / f"taikyoku.{kind}").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "mine.rules").write_text("board 36x36\nrepetition once\n", encoding="utf-8")
+    assert main(["check-variant", str(tmp_path / "mine.rules")]) == 1
+    assert "rules file line 2: repetition must be" in capsys.readouterr().err
+    (tmp_path / "mine.setup").unlink()
+    assert main(["check-variant", str(tmp_path / "mine.rules")]) == 1
+    assert "cannot read" in capsys.readouterr().err

@@ -230,6 +230,13 @@ def build_parser() -> tuple:
     play.add_argument("--games-per-shard", type=int, default=16, help="games per shard file (default 16)")
     play.add_argument("--variant", default="taikyoku", choices=taikyoku.variants())
     play.add_argument("--quiet", action="store_true", help="no progress bar")
+    check = commands.add_parser(
+        "check-variant",
+        help="check a variant's rules file, piece table and setup",
+        description="Load NAME.rules with NAME.pieces and NAME.setup beside it (formats: docs/PIECE_TABLE.md), "
+        "with every rule option, and print a summary or the first error with its file and line.",
+    )
+    check.add_argument("rules", help="path of the variant's .rules file")
     return parser, games, play
 
 
@@ -238,7 +245,31 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "selfplay":
         return _selfplay(args, play)
+    if args.command == "check-variant":
+        return _check_variant(args, parser)
     return _random_games(args, games)
+
+
+def _check_variant(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from pathlib import Path
+
+    rules = Path(args.rules)
+    if rules.suffix != ".rules":
+        parser.error(f"{rules} is not a .rules file")
+    texts = {}
+    for kind in ("rules", "pieces", "setup"):
+        path = rules.with_suffix(f".{kind}")
+        try:
+            texts[kind] = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"taikyoku check-variant: error: cannot read {path}: {e}", file=sys.stderr)
+            return 1
+    try:
+        print(taikyoku._core.check_variant(rules.stem, texts["rules"], texts["pieces"], texts["setup"]))
+    except taikyoku.TaikyokuError as e:
+        print(f"taikyoku check-variant: error: {e}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

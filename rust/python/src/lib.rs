@@ -31,6 +31,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pieces::piece_types, m)?)?;
     m.add_function(wrap_pyfunction!(pieces::rule_options, m)?)?;
     m.add_function(wrap_pyfunction!(pieces::variants, m)?)?;
+    m.add_function(wrap_pyfunction!(pieces::check_variant, m)?)?;
     m.add_function(wrap_pyfunction!(game::_restore_game, m)?)?;
     m.add_function(wrap_pyfunction!(game::random_game, m)?)?;
     m.add_function(wrap_pyfunction!(observations::plane_names, m)?)?;

@@ -194,6 +194,14 @@ pub fn rule_options(variant: &str) -> PyResult<Vec<(String, String)>> {
     Ok(self::variant(variant, &[])?.table.options.clone())
 }
 
+/// Check mode for a variant being written: loads its rules file, piece table and setup (the
+/// texts) with every rule option; returns a one-line summary or raises TaikyokuError naming
+/// the file and line of the first problem.
+#[pyfunction]
+pub fn check_variant(name: &str, rules: &str, pieces: &str, setup: &str) -> PyResult<String> {
+    Variant::check(name, taikyoku_engine::Sources { rules, pieces, setup }).map_err(|e| invalid(e.to_string()))
+}
+
 /// The names of the variants this build plays.
 #[pyfunction]
 pub fn variants() -> Vec<&'static str> {
