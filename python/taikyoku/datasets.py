@@ -15,6 +15,7 @@ is installed).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import zlib
@@ -25,6 +26,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
 import numpy as np
 
+from taikyoku import _core
 from taikyoku._core import Game, TaikyokuError, decode_positions
 
 __all__ = [
@@ -39,10 +41,10 @@ __all__ = [
 ]
 
 #: The layout version this module reads (``manifest.json``'s ``schema_version``).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = _core.SCHEMA_VERSION
 
 #: Squares of the compact board (36 x 36, row-major).
-BOARD_SQUARES = 36 * 36
+BOARD_SQUARES = _core.GRID * _core.GRID
 
 _FORMATS = {"arrow": ".arrow", "parquet": ".parquet"}
 _MANIFEST_KEYS = ("schema_version", "settings", "shards", "complete")
@@ -68,43 +70,21 @@ def _pa():
     return pyarrow
 
 
-def games_schema():
-    """The Arrow schema of the games table (one row per game)."""
+@functools.lru_cache(maxsize=None)
+def _schema(table: str):
+    # The writer's own definition (rust/selfplay/src/tables.rs), sent as an empty IPC stream.
     pa = _pa()
-    return pa.schema(
-        [
-            pa.field("game_id", pa.uint64(), False),
-            pa.field("seed", pa.uint64(), False),
-            pa.field("variant", pa.utf8(), False),
-            pa.field("black_player", pa.utf8(), False),
-            pa.field("white_player", pa.utf8(), False),
-            pa.field("result", pa.utf8(), True),
-            pa.field("termination", pa.utf8(), False),
-            pa.field("plies", pa.uint32(), False),
-            pa.field("actions", pa.list_(pa.field("item", pa.uint32(), False)), False),
-            pa.field("moves", pa.list_(pa.field("item", pa.utf8(), False)), False),
-        ]
-    )
+    return pa.ipc.open_stream(pa.py_buffer(_core.dataset_schema(table))).schema
+
+
+def games_schema():
+    """The Arrow schema of the games table (one row per game), as the writer defines it."""
+    return _schema("games")
 
 
 def positions_schema():
     """The Arrow schema of the positions table (one row per position a move was played from)."""
-    pa = _pa()
-    visit = pa.struct([pa.field("action", pa.uint32(), False), pa.field("count", pa.uint32(), False)])
-    return pa.schema(
-        [
-            pa.field("game_id", pa.uint64(), False),
-            pa.field("ply", pa.uint32(), False),
-            pa.field("white_to_move", pa.bool_(), False),
-            pa.field("board", pa.list_(pa.field("item", pa.uint16(), False), BOARD_SQUARES), False),
-            pa.field("repetitions", pa.uint8(), False),
-            pa.field("action", pa.uint32(), False),
-            pa.field("legal_moves", pa.uint32(), False),
-            pa.field("visits", pa.list_(pa.field("item", visit, False)), False),
-            pa.field("root_value", pa.float32(), True),
-            pa.field("outcome", pa.int8(), False),
-        ]
-    )
+    return _schema("positions")
 
 
 _SCHEMAS = {"games": games_schema, "positions": positions_schema}

@@ -39,6 +39,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(observations::action_templates, m)?)?;
     m.add_function(wrap_pyfunction!(selfplay::selfplay_run, m)?)?;
     m.add_function(wrap_pyfunction!(selfplay::decode_positions, m)?)?;
+    m.add_function(wrap_pyfunction!(selfplay::dataset_schema, m)?)?;
+    m.add("SCHEMA_VERSION", taikyoku_selfplay::tables::SCHEMA_VERSION)?;
     m.add_function(wrap_pyfunction!(selfplay::mcts_action, m)?)?;
     m.add("NUM_ACTIONS", actions::NUM_ACTIONS)?;
     m.add("MOVE_BLOCK", actions::MOVE_BLOCK)?;

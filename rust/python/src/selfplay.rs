@@ -224,6 +224,15 @@ pub fn selfplay_run(
     Ok(dict.into_any().unbind())
 }
 
+/// The Arrow schema of a dataset table (`"games"` or `"positions"`) as IPC stream bytes: the
+/// writer's own definition, which `taikyoku.datasets` reads instead of keeping a copy.
+#[pyfunction]
+pub fn dataset_schema(py: Python<'_>, table: &str) -> PyResult<PyObject> {
+    let schema = taikyoku_selfplay::tables::schema(table)
+        .ok_or_else(|| invalid(format!("unknown table '{table}' (use 'games' or 'positions')")))?;
+    Ok(pyo3::types::PyBytes::new_bound(py, &taikyoku_selfplay::tables::schema_ipc(&schema)).into_any().unbind())
+}
+
 #[allow(clippy::too_many_arguments)]
 fn decode_as<T: Cell + numpy::Element>(
     py: Python<'_>,

@@ -77,6 +77,25 @@ pub fn positions_schema() -> SchemaRef {
         .clone()
 }
 
+/// A table's schema by name (`"games"` or `"positions"`).
+pub fn schema(table: &str) -> Option<SchemaRef> {
+    match table {
+        "games" => Some(games_schema()),
+        "positions" => Some(positions_schema()),
+        _ => None,
+    }
+}
+
+/// A schema as an Arrow IPC stream with no batches: how other Arrow implementations (pyarrow)
+/// get the one definition above instead of a copy.
+pub fn schema_ipc(schema: &SchemaRef) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut writer = arrow_ipc::writer::StreamWriter::try_new(&mut bytes, schema).expect("a schema serializes");
+    writer.finish().expect("an empty stream finishes");
+    drop(writer);
+    bytes
+}
+
 /// The games table rows of `records`.
 pub fn games_batch(records: &[&GameRecord], variant: &str, player: &str) -> Result<RecordBatch, ArrowError> {
     let mut actions = ListBuilder::new(UInt32Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt32, false)));
