@@ -21,11 +21,10 @@ U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
 F32_MAX = 3.4028234663852886e38
 MAX_THREADS = 256  # as taikyoku.selfplay accepts
-SELFPLAY_SEED_MAX = 2**63 - 1  # as taikyoku.selfplay accepts (the engine's bindings take a signed 64-bit seed)
-# random-games: game i of master seed S is played with this seed (the engine's random_game takes
-# seeds below 2**63).
+SELFPLAY_SEED_MAX = U64_MAX  # seeds are unsigned 64-bit integers
+# random-games: game i of master seed S is played with this seed (random_game takes any u64).
 GAME_SEED_MULTIPLIER = 1_000_003
-GAME_SEED_MODULUS = 2**63
+GAME_SEED_MODULUS = 2**64
 
 
 def game_seed(master_seed: int, index: int) -> int:
@@ -81,7 +80,7 @@ def _random_games(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
             out.write(
                 f"# taikyoku random-games: master seed {args.seed}, {args.games} games, max plies {args.max_plies}, "
                 f"variant {args.variant}; game i is played with seed ({args.seed} * {GAME_SEED_MULTIPLIER} + i) "
-                f"mod 2**63: taikyoku.random_game(seed, max_plies)\n"
+                f"mod 2**64: taikyoku.random_game(seed, max_plies)\n"
             )
         results: dict[str, int] = {}
         plies = 0
@@ -196,7 +195,7 @@ def build_parser() -> tuple:
         "random-games",
         help="play seeded random games and summarise them",
         description="Play seeded uniformly random games in the engine and summarise their results. "
-        f"Game i (0-based) is played with seed (S * {GAME_SEED_MULTIPLIER} + i) mod 2**63, where S is --seed: "
+        f"Game i (0-based) is played with seed (S * {GAME_SEED_MULTIPLIER} + i) mod 2**64, where S is --seed: "
         "taikyoku.random_game(seed, max_plies) replays it. The summary prints S; --out records each game's seed.",
     )
     games.add_argument("--games", type=int, default=4, help=f"number of games, 1 to {U32_MAX} (default 4)")
@@ -217,7 +216,7 @@ def build_parser() -> tuple:
     play.add_argument("--out", required=True, help="dataset directory (new, empty, or an interrupted run to resume)")
     play.add_argument("--players", default="random", choices=["random", "mcts"], help="who plays both sides (default random)")
     play.add_argument("--games", type=int, default=8, help=f"number of games, 1 to {U32_MAX} (default 8)")
-    play.add_argument("--seed", type=int, default=0, help="master seed, 0 to 2**63-1 (default 0)")
+    play.add_argument("--seed", type=int, default=0, help="master seed, 0 to 2**64-1 (default 0)")
     play.add_argument(
         "--threads", type=int, default=None, help=f"worker threads, 1 to {MAX_THREADS} (default: all cores; output is the same)"
     )

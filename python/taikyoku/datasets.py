@@ -26,7 +26,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 
 import numpy as np
 
-from taikyoku import _core
+from taikyoku import _core, _validate
 from taikyoku._core import Game, TaikyokuError, decode_positions
 
 __all__ = [
@@ -311,7 +311,8 @@ class Dataset:
         the shard's entry: a damaged file raises TaikyokuError naming it.
         """
         if table not in _SCHEMAS:
-            raise TaikyokuError(f"unknown table {table!r} (use 'games' or 'positions')")
+            raise TaikyokuError(f"unknown table {_validate.show(table)} (use 'games' or 'positions')")
+        shard = _validate.integer("shard", shard, 0, len(self.shards) - 1) if self.shards else self._no_shards()
         entry = self.shards[shard]
         key = f"{table}_file"
         data = self._read_file(self.path / entry[key], table, _check_of(entry, key))
@@ -370,7 +371,11 @@ class Dataset:
         """
         return self._read_all("positions")
 
+    def _no_shards(self):
+        raise TaikyokuError(f"{self.path} holds no complete shard yet")
+
     def _shard_of(self, game_id: int) -> int:
+        game_id = _validate.integer("game_id", game_id, 0)
         for i, s in enumerate(self.shards):
             if s["first_game"] <= game_id < s["first_game"] + s["games"]:
                 return i
@@ -381,6 +386,7 @@ class Dataset:
 
     def _game_tables(self, game_id: int, table: str):
         """``table`` rows of one game, from the loaded table if any, else from its shard alone."""
+        game_id = _validate.integer("game_id", game_id, 0)
         pa = _pa()
         import pyarrow.compute as pc
 
@@ -430,7 +436,7 @@ class Dataset:
         how to trust a dataset written by another engine version before training on it.
         ``progress=True`` shows a progress bar (tqdm), one step per game.
         """
-        wanted = None if game_ids is None else {int(g) for g in game_ids}
+        wanted = None if game_ids is None else {_validate.integer("game id", g, 0) for g in game_ids}
         if wanted is not None:
             for game_id in wanted:
                 self._shard_of(game_id)
@@ -533,7 +539,15 @@ class Dataset:
             start, stop, step = positions.indices(self.positions.num_rows)
             positions = self.positions.take(np.arange(start, stop, step))
         elif isinstance(positions, (range, list, tuple, np.ndarray)):
-            positions = self.positions.take(np.asarray(positions, dtype=np.int64))
+            rows = np.asarray(positions)
+            if rows.size and not np.issubdtype(rows.dtype, np.integer):
+                raise TaikyokuError(f"positions must be row indices (integers), not {_validate.show(positions)}")
+            rows = rows.astype(np.int64, copy=False).reshape(-1)
+            count = self.positions.num_rows
+            bad = rows[(rows < -count) | (rows >= count)]
+            if bad.size:
+                raise TaikyokuError(f"row {int(bad[0])} is out of range: the dataset has {count} positions")
+            positions = self.positions.take(np.where(rows < 0, rows + count, rows))
         return decode(
             positions, self.variant, self.options, dtype=dtype, frame=frame, compact=compact, chunk_size=chunk_size
         )
@@ -556,6 +570,10 @@ class Dataset:
         one shard); ``seed`` makes that order reproducible. Batches span shard boundaries; the last
         one is shorter unless ``drop_last``.
         """
+        batch_size = _validate.integer("batch_size", batch_size, 1)
+        shuffle, visits, drop_last = (_validate.boolean(n, v) for n, v in (("shuffle", shuffle), ("visits", visits), ("drop_last", drop_last)))
+        if seed is not None:
+            seed = _validate.integer("seed", seed, 0, _validate.U64_MAX)
         shards = list(range(len(self.shards)))
         if shuffle and seed is None:
             seed = _fresh_seed()

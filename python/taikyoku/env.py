@@ -26,7 +26,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from taikyoku import _core
+from taikyoku import _core, _validate
 
 __all__ = ["LegalActionSpace", "TaikyokuEnv", "observation_space"]
 
@@ -85,7 +85,7 @@ class TaikyokuEnv(gymnasium.Env):
         opponent: None (the agent plays both sides), ``"random"``, ``"mcts"``, or a callable
             ``opponent(game) -> action``.
         agent_color: the agent's side when there is an opponent (``"black"`` or ``"white"``).
-        max_plies: truncate after this many plies (None: play to the end).
+        max_plies: truncate after this many plies, at least 1 (None: play to the end).
         illegal_action: ``"raise"`` (IllegalMoveError, nothing changes) or ``"lose"`` (the seed's
             rule: the mover loses at once, reward -1).
         render_mode: None, ``"ansi"`` (text board) or ``"svg"`` (SVG document string).
@@ -115,29 +115,31 @@ class TaikyokuEnv(gymnasium.Env):
         mcts_simulations: int = 64,
         start: Optional[str] = None,
     ):
-        if illegal_action not in ("raise", "lose"):
-            raise _core.TaikyokuError(f"unknown illegal_action {illegal_action!r} (use 'raise' or 'lose')")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise _core.TaikyokuError(f"unknown render_mode {render_mode!r} (use one of {self.metadata['render_modes']})")
-        if agent_color not in ("black", "white"):
-            raise _core.TaikyokuError(f"unknown agent_color {agent_color!r} (use 'black' or 'white')")
-        if frame not in ("mover", "absolute"):
-            raise _core.TaikyokuError(f"unknown frame {frame!r} (use 'mover' or 'absolute')")
+        if not isinstance(variant, str):
+            raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
+        illegal_action = _validate.choice("illegal_action", illegal_action, ("raise", "lose"))
+        render_mode = _validate.choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        agent_color = _validate.choice("agent_color", agent_color, ("black", "white"))
+        frame = _validate.choice("frame", frame, ("mover", "absolute"))
+        if start is not None and not isinstance(start, str):
+            raise _core.TaikyokuError(f"start must be a position text (Game.to_text()) or None, not {_validate.show(start)}")
         self.variant = variant
-        self.rule_options = list(options or [])
-        self.max_plies = max_plies
+        self.rule_options = _validate.string_list("options", options)
+        self.max_plies = _validate.optional_integer("max_plies", max_plies, 1, _validate.U32_MAX)
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.frame = frame
-        self.compact = compact
+        self.compact = _validate.boolean("compact", compact)
         self.agent_color = agent_color
         self.start = start
         # Checks the variant, options, start and max_plies at once, with the engine's own errors.
         self.game = self._new_game()
-        self.observation_space = observation_space(variant, compact, dtype, self.rule_options)
+        # And the dtype: the engine refuses those it cannot write (before the space is built).
+        self.game.observation(dtype=dtype, frame=frame, compact=self.compact)
+        self.observation_space = observation_space(variant, self.compact, dtype, self.rule_options)
         self._dtype = self.observation_space.dtype
         self.action_space = LegalActionSpace(self._current_legal_actions)
-        self._legal = self.game.legal_actions(frame)
+        self._refresh()
         self._opponent = self._make_opponent(opponent, mcts_simulations)
 
     # -- helpers ----------------------------------------------------------------------------
@@ -148,10 +150,9 @@ class TaikyokuEnv(gymnasium.Env):
         if opponent == "random":
             return lambda game: int(self.np_random.choice(game.legal_actions()))
         if opponent == "mcts":
-            if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1:
-                raise _core.TaikyokuError(f"mcts_simulations must be a positive integer, not {simulations!r}")
-            return lambda game: _core.mcts_action(game, int(simulations), seed=int(self.np_random.integers(2**63)))
-        raise _core.TaikyokuError(f"unknown opponent {opponent!r} (use None, 'random', 'mcts' or a callable)")
+            simulations = _validate.integer("mcts_simulations", simulations, 1, _validate.U32_MAX)
+            return lambda game: _core.mcts_action(game, simulations, seed=int(self.np_random.integers(2**63)))
+        raise _core.TaikyokuError(f"unknown opponent {_validate.show(opponent)} (use None, 'random', 'mcts' or a callable)")
 
     def _new_game(self) -> "_core.Game":
         if self.start is None:
@@ -182,13 +183,16 @@ class TaikyokuEnv(gymnasium.Env):
         return index < self._legal.size and int(self._legal[index]) == action
 
     def _refresh(self) -> None:
+        # Read-only: the same array is info["legal_actions"] and what step() checks against, so
+        # a caller shuffling or overwriting it must get an error, not break the next step.
         self._legal = self.game.legal_actions(self.frame)
+        self._legal.flags.writeable = False
 
     def _opponent_moves(self) -> None:
         """Lets the opponent play while it is its turn and the game goes on."""
         while self._opponent is not None and not self.game.is_over and self.game.side_to_move != self.agent_color:
             action = self._opponent(self.game.clone())
-            self.game.play(int(action))
+            self.game.play(_validate.integer("the opponent's action", action, error=_core.IllegalMoveError))
             self._refresh()
 
     def _reward_for(self, color: str) -> float:
@@ -200,6 +204,8 @@ class TaikyokuEnv(gymnasium.Env):
     # -- Gymnasium API ----------------------------------------------------------------------
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        if seed is not None:
+            seed = _validate.integer("seed", seed, 0)
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(int(self.np_random.integers(2**31)))
@@ -209,17 +215,22 @@ class TaikyokuEnv(gymnasium.Env):
         return self._observe(), self._info()
 
     def step(self, action):
+        """Plays ``action``: an integer (numpy's too) of the action space. Anything else (a float,
+        even an integral one, as for Gymnasium's ``Discrete.contains``; a string; a bool) raises
+        IllegalMoveError and changes nothing, whatever ``illegal_action`` says."""
         if self.game.is_over:
             raise _core.IllegalMoveError("the game is over: call reset()")
         mover = self.game.side_to_move
-        try:
-            action = int(action)
-        except (TypeError, ValueError, OverflowError):
-            raise _core.IllegalMoveError(f"an action is an integer, not {action!r}") from None
-        if self._is_legal(action):
+        # Integers only (numpy's too): never a float, a numeric string or a bool, which int()
+        # would have turned into some action. Refused whatever illegal_action says: not a move.
+        action = _validate.integer("action", action, error=_core.IllegalMoveError)
+        in_space = 0 <= action < _core.NUM_ACTIONS
+        if in_space and self._is_legal(action):
             self.game.play(action if self.frame == "mover" else self.game.move_of(action, frame=self.frame))
         elif self.illegal_action == "lose":
             self.game.forfeit()
+        elif not in_space:
+            raise _core.IllegalMoveError(f"action {action} is outside the action space [0, {_core.NUM_ACTIONS})")
         else:
             self.game.move_of(action, frame=self.frame)  # raises IllegalMoveError naming the action
             raise _core.IllegalMoveError(f"action {action} is not legal in this position")

@@ -34,7 +34,6 @@ action spaces yourself for reproducible random play.
 
 from __future__ import annotations
 
-import operator
 from typing import Any, Dict, List, Optional, Sequence
 
 import gymnasium
@@ -44,7 +43,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from taikyoku import _core
+from taikyoku import _core, _validate
 from taikyoku._core import Game, IllegalMoveError, NUM_ACTIONS
 
 __all__ = ["TaikyokuAEC", "pettingzoo_env"]
@@ -74,6 +73,11 @@ def _plane_highs(variant: str, compact: bool, dtype: np.dtype) -> np.ndarray:
         else:
             highs.append(1)
     return np.asarray(highs, dtype=dtype)
+
+
+def _check_start(start: Any) -> None:
+    if start is not None and not isinstance(start, str):
+        raise _core.TaikyokuError(f"start must be a position text (Game.to_text()) or None, not {_validate.show(start)}")
 
 
 def _swap_permutation(names: Sequence[str]) -> np.ndarray:
@@ -126,22 +130,19 @@ class TaikyokuAEC(AECEnv):
         start: Optional[str] = None,
     ):
         super().__init__()
-        if illegal_action not in _ILLEGAL:
-            raise ValueError(f"illegal_action must be one of {_ILLEGAL}, not {illegal_action!r}")
-        if frame not in _FRAMES:
-            raise ValueError(f"frame must be one of {_FRAMES}, not {frame!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            modes = self.metadata["render_modes"]
-            raise ValueError(f"render_mode must be one of {modes} or None, not {render_mode!r}")
-        if max_plies is not None and max_plies < 1:
-            raise ValueError("max_plies must be positive or None")
+        if not isinstance(variant, str):
+            raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
+        illegal_action = _validate.choice("illegal_action", illegal_action, _ILLEGAL)
+        frame = _validate.choice("frame", frame, _FRAMES)
+        render_mode = _validate.choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        _check_start(start)
         self.variant = variant
-        self.options = list(options) if options is not None else None
-        self.max_plies = max_plies
+        self.options = None if options is None else _validate.string_list("options", options)
+        self.max_plies = _validate.optional_integer("max_plies", max_plies, 1, _validate.U32_MAX)
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.frame = frame
-        self.compact = bool(compact)
+        self.compact = _validate.boolean("compact", compact)
         self.start = start
         # Built now so a bad variant, option or start text fails at construction, not later.
         self.game: Game = self._new_game(start)
@@ -193,12 +194,17 @@ class TaikyokuAEC(AECEnv):
 
         Other option keys are ignored (PettingZoo's api_test passes arbitrary ones).
         """
+        # Everything that can fail comes first: a bad seed or start text changes nothing.
         if seed is not None:
-            self.np_random, _ = seeding.np_random(seed)
+            seed = _validate.integer("seed", seed, 0)
         start = self.start
         if options and options.get("start") is not None:
             start = options["start"]
-        self.game = self._new_game(start)
+            _check_start(start)
+        game = self._new_game(start)
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
+        self.game = game
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0 for agent in self.agents}
@@ -258,11 +264,10 @@ class TaikyokuAEC(AECEnv):
 
     def _play(self, action: Any) -> None:
         """Plays an action of the env's frame, raising IllegalMoveError with the game intact."""
-        try:
-            value = operator.index(action)  # numpy integers (as spaces sample them) too
-        except TypeError:
-            kind = type(action).__name__
-            raise IllegalMoveError(f"an action is an integer, not {kind}") from None
+        # Integers, numpy's too (as spaces sample them); never a bool, a float or a string.
+        value = _validate.integer("action", action, error=IllegalMoveError)
+        if not 0 <= value < NUM_ACTIONS:
+            raise IllegalMoveError(f"action {value} is outside the action space [0, {NUM_ACTIONS})")
         if self.frame == "mover":
             self.game.play(value)
         else:

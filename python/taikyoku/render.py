@@ -18,6 +18,8 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
+from taikyoku import _validate
+
 __all__ = ["ansi", "svg"]
 
 # ---------------------------------------------------------------------------------------------
@@ -67,6 +69,19 @@ def _move_marks(game, width: int) -> Dict[Tuple[int, int], str]:
     return marks
 
 
+_GAME_API = ("width", "height", "pieces", "history", "side_to_move", "is_over")
+
+
+def _check_game(caller: str, game) -> None:
+    """A clear TypeError for a non-game (anything with the public Game API used here will do)."""
+    if not all(hasattr(game, name) for name in _GAME_API):
+        raise TypeError(f"{caller}() draws a taikyoku.Game, not {type(game).__name__}")
+
+
+#: The largest picture svg() draws, in pixels (a larger one is surely a mistake).
+MAX_SVG_SIZE = 100_000
+
+
 def _status(game) -> str:
     """One line: whose move it is, or how the game ended."""
     if game.is_over:
@@ -97,6 +112,9 @@ def ansi(game, *, last_move: bool = True, color: bool = True) -> str:
     video with colour, because on a 36x36 board a move is otherwise hard to find.  Every escape
     sequence wraps a cell's text only, so columns line up with or without colour.
     """
+    _check_game("ansi", game)
+    last_move = _validate.boolean("last_move", last_move)
+    color = _validate.boolean("color", color)
     width, height = game.width, game.height
     grid: Dict[Tuple[int, int], Tuple[str, str]] = {}
     for square, piece in game.pieces():
@@ -260,11 +278,12 @@ def svg(
     ``data-square`` attribute and a tooltip, for scripts and hovering.  The output contains no
     external references and depends only on the position and last move.
     """
-    if labels not in ("abbrev", "kanji"):
-        raise ValueError(f"labels must be 'abbrev' or 'kanji', not {labels!r}")
+    _check_game("svg", game)
+    labels = _validate.choice("labels", labels, ("abbrev", "kanji"))
     if size is not None:
-        if isinstance(size, bool) or not isinstance(size, (int, float)) or not size > 0 or size == float("inf"):
-            raise ValueError(f"size must be a positive number of pixels or None, not {size!r}")
+        size = _validate.real("size (pixels)", size, 0.0, MAX_SVG_SIZE, low_open=True)
+    last_move = _validate.boolean("last_move", last_move)
+    coordinates = _validate.boolean("coordinates", coordinates)
 
     width, height = game.width, game.height
     margin = _MARGIN if coordinates else _PAD

@@ -9,12 +9,14 @@ and schemas are in datasets/README.md; read the result with :func:`taikyoku.data
 
 from __future__ import annotations
 
+import json
 import os
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Union
 
 import numpy as np
 
-from taikyoku import _core
+from taikyoku import _core, _validate
+from taikyoku._validate import F32_MAX, U32_MAX, U64_MAX
 
 __all__ = ["selfplay", "Evaluator"]
 
@@ -58,6 +60,116 @@ def _evaluator_name(evaluator: Evaluator) -> str:
     module = getattr(evaluator, "__module__", None) or type(evaluator).__module__
     return f"{module}.{name}"
 
+#: The MCTS settings ``selfplay(**mcts)`` takes, with their checks (None keeps the default).
+_MCTS_KNOBS: Dict[str, Callable[[str, Any], Any]] = {
+    "temperature": lambda name, v: _validate.real(name, v, 0.0, F32_MAX),
+    "temperature_plies": lambda name, v: _validate.integer(name, v, 0, U32_MAX),
+    "dirichlet_alpha": lambda name, v: _validate.real(name, v, 0.0, F32_MAX, low_open=True),
+    "dirichlet_fraction": lambda name, v: _validate.real(name, v, 0.0, 1.0),
+    "c_puct": lambda name, v: _validate.real(name, v, 0.0, F32_MAX, low_open=True),
+    "priors": lambda name, v: _validate.choice(name, v, ("captures", "uniform")),
+    "rollout_plies": lambda name, v: _validate.integer(name, v, 0, U32_MAX),
+}
+
+
+def _checked_settings(*, players, games, seed, threads, format, max_plies, simulations, evaluator, variant, options,
+                      games_per_shard, progress, leaves_per_game, concurrent_games, mcts) -> Dict[str, Any]:
+    """Every argument of :func:`selfplay` checked in Python (before anything touches the disk) and
+    converted to plain ints, floats and strings for the native call. Ranges are those the native
+    side can hold, so it never sees a number it would have to refuse with an OverflowError."""
+    unknown = set(mcts) - set(_MCTS_KNOBS)
+    if unknown:
+        raise _core.TaikyokuError(f"unknown selfplay arguments: {', '.join(sorted(unknown))}")
+    players = _validate.choice("players", players, ("random", "mcts"))
+    if mcts and players != "mcts":
+        raise _core.TaikyokuError(f"{', '.join(sorted(mcts))} apply to players='mcts'")
+    if evaluator is not None and not callable(evaluator):
+        raise _core.TaikyokuError("evaluator must be callable: evaluator(observations, legal_actions) -> (priors, values)")
+    if evaluator is not None and players != "mcts":
+        raise _core.TaikyokuError("an evaluator guides MCTS: use players='mcts'")
+    if not isinstance(variant, str):
+        raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
+    _validate.boolean("progress", progress)
+    settings: Dict[str, Any] = dict(
+        players=players,
+        games=_validate.integer("games", games, 1, U32_MAX),
+        seed=_validate.integer("seed", seed, 0, U64_MAX),
+        threads=_validate.optional_integer("threads", threads, 1, 256),
+        format=_validate.choice("format", format, ("arrow", "parquet")),
+        max_plies=_validate.integer("max_plies", max_plies, 1, U32_MAX),
+        simulations=_validate.integer("simulations", simulations, 1, U32_MAX),
+        games_per_shard=_validate.integer("games_per_shard", games_per_shard, 1, U32_MAX),
+        variant=variant,
+        options=_validate.string_list("options", options),
+        leaves_per_game=_validate.integer("leaves_per_game", leaves_per_game, 1, 4096),
+        concurrent_games=_validate.integer("concurrent_games", concurrent_games, 1, 65536),
+    )
+    for name, value in mcts.items():
+        if value is not None:
+            settings[name] = _MCTS_KNOBS[name](name, value)
+    return settings
+
+
+# What a run may create in its directory: cleaning up after a failed run removes nothing else.
+_RUN_FILES = ("manifest.json", "manifest.json.tmp")
+_RUN_DIRS = ("games", "positions")
+
+
+def _directory_state(out: str) -> Optional[list]:
+    """Before a run: the directories the run would create (``out`` and missing parents, deepest
+    first) if ``out`` does not exist, ``[]`` if it is an empty directory, None if it holds
+    something (a run to resume, or anything else): then a failure never removes a thing."""
+    try:
+        if os.path.isdir(out):
+            return None if any(True for _ in os.scandir(out)) else []
+        if os.path.lexists(out):
+            return None
+    except OSError:
+        return None
+    created = []
+    path = os.path.abspath(out)
+    while not os.path.lexists(path):
+        created.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return created
+
+
+def _clean_failed_run(out: str, before: Optional[list]) -> None:
+    """After a run that failed in a new or empty directory: if it completed no shard, removes
+    what it wrote (manifest, empty shard folders, temporary files), so the directory is as it was.
+    Best effort: anything unexpected is left in place, and no error of its own hides the run's."""
+    if before is None:
+        return
+    try:
+        manifest = os.path.join(out, "manifest.json")
+        if os.path.isfile(manifest):
+            with open(manifest, encoding="utf-8") as f:
+                if json.load(f).get("shards"):
+                    return  # complete shards: keep them, a rerun resumes
+        doomed = []
+        for entry in os.scandir(out):
+            if entry.name in _RUN_FILES and entry.is_file(follow_symlinks=False):
+                doomed.append(entry.path)
+            elif entry.name in _RUN_DIRS and entry.is_dir(follow_symlinks=False):
+                for inner in os.scandir(entry.path):
+                    if not (inner.name.endswith(".tmp") and inner.is_file(follow_symlinks=False)):
+                        return  # a finished shard file the manifest does not list: keep all
+                    doomed.append(inner.path)
+            else:
+                return  # something the run did not write
+        for path in doomed:
+            os.remove(path)
+        for name in _RUN_DIRS:
+            if os.path.isdir(os.path.join(out, name)):
+                os.rmdir(os.path.join(out, name))
+        for directory in before:  # deepest first; stops at the first one not empty
+            os.rmdir(directory)
+    except (OSError, ValueError, AttributeError):
+        pass
+
 
 def selfplay(
     out: Union[str, os.PathLike],
@@ -82,7 +194,8 @@ def selfplay(
 
     Args:
         out: dataset directory: new, empty, or holding an interrupted run with the same
-            settings (which is resumed). Anything else is refused before writing.
+            settings (which is resumed). Anything else is refused before writing, and so is
+            ``""`` (write ``"."`` for the current directory).
         players: ``"random"`` (uniform legal moves) or ``"mcts"`` (PUCT search; the leaf value
             is a material and mobility evaluation derived from the rules, unless ``evaluator``).
         games, seed, max_plies: how many games, the master seed, and the ply limit per game.
@@ -103,27 +216,27 @@ def selfplay(
         generated_games, generated_plies (this run), seconds, out.
 
     Raises:
-        taikyoku.TaikyokuError (a ValueError): bad arguments or an unusable directory; nothing
-            is written. OSError: the file system failed (full disk, permissions); complete
-            shards are kept and a rerun resumes.
+        taikyoku.TaikyokuError (a ValueError): bad arguments (checked here, before anything is
+            written: integers, numpy's too, in the range the run can hold; finite numbers; known
+            names) or an unusable directory; nothing is written. OSError: the file system failed
+            (full disk, permissions); complete shards are kept and a rerun resumes. Whatever the
+            error, a run that completed no shard in a new or empty directory leaves it as it was
+            (the evaluator's own exceptions included).
     """
-    known = {"temperature", "temperature_plies", "dirichlet_alpha", "dirichlet_fraction", "c_puct", "priors", "rollout_plies"}
-    unknown = set(mcts) - known
-    if unknown:
-        raise _core.TaikyokuError(f"unknown selfplay arguments: {', '.join(sorted(unknown))}")
-    if mcts and players != "mcts":
-        raise _core.TaikyokuError(f"{', '.join(sorted(mcts))} apply to players='mcts'")
-    if evaluator is not None and not callable(evaluator):
-        raise _core.TaikyokuError("evaluator must be callable: evaluator(observations, legal_actions) -> (priors, values)")
-    for name, value in (("games", games), ("seed", seed), ("max_plies", max_plies), ("simulations", simulations)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise _core.TaikyokuError(f"{name} must be an integer, not {value!r}")
+    settings = _checked_settings(
+        players=players, games=games, seed=seed, threads=threads, format=format, max_plies=max_plies,
+        simulations=simulations, evaluator=evaluator, variant=variant, options=options,
+        games_per_shard=games_per_shard, progress=progress, leaves_per_game=leaves_per_game,
+        concurrent_games=concurrent_games, mcts=mcts,
+    )
+    out = _validate.path("out", out)
+    before = _directory_state(out)
     bar = None
     callback = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=int(games), unit="game", desc="self-play", dynamic_ncols=True)
+        bar = tqdm(total=settings["games"], unit="game", desc="self-play", dynamic_ncols=True)
 
         def callback(plies: int) -> None:
             bar.update(1)
@@ -131,24 +244,15 @@ def selfplay(
 
     try:
         return _core.selfplay_run(
-            os.fspath(out),
-            players=players,
-            games=int(games),
-            seed=int(seed),
-            threads=threads,
-            format=format,
-            max_plies=int(max_plies),
-            simulations=int(simulations),
-            games_per_shard=int(games_per_shard),
-            variant=variant,
-            options=list(options or []),
+            out,
             progress=callback,
             evaluator=evaluator,
             evaluator_name=_evaluator_name(evaluator) if evaluator is not None else None,
-            leaves_per_game=int(leaves_per_game),
-            concurrent_games=int(concurrent_games),
-            **mcts,
+            **settings,
         )
+    except BaseException:
+        _clean_failed_run(out, before)
+        raise
     finally:
         if bar is not None:
             bar.close()

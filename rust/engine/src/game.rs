@@ -48,6 +48,28 @@ pub enum Outcome {
     Truncated,
 }
 
+impl Outcome {
+    /// The outcome for `side`: 1 a win, -1 a loss, 0 a draw or no result. The one definition of
+    /// rewards, search values and the datasets' `outcome` column.
+    pub fn value_for(self, side: Color) -> i8 {
+        match self {
+            Outcome::Win(winner) if winner == side => 1,
+            Outcome::Win(_) => -1,
+            Outcome::Draw | Outcome::Truncated => 0,
+        }
+    }
+
+    /// The result as written in datasets and the Python API: `"black"`, `"white"`, `"draw"`,
+    /// or `None` for a game stopped by the ply limit.
+    pub fn result_name(self) -> Option<&'static str> {
+        match self {
+            Outcome::Win(winner) => Some(winner.name()),
+            Outcome::Draw => Some("draw"),
+            Outcome::Truncated => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Game {
     pub position: Position,

@@ -9,7 +9,7 @@
 //! Positions: ranks from the top separated by `/`, cells separated by `,`; a number is a run of
 //! empty squares, a piece is its table key (upper case Black, lower case White) with `+` in
 //! front when promoted (key of the piece it was before promotion). Then the side to move (`b`
-//! or `w`) and the move number (plies played + 1): `36/.../5,ln,30 w 12`.
+//! or `w`) and the move number (plies played + 1, at most 2^31): `36/.../5,ln,30 w 12`.
 
 use crate::geometry::{Color, Geometry};
 use crate::position::{Move, Piece, Position, NO_SQUARE};
@@ -236,11 +236,14 @@ impl Position {
             "w" => Color::White,
             other => return Err(format!("side to move must be 'b' or 'w', not '{other}'")),
         };
+        // At most 2^31: the ply counter is a u32 and the game must be able to go on from here
+        // (`b 4294967295` made the next move's `to_text` overflow: fuzz/regressions/position_text).
+        const MAX_MOVE_NUMBER: u32 = 1 << 31;
         let number: u32 = fields[2]
             .parse()
             .ok()
-            .filter(|&n| n >= 1)
-            .ok_or_else(|| format!("move number must be a positive integer, not '{}'", fields[2]))?;
+            .filter(|&n| (1..=MAX_MOVE_NUMBER).contains(&n))
+            .ok_or_else(|| format!("move number must be a positive integer up to {MAX_MOVE_NUMBER}, not '{}'", fields[2]))?;
         let g = variant.geometry.clone();
         let mut pos = Position::empty(variant.clone(), side);
         let ranks: Vec<&str> = fields[0].split('/').collect();

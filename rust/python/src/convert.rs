@@ -63,10 +63,31 @@ impl Int {
     }
 }
 
+/// User text cut to a readable length for a message (an error must not echo a 1 MB string).
+pub fn clip(text: &str) -> String {
+    const LIMIT: usize = 60;
+    if text.chars().count() <= LIMIT {
+        text.to_string()
+    } else {
+        format!("{}...({} characters)", text.chars().take(LIMIT - 15).collect::<String>(), text.chars().count())
+    }
+}
+
+/// A whole message cut to 300 characters (it may quote user text at length).
+pub fn clip_message(message: &str) -> String {
+    const LIMIT: usize = 300;
+    let count = message.chars().count();
+    if count <= LIMIT {
+        message.to_string()
+    } else {
+        format!("{}... ({count} characters)", message.chars().take(LIMIT - 20).collect::<String>())
+    }
+}
+
 /// `value!r` and its type, for messages.
 pub fn describe(ob: &Bound<'_, PyAny>) -> String {
     let repr = ob.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into());
-    let repr = if repr.chars().count() > 60 { format!("{}...", repr.chars().take(60).collect::<String>()) } else { repr };
+    let repr = clip(&repr);
     let type_name = ob.get_type().name().map(|n| n.to_string()).unwrap_or_default();
     format!("{type_name} {repr}")
 }
@@ -91,7 +112,7 @@ pub trait Named: Copy + 'static {
 pub fn parse<T: Named>(text: &str) -> PyResult<T> {
     T::ALL.iter().copied().find(|v| v.name() == text).ok_or_else(|| {
         let names: Vec<String> = T::ALL.iter().map(|v| format!("'{}'", v.name())).collect();
-        invalid(format!("unknown {} '{text}' (use {})", T::WHAT, names.join(" or ")))
+        invalid(format!("unknown {} '{}' (use {})", T::WHAT, clip(text), names.join(" or ")))
     })
 }
 
@@ -129,7 +150,7 @@ impl Named for Format {
 
 /// A colour: `black`/`white` (also `b`/`w`, `sente`/`gote`, any case).
 pub fn color(text: &str) -> PyResult<Color> {
-    Color::parse(text).ok_or_else(|| invalid(format!("unknown color '{text}' (use 'black' or 'white')")))
+    Color::parse(text).ok_or_else(|| invalid(format!("unknown color '{}' (use 'black' or 'white')", clip(text))))
 }
 
 /// The observation layout of the `compact` flag.

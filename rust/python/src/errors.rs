@@ -27,7 +27,8 @@ pub fn invalid(message: impl Into<String>) -> PyErr {
 }
 
 pub fn notation_error(e: EngineNotationError) -> PyErr {
-    let message = e.to_string();
+    // The message quotes the notation: keep an echo of a huge string short.
+    let message = crate::convert::clip_message(&e.to_string());
     match e {
         EngineNotationError::Illegal(_) => IllegalMoveError::new_err(message),
         EngineNotationError::UnknownPiece(_) => UnknownPieceError::new_err(message),

@@ -10,7 +10,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use std::sync::Arc;
 use taikyoku_engine::rl::actions::{self, Frame};
 use taikyoku_engine::rl::observation;
-use taikyoku_engine::{self as engine, Move as EngineMove, Outcome, Position, Variant};
+use taikyoku_engine::{self as engine, Move as EngineMove, Position, Variant};
 
 /// A game of Taikyoku shogi (or another variant): the position, its history and its end.
 #[pyclass(module = "taikyoku")]
@@ -139,7 +139,7 @@ impl Game {
     #[pyo3(signature = (text, variant = "taikyoku", options = None))]
     fn from_text(text: &str, variant: &str, options: Option<Vec<String>>) -> PyResult<Game> {
         let v = pieces::variant(variant, &options.unwrap_or_default())?;
-        let pos = shield(|| Position::from_text(v, text).map_err(|e| PositionTextError::new_err(format!("bad position text: {e}"))))?;
+        let pos = shield(|| Position::from_text(v, text).map_err(|e| PositionTextError::new_err(convert::clip_message(&format!("bad position text: {e}")))))?;
         Ok(Game::starting(engine::Game::from_position(pos)))
     }
 
@@ -178,8 +178,16 @@ impl Game {
         let color = convert::color(color)?;
         let table = &self.variant().table;
         let kind = table.lookup(piece).ok_or_else(|| {
-            let shown: String = piece.chars().take(40).collect();
-            UnknownPieceError::new_err(format!("unknown piece '{shown}' (a code like 'LN' or a name like 'Lion')"))
+            let shown = convert::clip(piece);
+            let sharing: Vec<&str> = table.types.iter().filter(|t| t.sign == piece.trim()).map(|t| t.name.as_str()).collect();
+            if sharing.len() > 1 {
+                UnknownPieceError::new_err(format!(
+                    "'{shown}' is ambiguous: {} share that code; place one by name",
+                    sharing.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(" and ")
+                ))
+            } else {
+                UnknownPieceError::new_err(format!("unknown piece '{shown}' (a code like 'LN' or a name like 'Lion')"))
+            }
         })?;
         let new_piece = table.placement(kind, promoted, color).map_err(invalid)?;
         self.game.position.put(sq, new_piece);
@@ -281,7 +289,13 @@ impl Game {
     }
 
     #[setter]
-    fn set_max_plies(&mut self, value: Option<Int>) -> PyResult<()> {
+    fn set_max_plies(&mut self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let value = match value.filter(|v| !v.is_none()) {
+            None => None,
+            Some(v) => Some(v.extract::<Int>().map_err(|_| {
+                pyo3::exceptions::PyTypeError::new_err(format!("max_plies must be an integer or None, not {}", convert::describe(v)))
+            })?),
+        };
         self.game.max_plies = max_plies(value)?;
         Ok(())
     }
@@ -294,11 +308,7 @@ impl Game {
     /// "black", "white", "draw", or None (game going on, or truncated by max_plies).
     #[getter]
     fn result(&self) -> Option<&'static str> {
-        match self.game.end_now()?.0 {
-            Outcome::Win(c) => Some(c.name()),
-            Outcome::Draw => Some("draw"),
-            Outcome::Truncated => None,
-        }
+        self.game.end_now()?.0.result_name()
     }
 
     /// Why the game ended: "royal_capture", "repetition", "perpetual_check", "no_moves",
@@ -480,12 +490,17 @@ pub fn _restore_game(
     variant: &str,
     options: Vec<String>,
     start: &str,
-    moves: Vec<(u16, u16, u16, bool)>,
+    moves: Vec<(Int, Int, Int, bool)>,
     max_plies: Option<Int>,
     forfeited: bool,
 ) -> PyResult<Game> {
     let v = pieces::variant(variant, &options)?;
-    let moves: Vec<EngineMove> = moves.into_iter().map(|(from, to, mid, sweep)| EngineMove { from, to, mid, sweep }).collect();
+    let square = |value: Int| value.within::<u16>("a pickled move's square", 0, u16::MAX as i128);
+    let moves = moves
+        .into_iter()
+        .map(|(from, to, mid, sweep)| Ok(EngineMove { from: square(from)?, to: square(to)?, mid: square(mid)?, sweep }))
+        .collect::<PyResult<Vec<EngineMove>>>()
+        .map_err(|e| invalid(format!("cannot restore a pickled game: {e}")))?;
     let limit = self::max_plies(max_plies)?;
     let mut game = shield(|| engine::Game::replay(v, start, &moves, limit).map_err(|e| invalid(format!("cannot restore a pickled game: {e}"))))?;
     if forfeited {

@@ -9,7 +9,14 @@ use taikyoku_engine::{variant_names, Move as EngineMove, Piece as EnginePiece, P
 
 /// The variant `name` with rule `options`, or a `TaikyokuError` naming the problem.
 pub fn variant(name: &str, options: &[String]) -> PyResult<Arc<Variant>> {
-    Variant::load(name, options).map_err(|e| invalid(e.to_string()))
+    Variant::load(name, options).map_err(|e| match e {
+        taikyoku_engine::VariantError::UnknownVariant(_) => invalid(format!(
+            "unknown variant '{}' (known: {})",
+            crate::convert::clip(name),
+            variant_names().join(", ")
+        )),
+        other => invalid(crate::convert::clip_message(&other.to_string())),
+    })
 }
 
 /// A piece on the board.

@@ -369,11 +369,7 @@ impl HeuristicEvaluator {
 
 /// A finished game's value for `view`: win 1, loss -1, draw or no result 0.
 pub fn outcome_value(outcome: Outcome, view: Color) -> f32 {
-    match outcome {
-        Outcome::Win(c) if c == view => 1.0,
-        Outcome::Win(_) => -1.0,
-        Outcome::Draw | Outcome::Truncated => 0.0,
-    }
+    outcome.value_for(view) as f32
 }
 
 impl Evaluator for HeuristicEvaluator {

@@ -36,6 +36,8 @@ pub struct GameRecord {
     pub seed: u64,
     /// "black", "white", "draw", or `None` when truncated by the ply limit.
     pub result: Option<&'static str>,
+    /// The same, as the engine's outcome (`Truncated` until the game is finished).
+    pub outcome: Outcome,
     pub termination: &'static str,
     pub actions: Vec<u32>,
     pub moves: Vec<String>,
@@ -45,7 +47,7 @@ pub struct GameRecord {
 impl GameRecord {
     /// A game about to start.
     pub fn new(game_id: u64, seed: u64) -> GameRecord {
-        GameRecord { game_id, seed, result: None, termination: "", actions: Vec::new(), moves: Vec::new(), positions: Vec::new() }
+        GameRecord { game_id, seed, result: None, outcome: Outcome::Truncated, termination: "", actions: Vec::new(), moves: Vec::new(), positions: Vec::new() }
     }
 
     /// Records `mv`, about to be played in `game` (which has `legal_moves` legal moves).
@@ -70,12 +72,8 @@ impl GameRecord {
 
     /// Records how the game ended.
     pub fn finish(&mut self, (outcome, termination): (Outcome, Termination)) {
-        self.result = match outcome {
-            Outcome::Win(Color::Black) => Some("black"),
-            Outcome::Win(Color::White) => Some("white"),
-            Outcome::Draw => Some("draw"),
-            Outcome::Truncated => None,
-        };
+        self.outcome = outcome;
+        self.result = outcome.result_name();
         self.termination = termination.name();
     }
 
@@ -85,12 +83,7 @@ impl GameRecord {
 
     /// The final outcome from the view of the side to move at `ply`: 1, -1, or 0.
     pub fn outcome_for(&self, white_to_move: bool) -> i8 {
-        let mover = if white_to_move { "white" } else { "black" };
-        match self.result {
-            Some("draw") | None => 0,
-            Some(winner) if winner == mover => 1,
-            Some(_) => -1,
-        }
+        self.outcome.value_for(if white_to_move { Color::White } else { Color::Black })
     }
 }
 

@@ -3,7 +3,6 @@
 
 use crate::rl::actions::{legal_pairs, Frame};
 use crate::game::{Game, Outcome};
-use crate::geometry::Color;
 use crate::position::Move;
 use crate::variant::Variant;
 use rand::{Rng, SeedableRng};
@@ -65,15 +64,6 @@ fn fresh(variant: &Arc<Variant>, max_plies: Option<u32>) -> Game {
 
 fn legal_of(game: &Game, frame: Frame) -> Vec<(u32, Move)> {
     legal_pairs(&game.position, &game.position.legal_moves(), frame)
-}
-
-/// The reward of the player `mover` for a finished game.
-pub fn reward_for(outcome: Outcome, mover: Color) -> f32 {
-    match outcome {
-        Outcome::Win(winner) if winner == mover => 1.0,
-        Outcome::Win(_) => -1.0,
-        Outcome::Draw | Outcome::Truncated => 0.0,
-    }
 }
 
 impl VecEnv {
@@ -152,7 +142,7 @@ impl VecEnv {
                         let finished = std::mem::replace(game, fresh(&variant, max_plies));
                         *legal = legal_of(game, frame);
                         StepOutcome {
-                            reward: reward_for(outcome, mover),
+                            reward: outcome.value_for(mover) as f32,
                             terminated: outcome != Outcome::Truncated,
                             truncated: outcome == Outcome::Truncated,
                             finished: Some(finished),
@@ -178,6 +168,7 @@ pub fn action_rng(seed: u64) -> ChaCha8Rng {
 mod tests {
     use super::*;
     use crate::game::Termination;
+    use crate::geometry::Color;
 
     #[test]
     fn step_plays_and_refuses_illegal_actions_without_change() {
