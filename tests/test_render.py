@@ -268,6 +268,10 @@ class SmallGame:
 
     width, height, variant_name = 9, 5, "toy"
     side_to_move, move_number, is_over, result, termination = "white", 2, False, None, None
+    rank_names = ["a", "b", "c", "d", "e"]
+
+    def square_xy(self, name):
+        return self.width - int(name[:-1]), self.rank_names.index(name[-1])
 
     def __init__(self, moved=True):
         self.moved = moved

@@ -117,10 +117,10 @@ class TaikyokuEnv(gymnasium.Env):
     ):
         if not isinstance(variant, str):
             raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
-        illegal_action = _validate.choice("illegal_action", illegal_action, ("raise", "lose"))
+        illegal_action = _validate.choice("illegal_action", illegal_action, _core.ILLEGAL_ACTIONS)
         render_mode = _validate.choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         agent_color = _validate.choice("agent_color", agent_color, ("black", "white"))
-        frame = _validate.choice("frame", frame, ("mover", "absolute"))
+        frame = _validate.choice("frame", frame, _core.FRAMES)
         if start is not None and not isinstance(start, str):
             raise _core.TaikyokuError(f"start must be a position text (Game.to_text()) or None, not {_validate.show(start)}")
         self.variant = variant
@@ -196,10 +196,7 @@ class TaikyokuEnv(gymnasium.Env):
             self._refresh()
 
     def _reward_for(self, color: str) -> float:
-        result = self.game.result
-        if result is None or result == "draw":
-            return 0.0
-        return 1.0 if result == color else -1.0
+        return float(self.game.reward(color))
 
     # -- Gymnasium API ----------------------------------------------------------------------
 

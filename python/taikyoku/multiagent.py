@@ -49,8 +49,8 @@ from taikyoku._core import Game, IllegalMoveError, NUM_ACTIONS
 __all__ = ["TaikyokuAEC", "pettingzoo_env"]
 
 _AGENTS = ("black", "white")
-_FRAMES = ("mover", "absolute")
-_ILLEGAL = ("raise", "lose")
+_FRAMES = _core.FRAMES
+_ILLEGAL = _core.ILLEGAL_ACTIONS
 
 
 def _plane_highs(variant: str, compact: bool, dtype: np.dtype) -> np.ndarray:
@@ -233,10 +233,7 @@ class TaikyokuAEC(AECEnv):
                 self.truncations[agent] = True
             else:
                 self.terminations[agent] = True
-                if game.result == agent:
-                    self.rewards[agent] = 1
-                elif game.result in _AGENTS:
-                    self.rewards[agent] = -1
+                self.rewards[agent] = game.reward(agent)
 
     def step(self, action: Any) -> None:
         """Plays the action of ``agent_selection`` (``None`` once that agent is done)."""

@@ -27,16 +27,6 @@ __all__ = ["ansi", "svg"]
 # are letters from the top (a .. z, then aa .. jj), exactly as the engine's geometry names them.
 
 
-def _rank_name(y: int) -> str:
-    """Rank letters of row ``y`` (0 = top): a..z, then doubled letters aa..zz."""
-    return chr(ord("a") + y % 26) * (y // 26 + 1)
-
-
-def _square_xy(name: str, width: int) -> Tuple[int, int]:
-    """(column, row) of a square name, column 0 on Black's left, row 0 at the top."""
-    digits = len(name) - len(name.lstrip("0123456789"))
-    letters = name[digits:]
-    return width - int(name[:digits]), ord(letters[0]) - ord("a") + 26 * (len(letters) - 1)
 
 
 def _last_move(game):
@@ -49,7 +39,7 @@ def _last_move(game):
         return None
 
 
-def _move_marks(game, width: int) -> Dict[Tuple[int, int], str]:
+def _move_marks(game) -> Dict[Tuple[int, int], str]:
     """Squares touched by the last move, mapped to their role ("from", "mid", "to", "capture").
 
     A pass (a lion's "!" move) and igui (capture without moving) start and end on one square,
@@ -61,11 +51,11 @@ def _move_marks(game, width: int) -> Dict[Tuple[int, int], str]:
     marks: Dict[Tuple[int, int], str] = {}
     # Later roles win: a lion that captures on its mid square and returns keeps "from".
     for square in move.captures:
-        marks[_square_xy(square, width)] = "capture"
+        marks[game.square_xy(square)] = "capture"
     if move.mid_square:
-        marks[_square_xy(move.mid_square, width)] = "mid"
-    marks[_square_xy(move.to_square, width)] = "to"
-    marks[_square_xy(move.from_square, width)] = "from"
+        marks[game.square_xy(move.mid_square)] = "mid"
+    marks[game.square_xy(move.to_square)] = "to"
+    marks[game.square_xy(move.from_square)] = "from"
     return marks
 
 
@@ -116,18 +106,19 @@ def ansi(game, *, last_move: bool = True, color: bool = True) -> str:
     last_move = _validate.boolean("last_move", last_move)
     color = _validate.boolean("color", color)
     width, height = game.width, game.height
+    ranks = game.rank_names
     grid: Dict[Tuple[int, int], Tuple[str, str]] = {}
     for square, piece in game.pieces():
         label = piece.abbrev if piece.color == "black" else piece.abbrev.lower()
-        grid[_square_xy(square, width)] = (label, piece.color)
+        grid[game.square_xy(square)] = (label, piece.color)
     cell = max([3] + [len(label) for label, _ in grid.values()])
-    rank_w = len(_rank_name(height - 1)) + 1
-    marks = _move_marks(game, width) if last_move else {}
+    rank_w = len(game.rank_names[-1]) + 1
+    marks = _move_marks(game) if last_move else {}
     marks = {xy: role for xy, role in marks.items() if role != "capture"}
 
     lines = [" " * rank_w + "".join(" " + str(width - x).rjust(cell) for x in range(width))]
     for y in range(height):
-        parts = [_rank_name(y).rjust(rank_w)]
+        parts = [ranks[y].rjust(rank_w)]
         for x in range(width):
             marked, left_marked = (x, y) in marks, (x - 1, y) in marks
             parts.append("|" if marked and left_marked else "[" if marked else "]" if left_marked else " ")
@@ -137,7 +128,7 @@ def ansi(game, *, last_move: bool = True, color: bool = True) -> str:
                 text = _SGR[who] + (_SGR["mark"] if marked else "") + text + _RESET
             parts.append(text)
         parts.append("]" if (width - 1, y) in marks else " ")
-        parts.append(_rank_name(y))
+        parts.append(ranks[y])
         lines.append("".join(parts))
     footer = _status(game)
     history = game.history() if last_move else []
@@ -286,6 +277,7 @@ def svg(
     coordinates = _validate.boolean("coordinates", coordinates)
 
     width, height = game.width, game.height
+    ranks = game.rank_names
     margin = _MARGIN if coordinates else _PAD
     total_w, total_h = width * _CELL + 2 * margin, height * _CELL + 2 * margin
     if size is None:
@@ -305,11 +297,11 @@ def svg(
         f'<rect class="board" x="0" y="0" width="{total_w}" height="{total_h}" fill="{_BOARD}"/>',
     ]
 
-    marks = _move_marks(game, width) if last_move else {}
+    marks = _move_marks(game) if last_move else {}
     if marks:
         out.append('<g class="highlights">')
         for (x, y), role in sorted(marks.items(), key=lambda item: (item[0][1], item[0][0])):
-            name = f"{width - x}{_rank_name(y)}"
+            name = f"{width - x}{ranks[y]}"
             out.append(
                 f'<rect class="last-move {role}" data-square="{name}" x="{margin + x * _CELL}" '
                 f'y="{margin + y * _CELL}" width="{_CELL}" height="{_CELL}" fill="{_HIGHLIGHT[role]}"/>'
@@ -332,15 +324,15 @@ def svg(
             out.append(f'<text x="{cx}" y="{_num(total_h - margin + 15)}">{width - x}</text>')
         for y in range(height):
             cy = _num(centre(0, y)[1] + 3.5)
-            out.append(f'<text x="{_num(margin / 2)}" y="{cy}">{_rank_name(y)}</text>')
-            out.append(f'<text x="{_num(total_w - margin / 2)}" y="{cy}">{_rank_name(y)}</text>')
+            out.append(f'<text x="{_num(margin / 2)}" y="{cy}">{ranks[y]}</text>')
+            out.append(f'<text x="{_num(total_w - margin / 2)}" y="{cy}">{ranks[y]}</text>')
         out.append("</g>")
 
     font = _LATIN_FONT if labels == "abbrev" else _KANJI_FONT
     weight = ' font-weight="bold"' if labels == "abbrev" else ""
     out.append(f'<g class="pieces" font-family={quoteattr(font)}{weight} text-anchor="middle">')
     placed = sorted(
-        ((_square_xy(square, width), square, piece) for square, piece in game.pieces()),
+        ((game.square_xy(square), square, piece) for square, piece in game.pieces()),
         key=lambda item: (item[0][1], item[0][0]),
     )
     for (x, y), square, piece in placed:

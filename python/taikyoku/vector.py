@@ -102,8 +102,8 @@ class VectorEnv(GymVectorEnv):
         if not isinstance(variant, str):
             raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
         render_mode = _validate.choice("render_mode", render_mode, (None, "ansi"))
-        illegal_action = _validate.choice("illegal_action", illegal_action, ("raise", "lose"))
-        frame = _validate.choice("frame", frame, ("mover", "absolute"))
+        illegal_action = _validate.choice("illegal_action", illegal_action, _core.ILLEGAL_ACTIONS)
+        frame = _validate.choice("frame", frame, _core.FRAMES)
         compact = _validate.boolean("compact", compact)
         copy = _validate.boolean("copy", copy)
         options = _validate.string_list("options", options)

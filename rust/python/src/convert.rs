@@ -108,6 +108,11 @@ pub trait Named: Copy + 'static {
     fn name(self) -> &'static str;
 }
 
+/// The names of an option, in order (exported to Python so it validates against the same list).
+pub fn names<T: Named>() -> Vec<&'static str> {
+    T::ALL.iter().map(|v| v.name()).collect()
+}
+
 /// The option named `text`, or a `TaikyokuError` listing the names.
 pub fn parse<T: Named>(text: &str) -> PyResult<T> {
     T::ALL.iter().copied().find(|v| v.name() == text).ok_or_else(|| {

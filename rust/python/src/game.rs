@@ -318,6 +318,25 @@ impl Game {
         self.game.end_now().map(|(_, t)| t.name())
     }
 
+    /// The game's value for `color`: 1 won, -1 lost, 0 drawn, truncated or going on (the
+    /// rewards of the environments).
+    fn reward(&self, color: &str) -> PyResult<i8> {
+        let color = convert::color(color)?;
+        Ok(self.game.end_now().map_or(0, |(outcome, _)| outcome.value_for(color)))
+    }
+
+    /// (column, row) of a square: column 0 on Black's left, row 0 at the top.
+    fn square_xy(&self, square: &Bound<'_, PyAny>) -> PyResult<(usize, usize)> {
+        let (x, y) = self.variant().geometry.xy(self.square(square)?);
+        Ok((x as usize, y as usize))
+    }
+
+    /// The rank names from the top (`a`, `b`, ... `aa` ...).
+    #[getter]
+    fn rank_names(&self) -> Vec<String> {
+        (0..self.variant().geometry.height).map(engine::Geometry::rank_name).collect()
+    }
+
     /// How many times the current position has occurred (same side to move).
     #[getter]
     fn repetitions(&self) -> u32 {

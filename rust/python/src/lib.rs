@@ -46,6 +46,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MOVE_BLOCK", actions::MOVE_BLOCK)?;
     m.add("TEMPLATE_COUNT", actions::TEMPLATE_COUNT)?;
     m.add("GRID", actions::GRID)?;
+    m.add("FRAMES", convert::names::<taikyoku_engine::Frame>())?;
+    m.add("ILLEGAL_ACTIONS", convert::names::<taikyoku_engine::rl::vector::IllegalAction>())?;
+    m.add("FORMATS", convert::names::<taikyoku_selfplay::Format>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
