@@ -253,7 +253,9 @@ impl Position {
         out
     }
 
-    fn for_each_capture(&self, mv: Move, mut f: impl FnMut(usize)) {
+    /// Calls `f` with each square whose piece `mv` removes, in the order of `captures_of`
+    /// (without allocating: the hot paths use this).
+    pub fn for_each_capture(&self, mv: Move, mut f: impl FnMut(usize)) {
         let (from, to) = (mv.from as usize, mv.to as usize);
         if mv.mid != NO_SQUARE && self.board[mv.mid as usize].is_some() {
             f(mv.mid as usize);

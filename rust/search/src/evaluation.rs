@@ -6,7 +6,7 @@
 
 use taikyoku_engine::{Game, Outcome};
 use taikyoku_engine::Color;
-use taikyoku_engine::{Move, Piece, Position, NO_SQUARE};
+use taikyoku_engine::{Move, Piece, Position};
 use taikyoku_engine::table::{Kind, NO_RANK};
 use taikyoku_engine::Variant;
 use rand::Rng;
@@ -198,37 +198,14 @@ impl PieceValues {
     /// the promotion gain (the captures are those of `Position::captures_of`, found without
     /// allocating).
     pub fn move_gain(&self, pos: &Position, mv: Move, promotion_weight: f32) -> f32 {
-        let (from, to) = (mv.from as usize, mv.to as usize);
         let mut captured = 0.0;
         let mut any = false;
-        if mv.mid != NO_SQUARE {
-            if let Some(p) = pos.at(mv.mid as usize) {
-                captured += self.piece_value(p);
-                any = true;
-            }
-        }
-        if mv.sweep {
-            // Range capture: every piece strictly between `from` and `to` goes (see `Move`).
-            let g = &pos.variant.geometry;
-            let ((fx, fy), (tx, ty)) = (g.xy(from), g.xy(to));
-            let step = (ty - fy).signum() as isize * g.width as isize + (tx - fx).signum() as isize;
-            let mut sq = from as isize + step;
-            while sq != to as isize {
-                if let Some(p) = pos.at(sq as usize) {
-                    captured += self.piece_value(p);
-                    any = true;
-                }
-                sq += step;
-            }
-        }
-        if to != from {
-            if let Some(p) = pos.at(to) {
-                captured += self.piece_value(p);
-                any = true;
-            }
-        }
+        pos.for_each_capture(mv, |sq| {
+            captured += self.piece_value(pos.at(sq).expect("a captured square is occupied"));
+            any = true;
+        });
         if any && promotion_weight != 0.0 {
-            if let Some(mover) = pos.at(from) {
+            if let Some(mover) = pos.at(mv.from as usize) {
                 if !mover.promoted {
                     if let Some(up) = pos.variant.table.get(mover.kind).promotes_to {
                         let gain = self.promoted[up as usize] - self.promoted[mover.kind as usize];
