@@ -4,7 +4,8 @@
 use crate::geometry::{Color, Geometry};
 use crate::rules::{Rules, RulesError};
 use crate::table::{Kind, PieceTable, TableError};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A variant with its rule options applied.
 #[derive(Debug)]
@@ -65,11 +66,26 @@ impl std::error::Error for VariantError {}
 
 impl Variant {
     /// Loads a built-in variant with the given rule options (see `PieceTable::options`).
+    ///
+    /// Each (variant, options) pair is parsed once per process and shared: a new game costs
+    /// microseconds, not a parse of the piece table.
     pub fn load(name: &str, options: &[String]) -> Result<Arc<Variant>, VariantError> {
+        type Cache = Mutex<HashMap<(String, Vec<String>), Arc<Variant>>>;
+        static CACHE: OnceLock<Cache> = OnceLock::new();
         let lower = name.to_ascii_lowercase();
         let (name, sources) =
             BUILT_IN.iter().find(|(n, _)| *n == lower).ok_or_else(|| VariantError::UnknownVariant(name.to_string()))?;
-        Variant::from_sources(name, *sources, options).map(Arc::new)
+        let mut sorted = options.to_vec();
+        sorted.sort();
+        sorted.dedup();
+        let key = (name.to_string(), sorted);
+        let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+        if let Some(variant) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(variant.clone());
+        }
+        // Parsed outside the lock: two threads may both parse a new pair; the first one wins.
+        let variant = Arc::new(Variant::from_sources(name, *sources, &key.1)?);
+        Ok(cache.lock().unwrap_or_else(|e| e.into_inner()).entry(key).or_insert(variant).clone())
     }
 
     /// Builds a variant from its three files (a built-in one, or one being written: this is the

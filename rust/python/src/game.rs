@@ -17,21 +17,19 @@ use taikyoku_engine::{self as engine, Move as EngineMove, Position, Variant};
 #[derive(Clone)]
 pub struct Game {
     pub game: engine::Game,
-    /// Position text of the start (for pickling: start + moves).
-    start: String,
 }
 
 impl Game {
-    /// Wraps an engine game, recovering its start position for pickling.
     pub fn wrap(game: engine::Game) -> Game {
-        let mut start = game.position.clone();
-        while start.unmake().is_some() {}
-        Game { start: start.to_text(), game }
+        Game { game }
     }
 
-    fn starting(game: engine::Game) -> Game {
-        let start = game.position.to_text();
-        Game { game, start }
+    /// The position text the game started from (before its first move, or after its last
+    /// edit): what pickling replays the moves from.
+    fn start_text(&self) -> String {
+        let mut start = self.game.position.clone();
+        while start.unmake().is_some() {}
+        start.to_text()
     }
 
     fn variant(&self) -> &Arc<Variant> {
@@ -68,7 +66,6 @@ impl Game {
     /// Restarts the history after a board edit (no undo across an edit).
     fn after_edit(&mut self) {
         self.game.reset_history();
-        self.start = self.game.position.to_text();
     }
 
     fn find_legal(&self, mv: &Move) -> PyResult<EngineMove> {
@@ -122,7 +119,7 @@ impl Game {
     fn new(variant: &str, options: Option<Vec<String>>, max_plies: Option<Int>) -> PyResult<Game> {
         let mut game = engine::Game::new(pieces::variant(variant, &options.unwrap_or_default())?);
         game.max_plies = self::max_plies(max_plies)?;
-        Ok(Game::starting(game))
+        Ok(Game::wrap(game))
     }
 
     /// An empty board of the variant.
@@ -131,7 +128,7 @@ impl Game {
     fn empty(variant: &str, side_to_move: &str, options: Option<Vec<String>>) -> PyResult<Game> {
         let v = pieces::variant(variant, &options.unwrap_or_default())?;
         let side = convert::color(side_to_move)?;
-        Ok(Game::starting(engine::Game::from_position(Position::empty(v, side))))
+        Ok(Game::wrap(engine::Game::from_position(Position::empty(v, side))))
     }
 
     /// A game starting from a position text written by `to_text()`.
@@ -140,7 +137,7 @@ impl Game {
     fn from_text(text: &str, variant: &str, options: Option<Vec<String>>) -> PyResult<Game> {
         let v = pieces::variant(variant, &options.unwrap_or_default())?;
         let pos = shield(|| Position::from_text(v, text).map_err(|e| PositionTextError::new_err(convert::clip_message(&format!("bad position text: {e}")))))?;
-        Ok(Game::starting(engine::Game::from_position(pos)))
+        Ok(Game::wrap(engine::Game::from_position(pos)))
     }
 
     /// The position as one line of text (board, side to move, move number).
@@ -457,7 +454,7 @@ impl Game {
             [
                 this.variant().name.clone().into_py(py),
                 PyList::new_bound(py, this.variant().options.clone()).into_py(py),
-                this.start.clone().into_py(py),
+                this.start_text().into_py(py),
                 moves.into_py(py),
                 this.game.max_plies.into_py(py),
                 this.game.forfeited().into_py(py),
@@ -494,12 +491,11 @@ pub fn random_game(py: Python<'_>, seed: Int, max_plies: Int, variant: &str, opt
     let limit = max_plies.count("max_plies")?;
     let mut game = engine::Game::new(pieces::variant(variant, &options.unwrap_or_default())?);
     game.max_plies = Some(limit);
-    let start = game.position.to_text();
     shield(|| {
         py.allow_threads(|| engine::random::random_playout(&mut game, seed, limit as usize));
         Ok(())
     })?;
-    Ok(Game { game, start })
+    Ok(Game { game })
 }
 
 /// Rebuilds a pickled game (see `Game.__reduce__`), checking every move.
@@ -528,5 +524,5 @@ pub fn _restore_game(
         }
         game.forfeit();
     }
-    Ok(Game { game, start: start.to_string() })
+    Ok(Game { game })
 }
