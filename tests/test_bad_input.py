@@ -679,6 +679,8 @@ case("selfplay(out=other settings)", "files:dataset", lambda d: taikyoku.selfpla
 
 def failing_evaluator(kind):
     def evaluator(observations, legal):
+        actions, offsets = legal  # CSR: one flat array and offsets (the default)
+        legal = [actions[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
         if kind == "raises":
             raise RuntimeError("GPU on fire")
         if kind == "None":
@@ -909,7 +911,8 @@ def test_failing_evaluator_keeps_complete_shards_of_an_earlier_run(tmp_path):
         calls["n"] += 1
         if calls["limit"] is not None and calls["n"] > calls["limit"]:
             raise RuntimeError("GPU on fire")
-        return [np.ones(len(a)) for a in legal], np.zeros(len(legal))
+        actions, offsets = legal
+        return np.ones(len(actions)), np.zeros(len(offsets) - 1)
 
     settings = dict(max_plies=2, players="mcts", simulations=2, games_per_shard=1, concurrent_games=1, leaves_per_game=1)
     taikyoku.selfplay(tmp_path / "one", games=1, evaluator=flaky, **settings)

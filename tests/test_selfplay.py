@@ -68,16 +68,62 @@ class TinyNetwork:
 
 def test_network_guided_mcts_batches_leaves_and_is_reproducible(tmp_path):
     network = TinyNetwork()
+    one_hot = dict(observation="onehot", legal_actions="list")
     summary = taikyoku.selfplay(tmp_path / "n", players="mcts", games=3, simulations=8, max_plies=4, seed=2,
-                                evaluator=network, leaves_per_game=4, concurrent_games=3)
+                                evaluator=network, leaves_per_game=4, concurrent_games=4, **one_hot)
     assert summary["games"] == 3 and summary["plies"] == 12
     assert max(network.batches) > 3  # leaves of several games (and several per game) in one call
     again = taikyoku.selfplay(tmp_path / "n2", players="mcts", games=3, simulations=8, max_plies=4, seed=2,
-                              evaluator=TinyNetwork(), leaves_per_game=4, concurrent_games=1)
+                              evaluator=TinyNetwork(), leaves_per_game=4, concurrent_games=1, threads=1, **one_hot)
     assert files(tmp_path / "n") == files(tmp_path / "n2")
     manifest = json.loads((tmp_path / "n" / "manifest.json").read_text())
     assert manifest["settings"]["network"]["leaves_per_game"] == 4
     assert manifest["settings"]["network"]["name"].endswith("TinyNetwork")
+
+
+class CompactNetwork:
+    """A numpy "network" on compact observations (piece ids) and CSR legal actions, as a real
+    network with an embedding layer and a sparse policy head would take them."""
+
+    def __init__(self):
+        self.embedding = np.random.default_rng(1).standard_normal((512, 3)).astype(np.float32) / 50
+        self.seen = []
+
+    def __call__(self, observations, legal):
+        actions, offsets = legal
+        self.seen.append((observations.dtype, observations.shape[1:], len(offsets) - 1, actions.dtype))
+        ids = observations[..., :2].astype(np.int64)  # mover's and opponent's piece ids (0: none)
+        values = np.tanh(self.embedding[ids].sum(axis=(1, 2, 3)) @ np.ones(3, np.float32))
+        priors = 1.0 + (actions % 5)  # one flat array aligned with `actions`
+        return priors, values
+
+
+def test_network_guided_mcts_with_compact_observations_and_csr_actions(tmp_path):
+    network = CompactNetwork()
+    settings = dict(players="mcts", games=4, simulations=6, max_plies=5, seed=3, leaves_per_game=2, games_per_shard=2)
+    taikyoku.selfplay(tmp_path / "c", evaluator=network, concurrent_games=4, threads=2, **settings)
+    dtype, shape, leaves, action_dtype = network.seen[0]
+    assert (dtype, shape, action_dtype) == (np.uint16, (36, 36, 8), np.int64)
+    assert max(s[2] for s in network.seen) > 2  # two halves of two games, two leaves each
+    manifest = json.loads((tmp_path / "c" / "manifest.json").read_text())
+    assert manifest["settings"]["network"]["observation"] == "compact"
+    # Any thread count and any number of games in play give the same files.
+    taikyoku.selfplay(tmp_path / "c1", evaluator=CompactNetwork(), concurrent_games=1, threads=1, **settings)
+    taikyoku.selfplay(tmp_path / "c7", evaluator=CompactNetwork(), concurrent_games=7, threads=2, **settings)
+    assert files(tmp_path / "c") == files(tmp_path / "c1") == files(tmp_path / "c7")
+
+
+def test_the_evaluator_gets_reused_buffers(tmp_path):
+    seen = []
+
+    def network(observations, legal):
+        seen.append(observations.base if observations.base is not None else observations)
+        actions, offsets = legal
+        return np.ones(len(actions), np.float32), np.zeros(len(offsets) - 1, np.float32)
+
+    taikyoku.selfplay(tmp_path / "b", players="mcts", games=4, simulations=4, max_plies=3, evaluator=network,
+                      concurrent_games=4)
+    assert len(seen) > 4 and len({id(buffer) for buffer in seen}) == 2  # one buffer per half, reused
 
 
 def test_network_errors_surface_as_raised(tmp_path):
@@ -91,7 +137,8 @@ def test_network_errors_surface_as_raised(tmp_path):
         return [np.ones(1) for _ in legal_actions], np.zeros(len(legal_actions))
 
     with pytest.raises(taikyoku.TaikyokuError, match="priors"):
-        taikyoku.selfplay(tmp_path / "y", players="mcts", games=1, simulations=4, max_plies=2, evaluator=short)
+        taikyoku.selfplay(tmp_path / "y", players="mcts", games=1, simulations=4, max_plies=2, evaluator=short,
+                          legal_actions="list")
     with pytest.raises(taikyoku.TaikyokuError, match="mcts"):
         taikyoku.selfplay(tmp_path / "z", games=1, evaluator=TinyNetwork())
 

@@ -20,33 +20,42 @@ from taikyoku._validate import F32_MAX, U32_MAX, U64_MAX
 
 __all__ = ["selfplay", "Evaluator"]
 
-#: A network: ``evaluator(observations, legal_actions) -> (priors, values)``. ``observations`` is
-#: a uint8 array (B, 36, 36, P) in the mover's frame (docs/ACTIONS.md), ``legal_actions`` a
-#: list of B int64 arrays. It returns B prior arrays (or one flat array), each aligned with that
-#: leaf's legal actions (any non-negative scale: they are normalised), and B values in [-1, 1]
-#: from the view of the leaf's side to move.
-Evaluator = Callable[[np.ndarray, list], tuple]
+#: A network guiding MCTS: ``evaluator(observations, legal) -> (priors, values)``.
+#:
+#: - ``observations``: the leaves of one batch, (B, 36, 36, P) in the mover's frame
+#:   (docs/ACTIONS.md): ``observation="compact"`` (default) gives P = 8 uint16 planes of piece
+#:   ids (embed them), ``"onehot"`` the uint8 one-hot planes. The array is a view of a buffer the
+#:   run reuses for its next batches: use it during the call, copy it to keep it.
+#: - ``legal``: the leaves' legal actions. ``legal_actions="csr"`` (default): a pair
+#:   ``(actions, offsets)`` of int64 arrays, leaf i's actions being ``actions[offsets[i]:offsets[i+1]]``;
+#:   ``"list"``: a list of B int64 arrays.
+#: - It returns ``priors``, aligned with the actions (one flat array, or one array per leaf; any
+#:   non-negative scale: they are normalised), and B ``values`` in [-1, 1] from the view of each
+#:   leaf's side to move.
+Evaluator = Callable[[np.ndarray, Any], tuple]
 
 
-def _evaluate(evaluator: Evaluator, observations: np.ndarray, actions: np.ndarray, offsets: np.ndarray):
+def _evaluate(evaluator: Evaluator, observations: np.ndarray, actions: np.ndarray, offsets: np.ndarray, csr: bool):
     """Calls the user's evaluator on one batch and checks what it returns (called from Rust)."""
-    legal = [actions[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
+    leaves = len(offsets) - 1
+    legal = (actions, offsets) if csr else [actions[offsets[i] : offsets[i + 1]] for i in range(leaves)]
     returned = evaluator(observations, legal)
     if not isinstance(returned, (tuple, list)) or len(returned) != 2:
         raise _core.TaikyokuError("the evaluator must return (priors, values)")
     priors, values = returned
     values = np.asarray(values, dtype=np.float32).reshape(-1)
-    if values.shape != (len(legal),):
-        raise _core.TaikyokuError(f"the evaluator returned {values.size} values for {len(legal)} positions")
-    if isinstance(priors, np.ndarray) and priors.ndim == 1:
-        flat = priors.astype(np.float32, copy=False)
+    if values.shape != (leaves,):
+        raise _core.TaikyokuError(f"the evaluator returned {values.size} values for {leaves} positions")
+    if isinstance(priors, np.ndarray) and priors.ndim == 1 or hasattr(priors, "__array__") and np.ndim(priors) == 1:
+        flat = np.asarray(priors, dtype=np.float32)
     else:
-        if len(priors) != len(legal):
-            raise _core.TaikyokuError(f"the evaluator returned {len(priors)} prior arrays for {len(legal)} positions")
+        if len(priors) != leaves:
+            raise _core.TaikyokuError(f"the evaluator returned {len(priors)} prior arrays for {leaves} positions")
         parts = [np.asarray(p, dtype=np.float32).reshape(-1) for p in priors]
-        for i, (part, moves) in enumerate(zip(parts, legal)):
-            if part.size != moves.size:
-                raise _core.TaikyokuError(f"position {i}: {part.size} priors for {moves.size} legal actions")
+        for i, part in enumerate(parts):
+            wanted = int(offsets[i + 1] - offsets[i])
+            if part.size != wanted:
+                raise _core.TaikyokuError(f"position {i}: {part.size} priors for {wanted} legal actions")
         flat = np.concatenate(parts) if parts else np.zeros(0, np.float32)
     if flat.size != actions.size:
         raise _core.TaikyokuError(f"the evaluator returned {flat.size} priors for {actions.size} legal actions")
@@ -110,67 +119,6 @@ def _checked_settings(*, players, games, seed, threads, format, max_plies, simul
     return settings
 
 
-# What a run may create in its directory: cleaning up after a failed run removes nothing else.
-_RUN_FILES = ("manifest.json", "manifest.json.tmp")
-_RUN_DIRS = ("games", "positions")
-
-
-def _directory_state(out: str) -> Optional[list]:
-    """Before a run: the directories the run would create (``out`` and missing parents, deepest
-    first) if ``out`` does not exist, ``[]`` if it is an empty directory, None if it holds
-    something (a run to resume, or anything else): then a failure never removes a thing."""
-    try:
-        if os.path.isdir(out):
-            return None if any(True for _ in os.scandir(out)) else []
-        if os.path.lexists(out):
-            return None
-    except OSError:
-        return None
-    created = []
-    path = os.path.abspath(out)
-    while not os.path.lexists(path):
-        created.append(path)
-        parent = os.path.dirname(path)
-        if parent == path:
-            break
-        path = parent
-    return created
-
-
-def _clean_failed_run(out: str, before: Optional[list]) -> None:
-    """After a run that failed in a new or empty directory: if it completed no shard, removes
-    what it wrote (manifest, empty shard folders, temporary files), so the directory is as it was.
-    Best effort: anything unexpected is left in place, and no error of its own hides the run's."""
-    if before is None:
-        return
-    try:
-        manifest = os.path.join(out, "manifest.json")
-        if os.path.isfile(manifest):
-            with open(manifest, encoding="utf-8") as f:
-                if json.load(f).get("shards"):
-                    return  # complete shards: keep them, a rerun resumes
-        doomed = []
-        for entry in os.scandir(out):
-            if entry.name in _RUN_FILES and entry.is_file(follow_symlinks=False):
-                doomed.append(entry.path)
-            elif entry.name in _RUN_DIRS and entry.is_dir(follow_symlinks=False):
-                for inner in os.scandir(entry.path):
-                    if not (inner.name.endswith(".tmp") and inner.is_file(follow_symlinks=False)):
-                        return  # a finished shard file the manifest does not list: keep all
-                    doomed.append(inner.path)
-            else:
-                return  # something the run did not write
-        for path in doomed:
-            os.remove(path)
-        for name in _RUN_DIRS:
-            if os.path.isdir(os.path.join(out, name)):
-                os.rmdir(os.path.join(out, name))
-        for directory in before:  # deepest first; stops at the first one not empty
-            os.rmdir(directory)
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
 def selfplay(
     out: Union[str, os.PathLike],
     players: str = "random",
@@ -188,6 +136,8 @@ def selfplay(
     progress: bool = False,
     leaves_per_game: int = 8,
     concurrent_games: int = 32,
+    observation: str = "compact",
+    legal_actions: str = "csr",
     **mcts: Any,
 ) -> dict:
     """Plays ``games`` self-play games and writes them as a dataset in ``out``.
@@ -202,9 +152,15 @@ def selfplay(
         threads: worker threads (default: all cores). Does not change the output.
         format: ``"arrow"`` (Arrow IPC, zstd) or ``"parquet"`` (zstd).
         simulations: MCTS simulations per move.
-        evaluator: a network guiding MCTS (see :data:`Evaluator`); the leaves of
-            ``concurrent_games`` games, ``leaves_per_game`` each (virtual loss), are evaluated in
-            one call. The output is reproducible if the evaluator is deterministic.
+        evaluator: a network guiding MCTS (see :data:`Evaluator`). ``concurrent_games`` games
+            are in play, in two halves: the evaluator gets one half's leaves
+            (``leaves_per_game`` per game, spread by virtual loss) while the other half's trees
+            are worked on, on all threads, with the GIL released, so a GPU sees back-to-back
+            batches. The output is reproducible if the evaluator is deterministic.
+        observation: what the evaluator sees: ``"compact"`` (piece ids, uint16; the default)
+            or ``"onehot"`` (uint8 planes, 75x larger).
+        legal_actions: how the evaluator gets the legal actions: ``"csr"`` (one flat array
+            and offsets; the default) or ``"list"`` (one array per leaf).
         games_per_shard: games per shard file.
         progress: show a progress bar (tqdm) and nothing else.
         **mcts: MCTS settings: ``temperature``, ``temperature_plies``, ``dirichlet_alpha``,
@@ -230,7 +186,6 @@ def selfplay(
         concurrent_games=concurrent_games, mcts=mcts,
     )
     out = _validate.path("out", out)
-    before = _directory_state(out)
     bar = None
     callback = None
     if progress:
@@ -248,11 +203,10 @@ def selfplay(
             progress=callback,
             evaluator=evaluator,
             evaluator_name=_evaluator_name(evaluator) if evaluator is not None else None,
+            observation=_validate.choice("observation", observation, ("compact", "onehot")),
+            legal_actions=_validate.choice("legal_actions", legal_actions, ("csr", "list")),
             **settings,
         )
-    except BaseException:
-        _clean_failed_run(out, before)
-        raise
     finally:
         if bar is not None:
             bar.close()

@@ -513,8 +513,15 @@ impl PieceTable {
         }
         // A promoted-only piece is one that some piece promotes to and that has no legend code
         // of its own: its key is its name.
-        for t in types.iter_mut() {
+        for (t, r) in types.iter_mut().zip(&raws) {
             t.promoted_only = t.key == t.name && t.key.contains(|c: char| c.is_lowercase());
+            // Any other piece is written by its key in position texts (lower case for White) and
+            // by its sign in notation (upper-case letters): `_P` or `Pa` could not be read back
+            // (fuzz/regressions/piece_table/key-*).
+            let letters = |code: &str| !code.is_empty() && code.bytes().all(|b| b.is_ascii_uppercase());
+            if !t.promoted_only && !(letters(&t.key) && letters(&t.sign)) {
+                return Err(err(r.line, format!("key '{}' and sign '{}' must be upper-case letters A-Z", t.key, t.sign)));
+            }
         }
         let mut motions = Vec::with_capacity(types.len());
         let mut absolute_atoms = [Vec::new(), Vec::new()];

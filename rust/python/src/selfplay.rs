@@ -19,7 +19,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 use taikyoku_engine::rl::actions::{GRID, GRID_SQUARES};
 use taikyoku_engine::rl::observation::{self, Cell};
-use taikyoku_selfplay::network::{self, BatchEvaluator, LeafBatch};
+use taikyoku_selfplay::network::{self, Batch, BatchEvaluator};
 use taikyoku_selfplay::play::GameRecord;
 use taikyoku_selfplay::settings::NetworkSettings;
 use taikyoku_selfplay::{self as selfplay, Control, MctsSettings, Players, RunError, Settings};
@@ -54,22 +54,49 @@ fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce(&AtomicBool) -> T + 
 }
 
 /// The user's Python evaluator, called through `taikyoku.selfplay._evaluate` (which checks
-/// and flattens what it returns). Its own exception is kept to be re-raised as it is.
+/// and flattens what it returns). The observations it gets are views of two numpy buffers the
+/// run reuses (one per half of the games in play); the legal actions go through two reused
+/// int64 buffers. Its own exception is kept to be re-raised as it is.
 struct PythonEvaluator<'a> {
     evaluator: &'a PyObject,
-    planes: usize,
+    observations: [PyObject; 2],
+    /// Reused action and offset buffers of each half (grown when a batch needs more).
+    actions: [Option<Py<numpy::PyArray1<i64>>>; 2],
+    offsets: [Option<Py<numpy::PyArray1<i64>>>; 2],
+    csr: bool,
     failure: &'a Mutex<Option<PyErr>>,
 }
 
-impl BatchEvaluator for PythonEvaluator<'_> {
-    fn evaluate(&mut self, batch: &LeafBatch) -> Result<(Vec<f32>, Vec<f32>), RunError> {
+/// `buffer[..values.len()]` as a numpy view, growing `buffer` first if it is too small.
+fn fill<'py>(
+    py: Python<'py>,
+    buffer: &mut Option<Py<numpy::PyArray1<i64>>>,
+    values: impl ExactSizeIterator<Item = i64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let n = values.len();
+    if buffer.as_ref().map_or(true, |b| b.bind(py).len() < n) {
+        *buffer = Some(numpy::PyArray1::<i64>::zeros_bound(py, (n * 2).max(1024), false).unbind());
+    }
+    let array = buffer.as_ref().expect("allocated").bind(py);
+    {
+        let mut view = array.try_readwrite()?;
+        for (slot, value) in view.as_slice_mut()?.iter_mut().zip(values) {
+            *slot = value;
+        }
+    }
+    array.get_item(pyo3::types::PySlice::new_bound(py, 0, n as isize, 1))
+}
+
+impl<O> BatchEvaluator<O> for PythonEvaluator<'_> {
+    fn evaluate(&mut self, batch: &Batch<O>) -> Result<(Vec<f32>, Vec<f32>), RunError> {
         Python::with_gil(|py| -> PyResult<(Vec<f32>, Vec<f32>)> {
-            let observations = numpy::PyArray1::from_slice_bound(py, &batch.observations).reshape([batch.len(), GRID, GRID, self.planes])?;
-            let actions = numpy::PyArray1::from_iter_bound(py, batch.actions.iter().map(|&a| a as i64));
-            let offsets = numpy::PyArray1::from_iter_bound(py, batch.offsets.iter().map(|&o| o as i64));
+            let rows = pyo3::types::PySlice::new_bound(py, 0, batch.leaves as isize, 1);
+            let observations = self.observations[batch.half].bind(py).get_item(rows)?;
+            let actions = fill(py, &mut self.actions[batch.half], batch.actions.iter().map(|&a| a as i64))?;
+            let offsets = fill(py, &mut self.offsets[batch.half], batch.offsets.iter().map(|&o| o as i64))?;
             let glue = py.import_bound("taikyoku.selfplay")?.getattr("_evaluate")?;
             let (priors, values): (PyReadonlyArray1<'_, f32>, PyReadonlyArray1<'_, f32>) =
-                glue.call1((self.evaluator, observations, actions, offsets))?.extract()?;
+                glue.call1((self.evaluator, observations, actions, offsets, self.csr))?.extract()?;
             Ok((priors.as_slice()?.to_vec(), values.as_slice()?.to_vec()))
         })
         .map_err(|e| {
@@ -77,6 +104,74 @@ impl BatchEvaluator for PythonEvaluator<'_> {
             RunError::Usage("the evaluator failed".into())
         })
     }
+}
+
+/// A numpy buffer's memory, handed to the run's threads (which write it with the GIL
+/// released, never while the evaluator holds a view of it: see `network`).
+struct Memory<O> {
+    data: *mut O,
+    len: usize,
+}
+
+unsafe impl<O> Send for Memory<O> {}
+unsafe impl<O> Sync for Memory<O> {}
+
+impl<O> Memory<O> {
+    fn of(array: &Bound<'_, numpy::PyArrayDyn<O>>) -> Memory<O>
+    where
+        O: numpy::Element,
+    {
+        use numpy::PyUntypedArrayMethods;
+        Memory { data: array.data(), len: array.len() }
+    }
+
+    /// # Safety
+    /// The array must outlive the slice, and nothing else may touch it meanwhile.
+    unsafe fn slice<'a>(&self) -> &'a mut [O] {
+        std::slice::from_raw_parts_mut(self.data, self.len)
+    }
+}
+
+/// A network-guided run with observations of element type `O` (layout `layout`).
+#[allow(clippy::too_many_arguments)]
+fn network_run<O: Cell + numpy::Element>(
+    py: Python<'_>,
+    out: &std::path::Path,
+    settings: &Settings,
+    threads: Option<usize>,
+    concurrent: usize,
+    layout: observation::Layout,
+    evaluator: &PyObject,
+    csr: bool,
+    report: &(dyn Fn(&GameRecord) + Sync),
+    failure: &Mutex<Option<PyErr>>,
+) -> PyResult<Result<selfplay::Summary, RunError>> {
+    let variant = pieces::variant(&settings.variant, &settings.options)?;
+    let leaves = settings.network.as_ref().map_or(1, |n| n.leaves_per_game as usize);
+    let rows = network::rows_per_buffer(concurrent, leaves);
+    let planes = observation::plane_count(&variant, layout);
+    let what = format!("the evaluator's observation buffers ({concurrent} games x {leaves} leaves)");
+    let buffers = [
+        observations::zeros::<O>(py, &what, vec![rows, GRID, GRID, planes])?,
+        observations::zeros::<O>(py, &what, vec![rows, GRID, GRID, planes])?,
+    ];
+    let memory = [Memory::of(&buffers[0]), Memory::of(&buffers[1])];
+    let mut python = PythonEvaluator {
+        evaluator,
+        observations: [buffers[0].clone().into_any().unbind(), buffers[1].clone().into_any().unbind()],
+        actions: [None, None],
+        offsets: [None, None],
+        csr,
+        failure,
+    };
+    let pool = selfplay::thread_pool(threads).map_err(run_error)?;
+    interruptible(py, |stop| {
+        let control = Control { progress: report, stop };
+        // The buffers live in this frame until the run ends; the run writes a half's buffer
+        // only while the evaluator is not looking at it.
+        let slices = unsafe { [memory[0].slice(), memory[1].slice()] };
+        pool.install(|| network::run(out, settings, concurrent, layout, slices, &mut python, control))
+    })
 }
 
 /// The MCTS settings of a run from the keyword arguments (defaults where `None`).
@@ -115,7 +210,7 @@ fn mcts_settings(
     max_plies = Int(5000), simulations = Int(64), games_per_shard = Int(16), variant = "taikyoku", options = None,
     temperature = None, temperature_plies = None, dirichlet_alpha = None, dirichlet_fraction = None, c_puct = None,
     priors = None, rollout_plies = None, progress = None, evaluator = None, evaluator_name = None,
-    leaves_per_game = Int(8), concurrent_games = Int(32)))]
+    leaves_per_game = Int(8), concurrent_games = Int(32), observation = "compact", legal_actions = "csr"))]
 #[allow(clippy::too_many_arguments)]
 pub fn selfplay_run(
     py: Python<'_>,
@@ -142,7 +237,19 @@ pub fn selfplay_run(
     evaluator_name: Option<String>,
     leaves_per_game: Int,
     concurrent_games: Int,
+    observation: &str,
+    legal_actions: &str,
 ) -> PyResult<PyObject> {
+    let layout = match observation {
+        "compact" => observation::Layout::Compact,
+        "onehot" => observation::Layout::OneHot,
+        other => return Err(invalid(format!("unknown observation '{}' (use 'compact' or 'onehot')", convert::clip(other)))),
+    };
+    let csr = match legal_actions {
+        "csr" => true,
+        "list" => false,
+        other => return Err(invalid(format!("unknown legal_actions '{}' (use 'csr' or 'list')", convert::clip(other)))),
+    };
     let players = match players {
         "random" => Players::Random,
         "mcts" => Players::Mcts(mcts_settings(
@@ -172,12 +279,12 @@ pub fn selfplay_run(
             Some(_) => Some(NetworkSettings {
                 name: evaluator_name.unwrap_or_else(|| "evaluator".into()),
                 leaves_per_game: leaves_per_game.within("leaves_per_game", 1, 4096)?,
+                observation: observation.to_string(),
             }),
         },
     };
     settings.validate().map_err(invalid)?;
     let concurrent: usize = concurrent_games.within("concurrent_games", 1, 1 << 16)?;
-    let variant = pieces::variant(&settings.variant, &settings.options)?;
     let report = |record: &GameRecord| {
         if let Some(callback) = &progress {
             Python::with_gil(|py| {
@@ -189,19 +296,19 @@ pub fn selfplay_run(
         }
     };
     let failure = Mutex::new(None);
-    let summary = shield(|| {
-        interruptible(py, |stop| {
-            let control = Control { progress: &report, stop };
-            match &evaluator {
-                None => selfplay::run(&out, &settings, threads, control),
-                Some(evaluator) => {
-                    let planes = observation::plane_count(&variant, observation::Layout::OneHot);
-                    let mut python = PythonEvaluator { evaluator, planes, failure: &failure };
-                    network::run(&out, &settings, concurrent, &mut python, control)
-                }
+    let summary = shield(|| match &evaluator {
+        None => interruptible(py, |stop| selfplay::run(&out, &settings, threads, Control { progress: &report, stop })),
+        Some(evaluator) => match layout {
+            observation::Layout::Compact => {
+                network_run::<u16>(py, &out, &settings, threads, concurrent, layout, evaluator, csr, &report, &failure)
             }
-        })
-    })?;
+            observation::Layout::OneHot => {
+                network_run::<u8>(py, &out, &settings, threads, concurrent, layout, evaluator, csr, &report, &failure)
+            }
+        },
+    });
+    // A KeyboardInterrupt or the evaluator's own exception comes first.
+    let summary = summary?;
     if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }

@@ -1,19 +1,33 @@
-//! MCTS self-play guided by an external evaluator (a neural network called from Python):
-//! many games search at once, and their leaves are gathered into one batch per call, so the
-//! network sees full batches. Each game keeps its own seeded stream and tree, so its moves do
-//! not depend on which other games share a batch.
+//! MCTS self-play guided by an external evaluator (a neural network, called from Python), laid
+//! out to keep an accelerator busy.
+//!
+//! - The games in play are split into two halves. While the evaluator works on one half's batch
+//!   of leaves, the other half's trees take in their last evaluations, play the moves whose
+//!   search is done and descend to their next leaves, on all threads (double buffering): a
+//!   network sees back-to-back batches, and the trees are walked while it runs.
+//! - Leaf observations are written straight into the caller's two buffers (one per half), reused
+//!   from batch to batch: only the entries that change are rewritten.
+//! - Games come from one queue of game ids; a shard is written as soon as its last game ends.
+//! - Each game keeps its own seeded stream and tree, and the batches are decided by the
+//!   pipeline's steps, never by timing: the same seed and a deterministic evaluator give the
+//!   same dataset whatever the thread count.
 
+use crate::dataset::Writer;
 use crate::play::{game_seed, root_visits, GameRecord};
 use crate::settings::{MctsSettings, Players, Settings};
-use crate::{run_shards, Control, RunError, Summary};
+use crate::{Control, RunError, Summary};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
+use std::time::Instant;
 use taikyoku_engine::rl::actions::{action_of, Frame};
-use taikyoku_search::mcts::{LeafRequest, Search};
-use taikyoku_engine::rl::observation::{observation_len, write, Layout};
+use taikyoku_engine::rl::observation::{observation_len, rewrite, Cell, Layout};
 use taikyoku_engine::{Game, Variant};
+use taikyoku_search::mcts::{LeafRequest, Search};
 
+/// One game in play.
 struct Slot {
     record: GameRecord,
     game: Game,
@@ -22,209 +36,180 @@ struct Slot {
     /// Simulations completed when the current move's search began.
     move_start: u64,
     requests: Vec<LeafRequest>,
+    /// The legal actions of each request's leaf, concatenated, and where each leaf's end.
+    actions: Vec<u32>,
+    ends: Vec<usize>,
     /// Descents made by the last gather (0: the search can make no progress).
     descents: usize,
 }
 
-/// A batch of leaves to evaluate: observations (mover's frame, one-hot uint8) and the legal
-/// actions of each leaf, in the order the priors must follow.
-#[derive(Default)]
-pub struct LeafBatch {
-    pub observations: Vec<u8>,
-    pub actions: Vec<u32>,
-    /// `actions[offsets[i]..offsets[i + 1]]` belong to leaf `i`.
-    pub offsets: Vec<usize>,
+/// A batch handed to the evaluator: the observations of `leaves` leaves (the first rows of
+/// buffer `half`), their legal actions concatenated, `offsets[i]..offsets[i + 1]` those of leaf
+/// `i` (CSR).
+pub struct Batch<'a, O> {
+    pub half: usize,
+    pub leaves: usize,
+    pub observations: &'a [O],
+    pub actions: &'a [u32],
+    pub offsets: &'a [usize],
 }
 
-impl LeafBatch {
-    pub fn len(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-/// A network that evaluates leaves in batches.
-pub trait BatchEvaluator {
+/// A network that evaluates batches of leaves.
+pub trait BatchEvaluator<O> {
     /// Priors aligned with `batch.actions` and one value per leaf (from the leaf's side to move).
-    fn evaluate(&mut self, batch: &LeafBatch) -> Result<(Vec<f32>, Vec<f32>), RunError>;
+    fn evaluate(&mut self, batch: &Batch<O>) -> Result<(Vec<f32>, Vec<f32>), RunError>;
 }
 
-/// Generates (or resumes) the dataset of `settings` (MCTS players with `settings.network` set)
-/// in `out`: each shard's games are played `concurrent` at a time, their leaves evaluated in
-/// batches by `evaluator`.
-pub fn run(
-    out: &std::path::Path,
-    settings: &Settings,
-    concurrent: usize,
-    evaluator: &mut dyn BatchEvaluator,
-    control: Control,
-) -> Result<Summary, RunError> {
-    let Players::Mcts(mcts) = &settings.players else {
-        return Err(RunError::Usage("an evaluator guides MCTS: use players='mcts'".into()));
-    };
-    let Some(network) = &settings.network else {
-        return Err(RunError::Usage("a network-guided run needs settings.network".into()));
-    };
-    let variant = Variant::load(&settings.variant, &settings.options).map_err(|e| RunError::Usage(e.to_string()))?;
-    let leaves = network.leaves_per_game as usize;
-    run_shards(out, settings, control, |games| {
-        let mut driver = NetworkSelfPlay::new(variant.clone(), settings.clone(), mcts.clone(), games, concurrent, leaves);
-        let mut records = Vec::new();
-        while !driver.done() {
-            if control.stopped() {
-                return Ok(None);
-            }
-            let batch = driver.gather();
-            // A round may have nothing to evaluate (every search done): no call then.
-            let (priors, values) = if batch.is_empty() { (Vec::new(), Vec::new()) } else { evaluator.evaluate(&batch)? };
-            driver.apply(&priors, &values, &batch.offsets).map_err(RunError::Usage)?;
-            for record in driver.take_finished() {
-                (control.progress)(&record);
-                records.push(record);
-            }
-        }
-        Ok(Some(records))
-    })
-}
-
-/// Games `first..last` of a run, played concurrently `concurrent` at a time.
-pub struct NetworkSelfPlay {
+/// How the games are played and their leaves written.
+struct Setup {
     variant: Arc<Variant>,
     settings: Settings,
     mcts: MctsSettings,
     leaves_per_game: usize,
-    concurrent: usize,
-    next_game: u64,
-    last_game: u64,
-    slots: Vec<Slot>,
-    finished: Vec<GameRecord>,
-    /// (slot, request index) of each leaf of the batch handed out.
-    pending: Vec<(usize, usize)>,
+    layout: Layout,
 }
 
-impl NetworkSelfPlay {
-    pub fn new(
-        variant: Arc<Variant>,
-        settings: Settings,
-        mcts: MctsSettings,
-        games: std::ops::Range<u64>,
-        concurrent: usize,
-        leaves_per_game: usize,
-    ) -> NetworkSelfPlay {
-        let mut driver = NetworkSelfPlay {
-            variant,
-            settings,
-            mcts,
-            leaves_per_game: leaves_per_game.max(1),
-            concurrent: concurrent.max(1),
-            next_game: games.start,
-            last_game: games.end,
-            slots: Vec::new(),
-            finished: Vec::new(),
-            pending: Vec::new(),
-        };
-        driver.fill();
-        driver
+/// Half of the games in play, with the bookkeeping of its buffer.
+struct Half {
+    slots: Vec<Slot>,
+    capacity: usize,
+    /// Entries of each buffer row set by its last write.
+    written: Vec<Vec<u32>>,
+    /// The batch gathered last, waiting for its evaluation.
+    actions: Vec<u32>,
+    offsets: Vec<usize>,
+    /// Rows of each slot in the batch.
+    rows: Vec<std::ops::Range<usize>>,
+}
+
+impl Half {
+    fn new(capacity: usize, rows: usize) -> Half {
+        Half { slots: Vec::new(), capacity, written: vec![Vec::new(); rows], actions: Vec::new(), offsets: vec![0], rows: Vec::new() }
     }
 
-    fn fill(&mut self) {
-        while self.slots.len() < self.concurrent && self.next_game < self.last_game {
-            let game_id = self.next_game;
-            self.next_game += 1;
-            let seed = game_seed(self.settings.seed, game_id);
-            let mut game = Game::new(self.variant.clone());
-            game.max_plies = Some(self.settings.max_plies);
-            let record = GameRecord::new(game_id, seed);
-            let search = Search::new(self.mcts.engine_config());
-            self.slots.push(Slot { record, game, rng: ChaCha8Rng::seed_from_u64(seed), search, move_start: 0, requests: Vec::new(), descents: 0 });
-        }
-        // Games already over at the start (none in practice) finish at once.
-        self.settle();
+    fn leaves(&self) -> usize {
+        self.offsets.len() - 1
     }
 
-    /// True when every game has finished.
-    pub fn done(&self) -> bool {
-        self.slots.is_empty()
-    }
-
-    /// Finished games, in the order they finished.
-    pub fn take_finished(&mut self) -> Vec<GameRecord> {
-        std::mem::take(&mut self.finished)
-    }
-
-    /// Descends every game's tree and returns the leaves to evaluate.
-    pub fn gather(&mut self) -> LeafBatch {
-        let mut batch = LeafBatch { offsets: vec![0], ..LeafBatch::default() };
-        self.pending.clear();
-        let len = observation_len(&self.variant, Layout::OneHot);
-        for (index, slot) in self.slots.iter_mut().enumerate() {
-            let goal = slot.move_start + self.mcts.simulations as u64;
-            let wanted = (goal.saturating_sub(slot.search.completed_simulations()) as usize).min(self.leaves_per_game);
-            if wanted == 0 {
-                slot.requests.clear();
-                slot.descents = 0;
-                continue;
-            }
-            let (observations, actions, offsets) = (&mut batch.observations, &mut batch.actions, &mut batch.offsets);
-            slot.descents = slot.search.select_leaves_into(&mut slot.game, wanted, &mut slot.rng, &mut slot.requests, |game, leaf, _| {
-                let start = observations.len();
-                observations.resize(start + len, 0);
-                write(game, Frame::Mover, Layout::OneHot, &mut observations[start..], true);
-                actions.extend(leaf.moves.iter().map(|&m| action_of(&game.position, m, Frame::Mover)));
-                offsets.push(actions.len());
+    /// Starts games from the queue in free slots.
+    fn fill(&mut self, setup: &Setup, queue: &mut VecDeque<u64>) {
+        while self.slots.len() < self.capacity {
+            let Some(game_id) = queue.pop_front() else { break };
+            let seed = game_seed(setup.settings.seed, game_id);
+            let mut game = Game::new(setup.variant.clone());
+            game.max_plies = Some(setup.settings.max_plies);
+            self.slots.push(Slot {
+                record: GameRecord::new(game_id, seed),
+                game,
+                rng: ChaCha8Rng::seed_from_u64(seed),
+                search: Search::new(setup.mcts.engine_config()),
+                move_start: 0,
+                requests: Vec::new(),
+                actions: Vec::new(),
+                ends: Vec::new(),
+                descents: 0,
             });
-            self.pending.extend((0..slot.requests.len()).map(|r| (index, r)));
         }
-        batch
     }
 
-    /// Applies the evaluations of the last batch (`priors[offsets[i]..offsets[i+1]]` and
-    /// `values[i]` for leaf `i`, values from the leaf's side to move), then plays a move in
-    /// every game whose search is complete.
-    pub fn apply(&mut self, priors: &[f32], values: &[f32], offsets: &[usize]) -> Result<(), String> {
-        if values.len() != self.pending.len() || offsets.len() != self.pending.len() + 1 {
-            return Err(format!("expected evaluations of {} leaves, got {} values", self.pending.len(), values.len()));
-        }
-        for (i, &(slot, request)) in self.pending.iter().enumerate() {
-            let slot = &mut self.slots[slot];
-            let leaf = &slot.requests[request];
-            let these = &priors[offsets[i]..offsets[i + 1]];
-            if these.len() != leaf.moves.len() {
-                return Err(format!("leaf {i}: {} priors for {} legal actions", these.len(), leaf.moves.len()));
-            }
-            slot.search.expand(leaf, these, values[i]);
-        }
-        self.pending.clear();
-        for slot in &mut self.slots {
-            let goal = slot.move_start + self.mcts.simulations as u64;
-            // A search that can make no more progress also moves on.
-            let stuck = slot.descents == 0;
-            if slot.search.completed_simulations() >= goal || stuck {
-                play_searched_move(slot);
-            }
-        }
-        self.settle();
-        Ok(())
-    }
-
-    /// Moves finished games out and starts the next ones.
-    fn settle(&mut self) {
+    /// Moves finished games to `finished`, in slot order.
+    fn settle(&mut self, finished: &mut Vec<GameRecord>) {
         let mut index = 0;
         while index < self.slots.len() {
             if let Some(end) = self.slots[index].game.end_now() {
                 let mut slot = self.slots.remove(index);
                 slot.record.finish(end);
-                self.finished.push(slot.record);
+                finished.push(slot.record);
             } else {
                 index += 1;
             }
         }
-        if self.slots.len() < self.concurrent && self.next_game < self.last_game {
-            self.fill();
+    }
+
+    /// Descends every tree to its next leaves and writes their observations into `buffer` (rows
+    /// of `observation_len`), in parallel over the games.
+    fn gather<O: Cell>(&mut self, setup: &Setup, buffer: &mut [O]) {
+        let (simulations, leaves_per_game) = (setup.mcts.simulations as u64, setup.leaves_per_game);
+        // 1. Descents, and each leaf's legal actions, with the game standing at the leaf.
+        self.slots.par_iter_mut().for_each(|slot| {
+            slot.actions.clear();
+            slot.ends.clear();
+            let wanted = ((slot.move_start + simulations).saturating_sub(slot.search.completed_simulations()) as usize)
+                .min(leaves_per_game);
+            if wanted == 0 {
+                slot.requests.clear();
+                slot.descents = 0;
+                return;
+            }
+            let (actions, ends) = (&mut slot.actions, &mut slot.ends);
+            slot.descents = slot.search.select_leaves_into(&mut slot.game, wanted, &mut slot.rng, &mut slot.requests, |game, leaf, _| {
+                actions.extend(leaf.moves.iter().map(|&m| action_of(&game.position, m, Frame::Mover)));
+                ends.push(actions.len());
+            });
+        });
+        // 2. Rows and offsets, in slot order.
+        self.rows.clear();
+        self.actions.clear();
+        self.offsets.truncate(1);
+        let mut row = 0;
+        for slot in &self.slots {
+            self.rows.push(row..row + slot.requests.len());
+            row += slot.requests.len();
+            let base = self.actions.len();
+            self.actions.extend_from_slice(&slot.actions);
+            self.offsets.extend(slot.ends.iter().map(|&end| base + end));
         }
+        // 3. Observations: each game replays the path to each of its leaves and writes it.
+        let len = observation_len(&setup.variant, setup.layout);
+        let mut rows_of_slots: Vec<(&mut [O], &mut [Vec<u32>])> = Vec::with_capacity(self.slots.len());
+        let (mut rest, mut written) = (&mut buffer[..row * len], &mut self.written[..row]);
+        for range in &self.rows {
+            let (mine, others) = std::mem::take(&mut rest).split_at_mut(range.len() * len);
+            let (my_written, other_written) = std::mem::take(&mut written).split_at_mut(range.len());
+            rows_of_slots.push((mine, my_written));
+            rest = others;
+            written = other_written;
+        }
+        let layout = setup.layout;
+        self.slots.par_iter_mut().zip(rows_of_slots.into_par_iter()).for_each(|(slot, (rows, written))| {
+            for ((request, out), written) in slot.requests.iter().zip(rows.chunks_mut(len)).zip(written.iter_mut()) {
+                for &mv in &request.path {
+                    slot.game.play(mv);
+                }
+                rewrite(&slot.game, Frame::Mover, layout, out, written);
+                for _ in &request.path {
+                    slot.game.undo();
+                }
+            }
+        });
+    }
+
+    /// Takes in the evaluations of the last batch, then plays a move in every game whose search
+    /// is done, in parallel over the games.
+    fn apply(&mut self, setup: &Setup, priors: &[f32], values: &[f32]) -> Result<(), RunError> {
+        let leaves = self.leaves();
+        if values.len() != leaves || priors.len() != self.actions.len() {
+            return Err(RunError::Usage(format!(
+                "the evaluator returned {} priors and {} values for {} legal actions of {leaves} leaves",
+                priors.len(),
+                values.len(),
+                self.actions.len()
+            )));
+        }
+        let simulations = setup.mcts.simulations as u64;
+        let offsets = &self.offsets;
+        self.slots.par_iter_mut().zip(self.rows.par_iter()).for_each(|(slot, rows)| {
+            for (request, leaf) in slot.requests.iter().zip(rows.clone()) {
+                slot.search.expand(request, &priors[offsets[leaf]..offsets[leaf + 1]], values[leaf]);
+            }
+            // A search that can make no more progress also moves on.
+            if slot.search.completed_simulations() >= slot.move_start + simulations || slot.descents == 0 {
+                play_searched_move(slot);
+            }
+        });
+        self.actions.clear();
+        self.offsets.truncate(1);
+        Ok(())
     }
 }
 
@@ -241,48 +226,234 @@ fn play_searched_move(slot: &mut Slot) {
     slot.move_start = slot.search.completed_simulations();
 }
 
+/// Rows each of the two buffers needs: the leaves of half the games in play.
+pub fn rows_per_buffer(concurrent: usize, leaves_per_game: usize) -> usize {
+    concurrent.div_ceil(2) * leaves_per_game
+}
+
+/// Generates (or resumes) the dataset of `settings` (MCTS players with `settings.network` set)
+/// in `out`. `concurrent` games are in play at once; their leaves' observations (mover's frame,
+/// `layout`) are written into `buffers`, each of `rows_per_buffer` rows; `evaluator` is called
+/// for one half's batch while the other half's trees are worked on, on the current rayon pool.
+pub fn run<O: Cell>(
+    out: &std::path::Path,
+    settings: &Settings,
+    concurrent: usize,
+    layout: Layout,
+    buffers: [&mut [O]; 2],
+    evaluator: &mut (dyn BatchEvaluator<O> + Send),
+    control: Control,
+) -> Result<Summary, RunError> {
+    let Players::Mcts(mcts) = &settings.players else {
+        return Err(RunError::Usage("an evaluator guides MCTS: use players='mcts'".into()));
+    };
+    let Some(network) = &settings.network else {
+        return Err(RunError::Usage("a network-guided run needs settings.network".into()));
+    };
+    settings.validate().map_err(RunError::Usage)?;
+    let variant = Variant::load(&settings.variant, &settings.options).map_err(|e| RunError::Usage(e.to_string()))?;
+    let leaves_per_game = network.leaves_per_game as usize;
+    let rows = rows_per_buffer(concurrent, leaves_per_game);
+    let len = observation_len(&variant, layout);
+    if buffers.iter().any(|b| b.len() < rows * len) {
+        return Err(RunError::Usage(format!("each observation buffer needs {rows} rows of {len} values")));
+    }
+    let setup = Setup { variant, settings: settings.clone(), mcts: mcts.clone(), leaves_per_game, layout };
+    let started = Instant::now();
+    let (writer, missing) = Writer::open(out, settings)?;
+    let queue: VecDeque<u64> = missing.iter().flat_map(|&index| settings.shard_games(index)).collect();
+    // Finished games of each shard not written yet; a shard is written when its last game ends.
+    let mut pending: BTreeMap<u64, Vec<GameRecord>> = BTreeMap::new();
+    let mut sink = |record: GameRecord| -> Result<(), RunError> {
+        (control.progress)(&record);
+        let shard = record.game_id / settings.games_per_shard;
+        let games = pending.entry(shard).or_default();
+        games.push(record);
+        let range = settings.shard_games(shard);
+        if games.len() as u64 == range.end - range.start {
+            let records = pending.remove(&shard).expect("the shard just filled");
+            writer.commit(shard, &records)?;
+        }
+        Ok(())
+    };
+    let result = play(&setup, queue, concurrent, buffers, evaluator, control.stop, &mut sink);
+    match result {
+        Ok(()) => writer.finish(started),
+        Err(e) => {
+            writer.abandon();
+            Err(e)
+        }
+    }
+}
+
+/// The pipeline: evaluate half `h` while the other half takes in its evaluation and gathers
+/// anew, then swap. Finished games go to `sink` in a deterministic order.
+fn play<O: Cell>(
+    setup: &Setup,
+    mut queue: VecDeque<u64>,
+    concurrent: usize,
+    buffers: [&mut [O]; 2],
+    evaluator: &mut (dyn BatchEvaluator<O> + Send),
+    stop: &std::sync::atomic::AtomicBool,
+    sink: &mut dyn FnMut(GameRecord) -> Result<(), RunError>,
+) -> Result<(), RunError> {
+    let rows = rows_per_buffer(concurrent, setup.leaves_per_game);
+    let mut halves = [Half::new(concurrent.div_ceil(2), rows), Half::new(concurrent / 2, rows)];
+    let [buffer_0, buffer_1] = buffers;
+    let mut buffers = [buffer_0, buffer_1];
+    // The evaluation of each half's batch, not yet taken in.
+    let mut evaluations: [Option<(Vec<f32>, Vec<f32>)>; 2] = [None, None];
+    let mut finished = Vec::new();
+    for half in halves.iter_mut() {
+        half.fill(setup, &mut queue);
+    }
+    halves[0].gather(setup, buffers[0]);
+    let mut h = 0;
+    loop {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(RunError::Interrupted);
+        }
+        let other = 1 - h;
+        let [half_0, half_1] = &mut halves;
+        let (this, that) = if h == 0 { (&*half_0, half_1) } else { (&*half_1, half_0) };
+        let [buffer_0, buffer_1] = &mut buffers;
+        let (this_buffer, that_buffer): (&[O], &mut [O]) = if h == 0 { (buffer_0, buffer_1) } else { (buffer_1, buffer_0) };
+        let previous = evaluations[other].take();
+        let len = observation_len(&setup.variant, setup.layout);
+        let evaluate = || -> Result<Option<(Vec<f32>, Vec<f32>)>, RunError> {
+            if this.leaves() == 0 {
+                return Ok(None);
+            }
+            let observations = &this_buffer[..this.leaves() * len];
+            let batch = Batch { half: h, leaves: this.leaves(), observations, actions: &this.actions, offsets: &this.offsets };
+            evaluator.evaluate(&batch).map(Some)
+        };
+        let mut done_there = Vec::new();
+        let queue = &mut queue;
+        let work = || -> Result<(), RunError> {
+            if let Some((priors, values)) = previous {
+                that.apply(setup, &priors, &values)?;
+            }
+            that.settle(&mut done_there);
+            that.fill(setup, queue);
+            that.gather(setup, that_buffer);
+            Ok(())
+        };
+        let (evaluated, worked) = rayon::join(evaluate, work);
+        worked?;
+        let in_play = !halves[h].slots.is_empty();
+        evaluations[h] = match evaluated? {
+            Some(evaluation) => Some(evaluation),
+            // Nothing to evaluate, games still in play (every search done): their moves are
+            // played when this half next takes in an evaluation.
+            None if in_play => Some((Vec::new(), Vec::new())),
+            None => None,
+        };
+        finished.append(&mut done_there);
+        for record in finished.drain(..) {
+            sink(record)?;
+        }
+        if halves.iter().all(|half| half.slots.is_empty()) && queue.is_empty() {
+            return Ok(());
+        }
+        h = other;
+    }
+}
+
+/// Plays games `games` of `settings` with `evaluate(batch)` (one-hot observations), without
+/// writing anything: for tests and small experiments. Runs on the current rayon pool.
+pub fn play_games(
+    settings: &Settings,
+    games: std::ops::Range<u64>,
+    concurrent: usize,
+    evaluate: &mut (dyn FnMut(&Batch<u8>) -> (Vec<f32>, Vec<f32>) + Send),
+) -> Result<Vec<GameRecord>, RunError> {
+    let Players::Mcts(mcts) = &settings.players else { return Err(RunError::Usage("MCTS players only".into())) };
+    let variant = Variant::load(&settings.variant, &settings.options).map_err(|e| RunError::Usage(e.to_string()))?;
+    let leaves_per_game = settings.network.as_ref().map_or(1, |n| n.leaves_per_game as usize);
+    let layout = Layout::OneHot;
+    let rows = rows_per_buffer(concurrent, leaves_per_game);
+    let len = observation_len(&variant, layout);
+    let setup = Setup { variant, settings: settings.clone(), mcts: mcts.clone(), leaves_per_game, layout };
+    let (mut a, mut b) = (vec![0u8; rows * len], vec![0u8; rows * len]);
+    struct Closure<'a>(&'a mut (dyn FnMut(&Batch<u8>) -> (Vec<f32>, Vec<f32>) + Send));
+    impl BatchEvaluator<u8> for Closure<'_> {
+        fn evaluate(&mut self, batch: &Batch<u8>) -> Result<(Vec<f32>, Vec<f32>), RunError> {
+            Ok((self.0)(batch))
+        }
+    }
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mut records = Vec::new();
+    play(&setup, games.collect(), concurrent, [&mut a, &mut b], &mut Closure(evaluate), &stop, &mut |r| {
+        records.push(r);
+        Ok(())
+    })?;
+    records.sort_by_key(|r| r.game_id);
+    Ok(records)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::Players;
+    use crate::settings::NetworkSettings;
 
-    /// Plays games with a stand-in network (uniform priors, value from a simple count).
-    fn play(concurrent: usize, leaves: usize) -> Vec<GameRecord> {
-        let variant = Variant::load("taikyoku", &[]).unwrap();
+    /// A stand-in network: uniform priors, a value from the position's legal-move count.
+    fn stand_in(batch: &Batch<u8>) -> (Vec<f32>, Vec<f32>) {
+        let priors = vec![1.0; batch.actions.len()];
+        let values = (0..batch.leaves).map(|i| ((batch.offsets[i + 1] - batch.offsets[i]) % 7) as f32 / 7.0).collect();
+        (priors, values)
+    }
+
+    fn settings(leaves: u32) -> Settings {
         let mcts = MctsSettings { simulations: 8, ..MctsSettings::default() };
-        let settings = Settings { players: Players::Mcts(mcts.clone()), max_plies: 5, games: 3, ..Settings::default() };
-        let mut driver = NetworkSelfPlay::new(variant, settings, mcts, 0..3, concurrent, leaves);
-        let mut finished = Vec::new();
-        while !driver.done() {
-            let batch = driver.gather();
-            let priors = vec![1.0; batch.actions.len()];
-            let values: Vec<f32> = (0..batch.len()).map(|i| ((batch.offsets[i + 1] - batch.offsets[i]) % 7) as f32 / 7.0).collect();
-            driver.apply(&priors, &values, &batch.offsets).unwrap();
-            finished.extend(driver.take_finished());
+        Settings {
+            players: Players::Mcts(mcts),
+            max_plies: 5,
+            games: 5,
+            network: Some(NetworkSettings { name: "stand-in".into(), leaves_per_game: leaves, observation: "onehot".into() }),
+            ..Settings::default()
         }
-        finished.sort_by_key(|r| r.game_id);
-        finished
+    }
+
+    fn play_on(threads: usize, concurrent: usize) -> Vec<GameRecord> {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| play_games(&settings(4), 0..5, concurrent, &mut stand_in)).unwrap()
     }
 
     #[test]
-    fn games_do_not_depend_on_their_batch_mates() {
-        let alone = play(1, 4);
-        assert_eq!(alone.len(), 3);
+    fn games_do_not_depend_on_their_batch_mates_or_the_threads() {
+        let alone = play_on(1, 1);
+        assert_eq!(alone.len(), 5);
         assert!(alone.iter().all(|r| r.plies() == 5 && r.termination == "max_plies"));
         let sums: Vec<u32> = alone.iter().flat_map(|r| r.positions.iter().map(|p| p.visits.iter().map(|v| v.1).sum::<u32>())).collect();
         assert!(sums.iter().all(|&s| s >= 7), "{sums:?}");
-        assert_eq!(alone, play(3, 4));
+        assert_eq!(alone, play_on(2, 3));
+        assert_eq!(alone, play_on(3, 8));
+    }
+
+    #[test]
+    fn the_observations_handed_out_are_the_leaves() {
+        use taikyoku_engine::rl::observation::{write, Layout};
+        // With one leaf per game and one simulation, the first batch is the opening itself.
+        let variant = Variant::load("taikyoku", &[]).unwrap();
+        let mut opening = vec![0u8; observation_len(&variant, Layout::OneHot)];
+        write(&Game::new(variant.clone()), Frame::Mover, Layout::OneHot, &mut opening, true);
+        let mut first = true;
+        let mut check = |batch: &Batch<u8>| {
+            if first {
+                assert_eq!(batch.leaves, 1);
+                assert!(batch.observations == &opening[..]);
+                first = false;
+            }
+            stand_in(batch)
+        };
+        play_games(&settings(1), 0..1, 1, &mut check).unwrap();
     }
 
     #[test]
     fn wrong_evaluations_are_refused() {
-        let variant = Variant::load("taikyoku", &[]).unwrap();
-        let mcts = MctsSettings { simulations: 4, ..MctsSettings::default() };
-        let settings = Settings { players: Players::Mcts(mcts.clone()), ..Settings::default() };
-        let mut driver = NetworkSelfPlay::new(variant, settings, mcts, 0..1, 1, 2);
-        let batch = driver.gather();
-        assert!(driver.apply(&[], &[0.0], &[0, 0]).is_err());
-        let priors = vec![1.0; batch.actions.len()];
-        assert!(driver.apply(&priors, &vec![0.0; batch.len()], &batch.offsets).is_ok());
+        let mut short = |batch: &Batch<u8>| (Vec::new(), vec![0.0; batch.leaves]);
+        let error = play_games(&settings(2), 0..1, 1, &mut short).unwrap_err();
+        assert!(matches!(&error, RunError::Usage(m) if m.contains("priors")), "{error}");
     }
 }

@@ -124,6 +124,14 @@ pub struct NetworkSettings {
     pub name: String,
     /// Leaves each game adds to a batch per call (virtual loss spreads them over the tree).
     pub leaves_per_game: u32,
+    /// What the evaluator sees: `"compact"` (piece ids) or `"onehot"` planes. Manifests written
+    /// before the choice existed were one-hot.
+    #[serde(default = "one_hot")]
+    pub observation: String,
+}
+
+fn one_hot() -> String {
+    "onehot".into()
 }
 
 /// A run's settings.
@@ -178,6 +186,9 @@ impl Settings {
             }
             if network.leaves_per_game == 0 {
                 return Err("leaves_per_game must be at least 1".into());
+            }
+            if network.observation != "compact" && network.observation != "onehot" {
+                return Err(format!("unknown observation '{}' (use 'compact' or 'onehot')", network.observation));
             }
         }
         Ok(())
