@@ -9,7 +9,6 @@ and schemas are in datasets/README.md; read the result with :func:`taikyoku.data
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any, Callable, Dict, Optional, Sequence, Union
 

@@ -90,6 +90,8 @@ fn regressions_are_rejected_or_sane() {
         let e = PieceTable::parse(&read(name), &[]).unwrap_err();
         assert!(e.line == 1 && e.message.contains("bad leap"), "{name}: {e}");
     }
+    let e = PieceTable::parse(&read("key-underscore"), &[]).unwrap_err();
+    assert!(e.line == 1 && e.message.contains("upper-case letters"), "{e}");
     let lion = PieceTable::parse(&read("lion-igui"), &[]).unwrap();
     assert_eq!(lion.get(0).atoms, vec![Atom::Lion]);
     let chain = PieceTable::parse(&read("as-chain-exponential"), &[]).unwrap();
