@@ -44,7 +44,7 @@ def made(tmp_path_factory):
     def make(kind, fmt):
         if (kind, fmt) not in cache:
             out = tmp_path_factory.mktemp(f"{kind}-{fmt}") / "ds"
-            core.selfplay_run(str(out), format=fmt, **(RANDOM if kind == "random" else MCTS))
+            taikyoku.selfplay(str(out), format=fmt, **(RANDOM if kind == "random" else MCTS))
             cache[kind, fmt] = out
         return cache[kind, fmt]
 
@@ -419,7 +419,7 @@ def test_damage_is_caught_on_open_or_read_and_repaired_by_a_rerun(tmp_path, fmt)
     """Bit flips, truncation, duplicated or missing entries and wrong counts: none read silently."""
     settings = dict(players="random", games=4, seed=3, max_plies=30, format=fmt, games_per_shard=1)
     original = tmp_path / "original"
-    core.selfplay_run(str(original), **settings)
+    taikyoku.selfplay(str(original), **settings)
     clean = {p.relative_to(original): p.read_bytes() for p in original.rglob("*") if p.is_file()}
     manifest = json.loads((original / "manifest.json").read_text())
     work = tmp_path / "work"
@@ -452,7 +452,7 @@ def test_damage_is_caught_on_open_or_read_and_repaired_by_a_rerun(tmp_path, fmt)
             ds = tds.open(root)
             ds.positions  # damage inside a file shows when it is read
             ds.games
-        summary = core.selfplay_run(str(root), **settings)
+        summary = taikyoku.selfplay(str(root), **settings)
         assert summary["repaired"] or name == "complete but short", name
         again = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
         assert again == clean, f"{name}: the rerun did not restore the dataset byte for byte"
@@ -486,8 +486,8 @@ def file_bytes(root):
 @pytest.mark.parametrize("fmt", ["arrow", "parquet"])
 def test_same_settings_give_identical_bytes_for_any_thread_count(tmp_path, fmt):
     spec = dict(RANDOM, games=5, format=fmt)
-    core.selfplay_run(str(tmp_path / "one"), threads=1, **spec)
-    core.selfplay_run(str(tmp_path / "three"), threads=3, **spec)
+    taikyoku.selfplay(str(tmp_path / "one"), threads=1, **spec)
+    taikyoku.selfplay(str(tmp_path / "three"), threads=3, **spec)
     one = file_bytes(tmp_path / "one")
     assert one == file_bytes(tmp_path / "three") and len(one) == 1 + 2 * 3
 
@@ -495,21 +495,21 @@ def test_same_settings_give_identical_bytes_for_any_thread_count(tmp_path, fmt):
 def test_a_rerun_resumes_and_other_settings_are_refused(tmp_path):
     out = tmp_path / "ds"
     spec = dict(RANDOM, games=5)
-    core.selfplay_run(str(out), **spec)
+    taikyoku.selfplay(str(out), **spec)
     before = file_bytes(out)
     (out / "games" / "part-00002.arrow").unlink()
     (out / "positions" / "part-00001.arrow.tmp").write_bytes(b"leftover of a killed run")
-    summary = core.selfplay_run(str(out), threads=2, **spec)
+    summary = taikyoku.selfplay(str(out), threads=2, **spec)
     assert (summary["generated_games"], summary["games"]) == (1, 5)
     assert file_bytes(out) == before
-    assert core.selfplay_run(str(out), **spec)["generated_games"] == 0
+    assert taikyoku.selfplay(str(out), **spec)["generated_games"] == 0
     with pytest.raises(TaikyokuError, match="other settings"):
-        core.selfplay_run(str(out), **dict(spec, seed=8))
+        taikyoku.selfplay(str(out), **dict(spec, seed=8))
     assert file_bytes(out) == before
     (tmp_path / "foreign").mkdir()
     (tmp_path / "foreign" / "notes.txt").write_text("mine")
     with pytest.raises(TaikyokuError, match="not empty"):
-        core.selfplay_run(str(tmp_path / "foreign"), **spec)
+        taikyoku.selfplay(str(tmp_path / "foreign"), **spec)
 
 
 # -- recipes and committed samples ------------------------------------------------------------------
@@ -537,7 +537,7 @@ def test_recipe_command_call_and_settings_agree(path, tmp_path):
         assert f"{k}={v!r}" in recipe["python"]
     # The settings are what a run with these arguments records (scaled down to stay fast).
     small = dict(args, games=1, max_plies=2)
-    core.selfplay_run(str(tmp_path / "ds"), **small)
+    taikyoku.selfplay(str(tmp_path / "ds"), **small)
     recorded = json.loads((tmp_path / "ds" / "manifest.json").read_text())["settings"]
     assert recorded == dict(settings, games=1, max_plies=2)
 
@@ -586,7 +586,7 @@ def test_the_committed_samples_open_and_replay():
 @pytest.mark.parametrize("name", sorted(SAMPLE_CALLS))
 def test_the_samples_regenerate_identically(name, tmp_path):
     """A change of rules, seeding or schema shows up here: regenerate the samples (datasets/README.md §12)."""
-    core.selfplay_run(str(tmp_path / name), **SAMPLE_CALLS[name])
+    taikyoku.selfplay(str(tmp_path / name), **SAMPLE_CALLS[name])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fresh, committed = tds.open(tmp_path / name), tds.open(SAMPLES / name)

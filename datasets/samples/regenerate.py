@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-#: The arguments of ``taikyoku._core.selfplay_run`` for each sample.
+#: The arguments of ``taikyoku.selfplay`` for each sample.
 SAMPLES = {
     "random-tiny": dict(players="random", games=2, seed=0, max_plies=60, format="arrow", games_per_shard=1),
     "mcts-tiny": dict(players="mcts", games=2, seed=0, max_plies=8, simulations=16, format="parquet", games_per_shard=2),
@@ -18,12 +18,12 @@ SAMPLES = {
 
 
 def main() -> None:
-    from taikyoku import _core
+    import taikyoku
 
     here = Path(__file__).resolve().parent
     for name, arguments in SAMPLES.items():
         shutil.rmtree(here / name, ignore_errors=True)
-        summary = _core.selfplay_run(str(here / name), **arguments)
+        summary = taikyoku.selfplay(here / name, **arguments)
         print(f"{name}: {summary['games']} games, {summary['positions']} positions, {summary['bytes']} bytes")
 
 

@@ -118,6 +118,21 @@ def _checked_settings(*, players, games, seed, threads, format, max_plies, simul
     return settings
 
 
+def settings_json(evaluator: Optional[Evaluator] = None, observation: str = "compact", **arguments: Any) -> str:
+    """The settings of a run (what decides its bytes: the manifest's ``settings``) as the engine's
+    JSON, from :func:`selfplay`'s arguments. Shared by one-machine and Ray runs."""
+    checked = _checked_settings(evaluator=evaluator, **arguments)
+    for run_only in ("threads", "concurrent_games"):
+        checked.pop(run_only)
+    if evaluator is None:
+        checked.pop("leaves_per_game")
+    return _core.selfplay_settings(
+        evaluator_name=_evaluator_name(evaluator) if evaluator is not None else None,
+        observation=_validate.choice("observation", observation, ("compact", "onehot")),
+        **checked,
+    )
+
+
 def selfplay(
     out: Union[str, os.PathLike],
     players: str = "random",
@@ -178,11 +193,11 @@ def selfplay(
             error, a run that completed no shard in a new or empty directory leaves it as it was
             (the evaluator's own exceptions included).
     """
-    settings = _checked_settings(
+    settings = settings_json(
         players=players, games=games, seed=seed, threads=threads, format=format, max_plies=max_plies,
         simulations=simulations, evaluator=evaluator, variant=variant, options=options,
         games_per_shard=games_per_shard, progress=progress, leaves_per_game=leaves_per_game,
-        concurrent_games=concurrent_games, mcts=mcts,
+        concurrent_games=concurrent_games, mcts=mcts, observation=observation,
     )
     out = _validate.path("out", out)
     bar = None
@@ -190,7 +205,7 @@ def selfplay(
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=settings["games"], unit="game", desc="self-play", dynamic_ncols=True)
+        bar = tqdm(total=int(games), unit="game", desc="self-play", dynamic_ncols=True)
 
         def callback(plies: int) -> None:
             bar.update(1)
@@ -199,12 +214,12 @@ def selfplay(
     try:
         return _core.selfplay_run(
             out,
+            settings,
+            threads=_validate.optional_integer("threads", threads, 1, 256),
             progress=callback,
             evaluator=evaluator,
-            evaluator_name=_evaluator_name(evaluator) if evaluator is not None else None,
-            observation=_validate.choice("observation", observation, ("compact", "onehot")),
+            concurrent_games=_validate.integer("concurrent_games", concurrent_games, 1, 65536),
             legal_actions=_validate.choice("legal_actions", legal_actions, ("csr", "list")),
-            **settings,
         )
     finally:
         if bar is not None:

@@ -14,6 +14,7 @@ mod game;
 mod observations;
 mod pieces;
 mod selfplay;
+mod store;
 mod vector;
 mod workers;
 
@@ -38,6 +39,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(observations::encode_observations, m)?)?;
     m.add_function(wrap_pyfunction!(observations::action_templates, m)?)?;
     m.add_function(wrap_pyfunction!(selfplay::selfplay_run, m)?)?;
+    m.add_function(wrap_pyfunction!(selfplay::selfplay_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(selfplay::selfplay_shards, m)?)?;
+    m.add_class::<selfplay::DatasetWriter>()?;
     m.add_function(wrap_pyfunction!(selfplay::decode_positions, m)?)?;
     m.add_function(wrap_pyfunction!(selfplay::dataset_schema, m)?)?;
     m.add("SCHEMA_VERSION", taikyoku_selfplay::tables::SCHEMA_VERSION)?;

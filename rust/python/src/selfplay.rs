@@ -136,7 +136,7 @@ impl<O> Memory<O> {
 #[allow(clippy::too_many_arguments)]
 fn network_run<O: Cell + numpy::Element>(
     py: Python<'_>,
-    out: &std::path::Path,
+    store: std::sync::Arc<dyn taikyoku_selfplay::Store>,
     settings: &Settings,
     threads: Option<usize>,
     concurrent: usize,
@@ -170,7 +170,7 @@ fn network_run<O: Cell + numpy::Element>(
         // The buffers live in this frame until the run ends; the run writes a half's buffer
         // only while the evaluator is not looking at it.
         let slices = unsafe { [memory[0].slice(), memory[1].slice()] };
-        pool.install(|| network::run(out, settings, concurrent, layout, slices, &mut python, control))
+        pool.install(|| network::run(store, settings, concurrent, layout, slices, &mut python, control))
     })
 }
 
@@ -202,23 +202,19 @@ fn mcts_settings(
     Ok(settings)
 }
 
-/// Generates (or resumes) a self-play dataset in `out`; returns a summary dict. `progress`, if
-/// given, is called with the ply count of each finished game. Ctrl-C stops the run (complete
-/// shards are kept; a rerun resumes) and raises KeyboardInterrupt.
+/// The settings of a run (everything that decides its bytes) as JSON, from the keyword
+/// arguments of `taikyoku.selfplay`: checked once, here, for every way of running it (one
+/// machine, or many through `taikyoku.distributed`).
 #[pyfunction]
-#[pyo3(signature = (out, players = "random", games = Int(8), seed = Int(0), threads = None, format = "arrow",
-    max_plies = Int(5000), simulations = Int(64), games_per_shard = Int(16), variant = "taikyoku", options = None,
-    temperature = None, temperature_plies = None, dirichlet_alpha = None, dirichlet_fraction = None, c_puct = None,
-    priors = None, rollout_plies = None, progress = None, evaluator = None, evaluator_name = None,
-    leaves_per_game = Int(8), concurrent_games = Int(32), observation = "compact", legal_actions = "csr"))]
+#[pyo3(signature = (players = "random", games = Int(8), seed = Int(0), format = "arrow", max_plies = Int(5000),
+    simulations = Int(64), games_per_shard = Int(16), variant = "taikyoku", options = None, temperature = None,
+    temperature_plies = None, dirichlet_alpha = None, dirichlet_fraction = None, c_puct = None, priors = None,
+    rollout_plies = None, evaluator_name = None, leaves_per_game = Int(8), observation = "compact"))]
 #[allow(clippy::too_many_arguments)]
-pub fn selfplay_run(
-    py: Python<'_>,
-    out: PathBuf,
+pub fn selfplay_settings(
     players: &str,
     games: Int,
     seed: Int,
-    threads: Option<Int>,
     format: &str,
     max_plies: Int,
     simulations: Int,
@@ -232,24 +228,13 @@ pub fn selfplay_run(
     c_puct: Option<f64>,
     priors: Option<String>,
     rollout_plies: Option<Int>,
-    progress: Option<PyObject>,
-    evaluator: Option<PyObject>,
     evaluator_name: Option<String>,
     leaves_per_game: Int,
-    concurrent_games: Int,
     observation: &str,
-    legal_actions: &str,
-) -> PyResult<PyObject> {
-    let layout = match observation {
-        "compact" => observation::Layout::Compact,
-        "onehot" => observation::Layout::OneHot,
-        other => return Err(invalid(format!("unknown observation '{}' (use 'compact' or 'onehot')", convert::clip(other)))),
-    };
-    let csr = match legal_actions {
-        "csr" => true,
-        "list" => false,
-        other => return Err(invalid(format!("unknown legal_actions '{}' (use 'csr' or 'list')", convert::clip(other)))),
-    };
+) -> PyResult<String> {
+    if !matches!(observation, "compact" | "onehot") {
+        return Err(invalid(format!("unknown observation '{}' (use 'compact' or 'onehot')", convert::clip(observation))));
+    }
     let players = match players {
         "random" => Players::Random,
         "mcts" => Players::Mcts(mcts_settings(
@@ -262,9 +247,8 @@ pub fn selfplay_run(
             priors,
             rollout_plies,
         )?),
-        other => return Err(invalid(format!("unknown players '{other}' (use 'random' or 'mcts')"))),
+        other => return Err(invalid(format!("unknown players '{}' (use 'random' or 'mcts')", convert::clip(other)))),
     };
-    let threads = threads.map(|t| t.within::<usize>("threads", 1, 256)).transpose()?;
     let settings = Settings {
         variant: variant.to_string(),
         options: options.unwrap_or_default(),
@@ -274,16 +258,80 @@ pub fn selfplay_run(
         max_plies: max_plies.positive("max_plies")?,
         format: convert::parse(format)?,
         games_per_shard: games_per_shard.within("games_per_shard", 1, u32::MAX as i128)?,
-        network: match &evaluator {
+        network: match evaluator_name {
             None => None,
-            Some(_) => Some(NetworkSettings {
-                name: evaluator_name.unwrap_or_else(|| "evaluator".into()),
+            Some(name) => Some(NetworkSettings {
+                name,
                 leaves_per_game: leaves_per_game.within("leaves_per_game", 1, 4096)?,
                 observation: observation.to_string(),
             }),
         },
     };
     settings.validate().map_err(invalid)?;
+    pieces::variant(&settings.variant, &settings.options)?;
+    Ok(serde_json::to_string(&settings).expect("settings serialize"))
+}
+
+/// Settings from `selfplay_settings`' JSON.
+pub fn settings_of(json: &str) -> PyResult<Settings> {
+    let settings: Settings = serde_json::from_str(json).map_err(|e| invalid(format!("not self-play settings: {e}")))?;
+    settings.validate().map_err(invalid)?;
+    Ok(settings)
+}
+
+/// A summary dict of a run (or of a dataset recorded by a Ray driver).
+pub fn summary_dict(py: Python<'_>, summary: &selfplay::Summary, out: &str) -> PyResult<PyObject> {
+    let dict = PyDict::new_bound(py);
+    let total = &summary.total;
+    dict.set_item("games", total.games)?;
+    dict.set_item("positions", total.positions)?;
+    dict.set_item("plies", total.positions)?;
+    dict.set_item("black_wins", total.black_wins)?;
+    dict.set_item("white_wins", total.white_wins)?;
+    dict.set_item("draws", total.draws)?;
+    dict.set_item("truncated", total.truncated)?;
+    dict.set_item("bytes", total.bytes)?;
+    dict.set_item("generated_games", summary.generated.games)?;
+    dict.set_item("generated_plies", summary.generated.positions)?;
+    dict.set_item("repaired", summary.repaired.clone())?;
+    dict.set_item("seconds", summary.seconds)?;
+    dict.set_item("out", out)?;
+    Ok(dict.into_any().unbind())
+}
+
+/// Generates (or resumes) the self-play dataset of `settings` (JSON from `selfplay_settings`)
+/// in `out`, a directory or a pyarrow filesystem URI; returns a summary dict. `progress`, if
+/// given, is called with the ply count of each finished game. Ctrl-C stops the run (complete
+/// shards are kept; a rerun resumes) and raises KeyboardInterrupt.
+#[pyfunction]
+#[pyo3(signature = (out, settings, threads = None, progress = None, evaluator = None, concurrent_games = Int(32),
+    legal_actions = "csr"))]
+pub fn selfplay_run(
+    py: Python<'_>,
+    out: PathBuf,
+    settings: &str,
+    threads: Option<Int>,
+    progress: Option<PyObject>,
+    evaluator: Option<PyObject>,
+    concurrent_games: Int,
+    legal_actions: &str,
+) -> PyResult<PyObject> {
+    let settings = settings_of(settings)?;
+    let out_text = out.to_string_lossy().into_owned();
+    let store = crate::store::open(py, &out_text)?;
+    let csr = match legal_actions {
+        "csr" => true,
+        "list" => false,
+        other => return Err(invalid(format!("unknown legal_actions '{}' (use 'csr' or 'list')", convert::clip(other)))),
+    };
+    if evaluator.is_some() != settings.network.is_some() {
+        return Err(invalid("an evaluator needs players='mcts' and evaluator settings (see selfplay_settings), and only then"));
+    }
+    let layout = match settings.network.as_ref().map(|n| n.observation.as_str()) {
+        Some("onehot") => observation::Layout::OneHot,
+        _ => observation::Layout::Compact,
+    };
+    let threads = threads.map(|t| t.within::<usize>("threads", 1, 256)).transpose()?;
     let concurrent: usize = concurrent_games.within("concurrent_games", 1, 1 << 16)?;
     let report = |record: &GameRecord| {
         if let Some(callback) = &progress {
@@ -297,13 +345,13 @@ pub fn selfplay_run(
     };
     let failure = Mutex::new(None);
     let summary = shield(|| match &evaluator {
-        None => interruptible(py, |stop| selfplay::run(&out, &settings, threads, Control { progress: &report, stop })),
+        None => interruptible(py, |stop| selfplay::run(store.clone(), &settings, threads, Control { progress: &report, stop })),
         Some(evaluator) => match layout {
             observation::Layout::Compact => {
-                network_run::<u16>(py, &out, &settings, threads, concurrent, layout, evaluator, csr, &report, &failure)
+                network_run::<u16>(py, store.clone(), &settings, threads, concurrent, layout, evaluator, csr, &report, &failure)
             }
             observation::Layout::OneHot => {
-                network_run::<u8>(py, &out, &settings, threads, concurrent, layout, evaluator, csr, &report, &failure)
+                network_run::<u8>(py, store.clone(), &settings, threads, concurrent, layout, evaluator, csr, &report, &failure)
             }
         },
     });
@@ -313,22 +361,7 @@ pub fn selfplay_run(
         return Err(e);
     }
     let summary = summary.map_err(run_error)?;
-    let dict = PyDict::new_bound(py);
-    let total = &summary.total;
-    dict.set_item("games", total.games)?;
-    dict.set_item("positions", total.positions)?;
-    dict.set_item("plies", total.positions)?;
-    dict.set_item("black_wins", total.black_wins)?;
-    dict.set_item("white_wins", total.white_wins)?;
-    dict.set_item("draws", total.draws)?;
-    dict.set_item("truncated", total.truncated)?;
-    dict.set_item("bytes", total.bytes)?;
-    dict.set_item("generated_games", summary.generated.games)?;
-    dict.set_item("generated_plies", summary.generated.positions)?;
-    dict.set_item("repaired", summary.repaired)?;
-    dict.set_item("seconds", summary.seconds)?;
-    dict.set_item("out", out)?;
-    Ok(dict.into_any().unbind())
+    summary_dict(py, &summary, &out_text)
 }
 
 /// The Arrow schema of a dataset table (`"games"` or `"positions"`) as IPC stream bytes: the
@@ -442,4 +475,76 @@ pub fn mcts_action(py: Python<'_>, game: &crate::game::Game, simulations: Int, s
             taikyoku_engine::rl::actions::action_of(&engine_game.position, mv, taikyoku_engine::Frame::Mover)
         }))
     })
+}
+
+/// The driver's side of a run spread over machines (`taikyoku.distributed`): opens (checks,
+/// repairs) the dataset, lists the shards other machines write, and completes it.
+#[pyclass(module = "taikyoku._core")]
+pub struct DatasetWriter {
+    writer: Option<taikyoku_selfplay::Writer>,
+    missing: Vec<u64>,
+    out: String,
+    started: std::time::Instant,
+}
+
+#[pymethods]
+impl DatasetWriter {
+    #[new]
+    fn new(py: Python<'_>, out: PathBuf, settings: &str) -> PyResult<DatasetWriter> {
+        let settings = settings_of(settings)?;
+        let out = out.to_string_lossy().into_owned();
+        let store = crate::store::open(py, &out)?;
+        let (writer, missing) = shield(|| py.allow_threads(|| taikyoku_selfplay::Writer::open(store, &settings)).map_err(run_error))?;
+        Ok(DatasetWriter { writer: Some(writer), missing, out, started: std::time::Instant::now() })
+    }
+
+    /// The shards still to write, by index.
+    #[getter]
+    fn missing(&self) -> Vec<u64> {
+        self.missing.clone()
+    }
+
+    /// Lists a shard another process wrote (an entry from `selfplay_shards`).
+    fn record(&self, py: Python<'_>, entry: &str) -> PyResult<()> {
+        let shard: taikyoku_selfplay::Shard =
+            serde_json::from_str(entry).map_err(|e| invalid(format!("not a shard entry: {e}")))?;
+        let writer = self.writer.as_ref().ok_or_else(|| invalid("this dataset writer is closed"))?;
+        py.allow_threads(|| writer.record(shard)).map_err(run_error)
+    }
+
+    /// Marks the dataset complete; returns its summary dict.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<PyObject> {
+        let writer = self.writer.take().ok_or_else(|| invalid("this dataset writer is closed"))?;
+        let started = self.started;
+        let summary = py.allow_threads(|| writer.finish(started)).map_err(run_error)?;
+        summary_dict(py, &summary, &self.out)
+    }
+
+    /// Gives up: complete shards are kept; a dataset that got none is removed again.
+    fn abandon(&mut self) {
+        if let Some(writer) = self.writer.take() {
+            writer.abandon();
+        }
+    }
+}
+
+/// Plays shards `indices` of the run of `settings` and writes their files into `out` (not the
+/// manifest): what one machine of a Ray run does. Returns their manifest entries as JSON.
+/// Interruptible like `selfplay_run`.
+#[pyfunction]
+#[pyo3(signature = (out, settings, indices, threads = None))]
+pub fn selfplay_shards(py: Python<'_>, out: PathBuf, settings: &str, indices: Vec<u64>, threads: Option<Int>) -> PyResult<Vec<String>> {
+    let settings = settings_of(settings)?;
+    if settings.network.is_some() {
+        return Err(invalid("shards for many machines are played by random or heuristic-MCTS players"));
+    }
+    let store = crate::store::open(py, &out.to_string_lossy())?;
+    let threads = threads.map(|t| t.within::<usize>("threads", 1, 256)).transpose()?;
+    let shards = shield(|| {
+        interruptible(py, |stop| {
+            taikyoku_selfplay::write_shards(store.as_ref(), &settings, &indices, threads, Control { progress: &|_| {}, stop })
+        })
+    })?
+    .map_err(run_error)?;
+    Ok(shards.iter().map(|s| serde_json::to_string(s).expect("an entry serializes")).collect())
 }

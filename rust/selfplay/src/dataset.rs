@@ -7,16 +7,16 @@
 
 use crate::play::GameRecord;
 use crate::settings::Settings;
+use crate::store::{Entry, Store};
 use crate::{tables, RunError, Summary};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
-use std::fs;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-fn io_error(what: &str, path: &Path, e: std::io::Error) -> RunError {
-    RunError::Io(format!("{what} {}: {e}", path.display()))
+fn io_error(what: &str, store: &dyn Store, path: &str, e: std::io::Error) -> RunError {
+    RunError::Io(format!("{what} {}: {e}", store.describe(path)))
 }
 
 /// Counts of a shard, or of a whole dataset.
@@ -68,9 +68,8 @@ pub struct FileCheck {
 }
 
 impl FileCheck {
-    pub fn of(path: &Path) -> Result<FileCheck, RunError> {
-        let data = fs::read(path).map_err(|e| io_error("reading", path, e))?;
-        Ok(FileCheck { bytes: data.len() as u64, crc32: crc32fast::hash(&data) })
+    pub fn of(data: &[u8]) -> FileCheck {
+        FileCheck { bytes: data.len() as u64, crc32: crc32fast::hash(data) }
     }
 }
 
@@ -108,6 +107,9 @@ pub struct Manifest {
     pub complete: bool,
 }
 
+/// The manifest's path in the dataset.
+pub const MANIFEST: &str = "manifest.json";
+
 /// The engine version datasets are labelled with.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -123,24 +125,24 @@ impl Manifest {
         }
     }
 
-    pub fn read(dir: &Path) -> Result<Manifest, RunError> {
-        let path = dir.join("manifest.json");
-        let text = fs::read_to_string(&path).map_err(|e| io_error("reading", &path, e))?;
-        serde_json::from_str(&text).map_err(|e| {
+    pub fn read(store: &dyn Store) -> Result<Manifest, RunError> {
+        let data = store.read(MANIFEST).map_err(|e| io_error("reading", store, MANIFEST, e))?;
+        serde_json::from_slice(&data).map_err(|e| {
             RunError::Usage(format!(
                 "{} is not a readable taikyoku manifest ({e}); move the directory aside and start again",
-                path.display()
+                store.describe(MANIFEST)
             ))
         })
     }
 
+    /// The manifest's bytes, as written (pretty JSON, the fields in their declared order).
+    pub fn text(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a manifest serializes") + "\n"
+    }
+
     /// Writes the manifest atomically (temporary file, then rename).
-    fn write(&self, dir: &Path) -> Result<(), RunError> {
-        let path = dir.join("manifest.json");
-        let temporary = dir.join("manifest.json.tmp");
-        let text = serde_json::to_string_pretty(self).expect("a manifest serializes");
-        fs::write(&temporary, text + "\n").map_err(|e| io_error("writing", &temporary, e))?;
-        fs::rename(&temporary, &path).map_err(|e| io_error("renaming", &temporary, e))
+    fn write(&self, store: &dyn Store) -> Result<(), RunError> {
+        store.write(MANIFEST, self.text().as_bytes()).map_err(|e| io_error("writing", store, MANIFEST, e))
     }
 
     /// The shard of `index` of a run with `settings`, as the manifest should list it.
@@ -151,7 +153,7 @@ impl Manifest {
 }
 
 /// Why a listed shard cannot be kept, or `None` if it checks out.
-fn damage(out: &Path, settings: &Settings, shard: &Shard) -> Option<String> {
+fn damage(store: &dyn Store, settings: &Settings, shard: &Shard) -> Option<String> {
     let (games_file, positions_file) = Manifest::file_names(settings, shard.index);
     let range = settings.shard_games(shard.index);
     if shard.index >= settings.shard_count() || shard.first_game != range.start || shard.tally.games != range.end - range.start {
@@ -161,17 +163,19 @@ fn damage(out: &Path, settings: &Settings, shard: &Shard) -> Option<String> {
         return Some("its entry names other files".into());
     }
     let Some(checks) = shard.checks else { return Some("its entry has no checksums (an older manifest)".into()) };
-    for (name, check) in [(&games_file, checks.games), (&positions_file, checks.positions)] {
-        match FileCheck::of(&out.join(name)) {
-            Err(_) => return Some(format!("{name} is missing or unreadable")),
-            Ok(found) if found.bytes != check.bytes => {
-                return Some(format!("{name} has {} bytes, the manifest says {}", found.bytes, check.bytes))
-            }
-            Ok(found) if found.crc32 != check.crc32 => return Some(format!("{name} fails its CRC-32 check")),
-            Ok(_) => {}
+    let mut games_data = Vec::new();
+    for (name, check) in [(&positions_file, checks.positions), (&games_file, checks.games)] {
+        let Ok(data) = store.read(name) else { return Some(format!("{name} is missing or unreadable")) };
+        let found = FileCheck::of(&data);
+        if found.bytes != check.bytes {
+            return Some(format!("{name} has {} bytes, the manifest says {}", found.bytes, check.bytes));
         }
+        if found.crc32 != check.crc32 {
+            return Some(format!("{name} fails its CRC-32 check"));
+        }
+        games_data = data;
     }
-    match tables::read_games_tally(&out.join(&games_file), settings.format) {
+    match tables::read_games_tally(games_data, settings.format) {
         Err(e) => Some(format!("{games_file} cannot be read: {e}")),
         Ok(mut counted) => {
             counted.bytes = checks.games.bytes + checks.positions.bytes;
@@ -189,72 +193,66 @@ struct Created {
     contents: bool,
 }
 
-/// The dataset directory a run writes to.
+/// The dataset a run writes to (or a driver commits to, for runs spread over machines).
 pub struct Writer {
-    out: PathBuf,
+    store: Arc<dyn Store>,
     settings: Settings,
     manifest: Mutex<Manifest>,
-    generated: Mutex<crate::Tally>,
+    generated: Mutex<Tally>,
     repaired: Vec<String>,
     created: Created,
 }
 
 impl Writer {
-    /// Checks `out` and returns the writer with the indices of the shards still to play: a new
-    /// dataset, or the matching old one whose listed shards check out. Nothing is written when
-    /// this fails.
-    pub fn open(out: &Path, settings: &Settings) -> Result<(Writer, Vec<u64>), RunError> {
-        if out.as_os_str().is_empty() {
-            return Err(RunError::Usage("the output directory is an empty path: name a directory".into()));
-        }
-        if out.exists() && !out.is_dir() {
-            return Err(RunError::Usage(format!("{} exists and is not a directory", out.display())));
-        }
+    /// Checks the dataset in `store` and returns the writer with the indices of the shards
+    /// still to play: a new dataset, or the matching old one whose listed shards check out.
+    /// Nothing is written when this fails.
+    pub fn open(store: Arc<dyn Store>, settings: &Settings) -> Result<(Writer, Vec<u64>), RunError> {
+        let root = store.describe("");
+        let io = |e: std::io::Error| RunError::Io(format!("reading {root}: {e}"));
         let mut created = Created::default();
         let mut manifest = Manifest::new(settings);
         let mut repaired = Vec::new();
-        if !out.exists() {
-            let directories = out.ancestors().take_while(|d| !d.as_os_str().is_empty() && !d.exists()).map(Path::to_path_buf).collect();
-            created = Created { directories, contents: true };
-        } else if fs::read_dir(out).map_err(|e| io_error("listing", out, e))?.next().is_none() {
-            created.contents = true;
-        } else if !out.join("manifest.json").is_file() {
-            return Err(RunError::Usage(format!(
-                "output directory {} is not empty and holds no taikyoku dataset: choose a new or empty directory",
-                out.display()
-            )));
-        } else {
-            let old = Manifest::read(out)?;
-            if old.settings != *settings || old.schema_version != tables::SCHEMA_VERSION {
-                return Err(RunError::Usage(format!(
-                    "{} holds a dataset made with other settings ({}); use a new directory, or the same settings to resume",
-                    out.display(),
-                    serde_json::to_string(&old.settings).unwrap_or_default()
-                )));
-            }
-            if old.engine_version != ENGINE_VERSION {
-                return Err(RunError::Usage(format!(
-                    "{} was made by taikyoku {}, this is {ENGINE_VERSION}: games may differ between versions, so it cannot be resumed; use a new directory",
-                    out.display(),
-                    old.engine_version
-                )));
-            }
-            let mut seen = BTreeSet::new();
-            for shard in old.shards {
-                if !seen.insert(shard.index) {
-                    repaired.push(format!("shard {}: listed twice in the manifest", shard.index));
-                    continue;
+        match store.entry("").map_err(io)? {
+            Entry::File => return Err(RunError::Usage(format!("{root} exists and is not a directory"))),
+            Entry::Missing => created = Created { directories: store.missing_ancestors(), contents: true },
+            Entry::Directory if store.list("").map_err(io)?.is_empty() => created.contents = true,
+            Entry::Directory => {
+                if store.entry(MANIFEST).map_err(io)? != Entry::File {
+                    return Err(RunError::Usage(format!(
+                        "output directory {root} is not empty and holds no taikyoku dataset: choose a new or empty directory"
+                    )));
                 }
-                match damage(out, settings, &shard) {
-                    None => manifest.shards.push(shard),
-                    Some(why) => repaired.push(format!("shard {}: {why}", shard.index)),
+                let old = Manifest::read(store.as_ref())?;
+                if old.settings != *settings || old.schema_version != tables::SCHEMA_VERSION {
+                    return Err(RunError::Usage(format!(
+                        "{root} holds a dataset made with other settings ({}); use a new directory, or the same settings to resume",
+                        serde_json::to_string(&old.settings).unwrap_or_default()
+                    )));
+                }
+                if old.engine_version != ENGINE_VERSION {
+                    return Err(RunError::Usage(format!(
+                        "{root} was made by taikyoku {}, this is {ENGINE_VERSION}: games may differ between versions, so it cannot be resumed; use a new directory",
+                        old.engine_version
+                    )));
+                }
+                let mut seen = BTreeSet::new();
+                for shard in old.shards {
+                    if !seen.insert(shard.index) {
+                        repaired.push(format!("shard {}: listed twice in the manifest", shard.index));
+                        continue;
+                    }
+                    match damage(store.as_ref(), settings, &shard) {
+                        None => manifest.shards.push(shard),
+                        Some(why) => repaired.push(format!("shard {}: {why}", shard.index)),
+                    }
                 }
             }
         }
         let listed: BTreeSet<u64> = manifest.shards.iter().map(|s| s.index).collect();
         let missing: Vec<u64> = (0..settings.shard_count()).filter(|i| !listed.contains(i)).collect();
         let writer = Writer {
-            out: out.to_path_buf(),
+            store,
             settings: settings.clone(),
             manifest: Mutex::new(manifest),
             generated: Mutex::new(Tally::default()),
@@ -267,22 +265,22 @@ impl Writer {
 
     /// Creates the directories, clears leftovers of an interrupted run, writes the manifest.
     fn prepare(&self) -> Result<(), RunError> {
+        let store = self.store.as_ref();
         for sub in ["games", "positions"] {
-            let dir = self.out.join(sub);
-            if let Err(e) = fs::create_dir_all(&dir) {
+            if let Err(e) = store.create_dir(sub) {
                 self.abandon();
-                return Err(io_error("creating", &dir, e));
+                return Err(io_error("creating", store, sub, e));
             }
-            for entry in fs::read_dir(&dir).map_err(|e| io_error("listing", &dir, e))?.flatten() {
-                if entry.path().extension().is_some_and(|x| x == "tmp") {
-                    let _ = fs::remove_file(entry.path());
+            for name in store.list(sub).map_err(|e| io_error("listing", store, sub, e))? {
+                if name.ends_with(".tmp") {
+                    let _ = store.remove(&format!("{sub}/{name}"));
                 }
             }
         }
         let mut manifest = self.lock_manifest();
         manifest.shards.sort_by_key(|s| s.index);
         manifest.complete = false;
-        manifest.write(&self.out).inspect_err(|_| self.abandon_locked(&manifest))
+        manifest.write(store).inspect_err(|_| self.abandon_locked(&manifest))
     }
 
     fn lock_manifest(&self) -> std::sync::MutexGuard<'_, Manifest> {
@@ -291,21 +289,25 @@ impl Writer {
 
     /// Writes shard `index` (its games' records, any order) and lists it in the manifest.
     pub fn commit(&self, index: u64, records: &[GameRecord]) -> Result<(), RunError> {
-        let mut sorted: Vec<&GameRecord> = records.iter().collect();
-        sorted.sort_by_key(|r| r.game_id);
-        let shard = write_shard(&self.out, &self.settings, index, &sorted)?;
+        let shard = write_shard(self.store.as_ref(), &self.settings, index, records)?;
+        self.record(shard)
+    }
+
+    /// Lists a shard whose files are written (by this process or another machine).
+    pub fn record(&self, shard: Shard) -> Result<(), RunError> {
         self.generated.lock().unwrap_or_else(|e| e.into_inner()).add(&shard.tally);
         let mut manifest = self.lock_manifest();
+        manifest.shards.retain(|s| s.index != shard.index);
         manifest.shards.push(shard);
         manifest.shards.sort_by_key(|s| s.index);
-        manifest.write(&self.out)
+        manifest.write(self.store.as_ref())
     }
 
     /// Marks the dataset complete and sums it up.
     pub fn finish(self, started: Instant) -> Result<Summary, RunError> {
         let mut manifest = self.manifest.into_inner().unwrap_or_else(|e| e.into_inner());
         manifest.complete = true;
-        manifest.write(&self.out)?;
+        manifest.write(self.store.as_ref())?;
         let mut total = Tally::default();
         for shard in &manifest.shards {
             total.add(&shard.tally);
@@ -329,47 +331,40 @@ impl Writer {
         if !manifest.shards.is_empty() || !self.created.contents {
             return;
         }
-        let _ = fs::remove_file(self.out.join("manifest.json"));
-        let _ = fs::remove_file(self.out.join("manifest.json.tmp"));
+        let store = self.store.as_ref();
+        let _ = store.remove(MANIFEST);
+        let _ = store.remove("manifest.json.tmp");
         for sub in ["games", "positions"] {
-            let dir = self.out.join(sub);
-            if let Ok(entries) = fs::read_dir(&dir) {
-                for entry in entries.flatten() {
-                    let _ = fs::remove_file(entry.path());
-                }
+            for name in store.list(sub).unwrap_or_default() {
+                let _ = store.remove(&format!("{sub}/{name}"));
             }
-            let _ = fs::remove_dir(&dir);
+            let _ = store.remove_dir(sub);
         }
         for dir in &self.created.directories {
-            let _ = fs::remove_dir(dir);
+            let _ = std::fs::remove_dir(dir);
         }
     }
 }
 
-/// Writes one shard's two files, each under a temporary name renamed when complete.
-fn write_shard(out: &Path, settings: &Settings, index: u64, records: &[&GameRecord]) -> Result<Shard, RunError> {
+/// Writes one shard's two files (each atomically: under a temporary name, then renamed) and
+/// returns its manifest entry. Any order of `records`; they are written by game id.
+pub fn write_shard(store: &dyn Store, settings: &Settings, index: u64, records: &[GameRecord]) -> Result<Shard, RunError> {
+    let mut sorted: Vec<&GameRecord> = records.iter().collect();
+    sorted.sort_by_key(|r| r.game_id);
     let (games_file, positions_file) = Manifest::file_names(settings, index);
     let usage = |e: arrow_schema::ArrowError| RunError::Usage(format!("building shard {index}: {e}"));
-    let positions: Vec<_> = records.iter().map(|r| tables::positions_batch(r)).collect::<Result<_, _>>().map_err(usage)?;
-    let games = vec![tables::games_batch(records, &settings.variant, settings.players.name()).map_err(usage)?];
+    let positions: Vec<_> = sorted.iter().map(|r| tables::positions_batch(r)).collect::<Result<_, _>>().map_err(usage)?;
+    let games = vec![tables::games_batch(&sorted, &settings.variant, settings.players.name()).map_err(usage)?];
     let mut checks = Vec::with_capacity(2);
     // Positions first, games last: a shard counts as written once its games file exists.
-    for (relative, schema, batches) in
+    for (path, schema, batches) in
         [(&positions_file, tables::positions_schema(), &positions), (&games_file, tables::games_schema(), &games)]
     {
-        let path = out.join(relative);
-        let temporary = out.join(format!("{relative}.tmp"));
-        if let Err(e) = tables::write_file(&temporary, settings.format, schema, batches) {
-            let _ = fs::remove_file(&temporary);
-            return Err(RunError::Io(e));
-        }
-        if let Err(e) = fs::rename(&temporary, &path) {
-            let _ = fs::remove_file(&temporary);
-            return Err(io_error("renaming", &temporary, e));
-        }
-        checks.push(FileCheck::of(&path)?);
+        let data = tables::encode(settings.format, schema, batches).map_err(usage)?;
+        store.write(path, &data).map_err(|e| io_error("writing", store, path, e))?;
+        checks.push(FileCheck::of(&data));
     }
-    let mut tally = Tally::of(records.iter().map(|r| (r.result, r.plies() as u64)));
+    let mut tally = Tally::of(sorted.iter().map(|r| (r.result, r.plies() as u64)));
     tally.bytes = checks[0].bytes + checks[1].bytes;
     Ok(Shard {
         index,

@@ -18,15 +18,17 @@ pub mod dataset;
 pub mod network;
 pub mod play;
 pub mod settings;
+pub mod store;
 pub mod tables;
 
-pub use dataset::{FileCheck, Manifest, Shard, Tally};
-use dataset::Writer;
+pub use dataset::{FileCheck, Manifest, Shard, Tally, Writer};
+pub use store::{LocalStore, Store};
 use play::{play_game, GameRecord};
 use rayon::prelude::*;
 pub use settings::{Format, MctsSettings, Players, Settings};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 use taikyoku_engine::Variant;
 
@@ -85,58 +87,99 @@ pub fn unattended<R>(run: impl FnOnce(Control) -> R) -> R {
     run(Control { progress: &|_| {}, stop: &stop })
 }
 
-/// Generates (or resumes) the dataset of `settings` in `out`, with random or heuristic-MCTS
+/// The dataset directory `out` of this machine (an empty path is refused: name a directory).
+pub fn local(out: &Path) -> Result<Arc<dyn Store>, RunError> {
+    if out.as_os_str().is_empty() {
+        return Err(RunError::Usage("the output directory is an empty path: name a directory".into()));
+    }
+    Ok(Arc::new(LocalStore::new(out)))
+}
+
+/// Generates (or resumes) the dataset of `settings` in `store`, with random or heuristic-MCTS
 /// players, on `threads` workers (rayon's default when `None`). Shards are played at once and
 /// written as they complete, so every thread stays busy whatever `games_per_shard` is.
-pub fn run(out: &Path, settings: &Settings, threads: Option<usize>, control: Control) -> Result<Summary, RunError> {
+pub fn run(store: Arc<dyn Store>, settings: &Settings, threads: Option<usize>, control: Control) -> Result<Summary, RunError> {
     if settings.network.is_some() {
         return Err(RunError::Usage("an evaluator-guided run needs network::run".into()));
     }
     let pool = thread_pool(threads)?;
     let variant = load_variant(settings)?;
     let started = Instant::now();
-    let (writer, missing) = Writer::open(out, settings)?;
-    // The first failure of a shard; the others then stop too.
-    let failure: std::sync::Mutex<Option<RunError>> = std::sync::Mutex::new(None);
-    let failed = AtomicBool::new(false);
-    let halted = || control.stopped() || failed.load(Ordering::Relaxed);
-    let result = pool.install(|| {
-        missing.par_iter().try_for_each(|&index| {
-            if halted() {
-                return Err(RunError::Interrupted);
-            }
-            let games = settings.shard_games(index);
-            let records: Option<Vec<GameRecord>> = games
-                .into_par_iter()
-                .map(|id| {
-                    let record = play_game(&variant, settings, id, &halted)?;
-                    (control.progress)(&record);
-                    Some(record)
-                })
-                .collect();
-            let records = records.ok_or(RunError::Interrupted)?;
-            writer.commit(index, &records).inspect_err(|e| {
-                failed.store(true, Ordering::Relaxed);
-                failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e.clone());
-            })
-        })
-    });
-    // Shards that stopped because another failed report `Interrupted`: the failure is the news.
-    let result = match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        Some(e) => Err(e),
-        None => result,
-    };
-    finish(writer, result, started)
-}
-
-/// Ends a run: marks the dataset complete, or (on failure) keeps what is complete.
-fn finish(writer: Writer, result: Result<(), RunError>, started: Instant) -> Result<Summary, RunError> {
+    let (writer, missing) = Writer::open(store, settings)?;
+    let result = pool.install(|| play_shards(&variant, settings, &missing, control, &|index, records| writer.commit(index, records)));
     match result {
         Ok(()) => writer.finish(started),
         Err(e) => {
             writer.abandon();
             Err(e)
         }
+    }
+}
+
+/// Plays shards `indices` of a run and writes their files into `store`, without the manifest:
+/// the part of a run one machine of many does (the driver lists the returned entries with
+/// `Writer::record`). Files already there are overwritten with the same bytes.
+pub fn write_shards(
+    store: &dyn Store,
+    settings: &Settings,
+    indices: &[u64],
+    threads: Option<usize>,
+    control: Control,
+) -> Result<Vec<Shard>, RunError> {
+    if let Some(&bad) = indices.iter().find(|&&i| i >= settings.shard_count()) {
+        return Err(RunError::Usage(format!("shard {bad} is not in a run of {} shards", settings.shard_count())));
+    }
+    let pool = thread_pool(threads)?;
+    let variant = load_variant(settings)?;
+    let shards = std::sync::Mutex::new(Vec::new());
+    pool.install(|| {
+        play_shards(&variant, settings, indices, control, &|index, records| {
+            let shard = dataset::write_shard(store, settings, index, records)?;
+            shards.lock().unwrap_or_else(|e| e.into_inner()).push(shard);
+            Ok(())
+        })
+    })?;
+    let mut shards = shards.into_inner().unwrap_or_else(|e| e.into_inner());
+    shards.sort_by_key(|s| s.index);
+    Ok(shards)
+}
+
+/// Plays `indices` concurrently on the current rayon pool, handing each shard's records to
+/// `done` as soon as its games are over. The first failure stops the others.
+fn play_shards(
+    variant: &Arc<Variant>,
+    settings: &Settings,
+    indices: &[u64],
+    control: Control,
+    done: &(dyn Fn(u64, &[GameRecord]) -> Result<(), RunError> + Sync),
+) -> Result<(), RunError> {
+    // The first failure of a shard; the others then stop too.
+    let failure: std::sync::Mutex<Option<RunError>> = std::sync::Mutex::new(None);
+    let failed = AtomicBool::new(false);
+    let halted = || control.stopped() || failed.load(Ordering::Relaxed);
+    let result = indices.par_iter().try_for_each(|&index| {
+        if halted() {
+            return Err(RunError::Interrupted);
+        }
+        let records: Option<Vec<GameRecord>> = settings
+            .shard_games(index)
+            .into_par_iter()
+            .map(|id| {
+                let record = play_game(variant, settings, id, &halted)?;
+                (control.progress)(&record);
+                Some(record)
+            })
+            .collect();
+        let records = records.ok_or(RunError::Interrupted)?;
+        done(index, &records).inspect_err(|e| {
+            failed.store(true, Ordering::Relaxed);
+            failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e.clone());
+        })
+    });
+    // Shards that stopped because another failed report `Interrupted`: the failure is the news.
+    match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => result,
     }
 }
 
@@ -155,36 +198,6 @@ pub fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, RunError
         pool = pool.num_threads(threads);
     }
     pool.build().map_err(|e| RunError::Usage(format!("cannot start threads: {e}")))
-}
-
-/// `run` with another source of games, one shard at a time: `play(range)` returns the records
-/// of the games with those indices (any order), or `None` if it was stopped. Used for
-/// network-guided self-play, whose evaluator batches the games of a shard together.
-pub fn run_shards(
-    out: &Path,
-    settings: &Settings,
-    control: Control,
-    mut play: impl FnMut(std::ops::Range<u64>) -> Result<Option<Vec<GameRecord>>, RunError>,
-) -> Result<Summary, RunError> {
-    load_variant(settings)?;
-    let started = Instant::now();
-    let (writer, missing) = Writer::open(out, settings)?;
-    let mut result = Ok(());
-    for index in missing {
-        if control.stopped() {
-            result = Err(RunError::Interrupted);
-            break;
-        }
-        let played = play(settings.shard_games(index)).and_then(|records| records.ok_or(RunError::Interrupted));
-        result = played.and_then(|mut records| {
-            records.sort_by_key(|r| r.game_id);
-            writer.commit(index, &records)
-        });
-        if result.is_err() {
-            break;
-        }
-    }
-    finish(writer, result, started)
 }
 
 #[cfg(test)]
@@ -213,7 +226,7 @@ mod tests {
     }
 
     fn run_quietly(out: &Path, settings: &Settings, threads: Option<usize>) -> Result<Summary, RunError> {
-        unattended(|control| run(out, settings, threads, control))
+        unattended(|control| run(local(out)?, settings, threads, control))
     }
 
     #[test]
@@ -257,7 +270,7 @@ mod tests {
         let cut = dir.join("games/part-00003.arrow");
         let bytes = fs::read(&cut).unwrap();
         fs::write(&cut, &bytes[..bytes.len() - 7]).unwrap();
-        let mut manifest = Manifest::read(&dir).unwrap();
+        let mut manifest = Manifest::read(&LocalStore::new(&dir)).unwrap();
         manifest.shards.push(manifest.shards[0].clone());
         manifest.shards[2].tally.black_wins += 1;
         fs::write(dir.join("manifest.json"), serde_json::to_string_pretty(&manifest).unwrap()).unwrap();
@@ -281,9 +294,9 @@ mod tests {
                 stop.store(true, Ordering::SeqCst);
             }
         };
-        let result = run(&stopped, &settings, Some(1), Control { progress: &progress, stop: &stop });
+        let result = run(local(&stopped).unwrap(), &settings, Some(1), Control { progress: &progress, stop: &stop });
         assert_eq!(result, Err(RunError::Interrupted));
-        let manifest = Manifest::read(&stopped).unwrap();
+        let manifest = Manifest::read(&LocalStore::new(&stopped)).unwrap();
         assert!(!manifest.complete && manifest.shards.len() <= 1, "{:?}", manifest.shards);
         assert!(fs::read_dir(stopped.join("games")).unwrap().all(|e| !e.unwrap().path().display().to_string().ends_with(".tmp")));
         run_quietly(&stopped, &settings, Some(2)).unwrap();
@@ -297,12 +310,35 @@ mod tests {
         let dir = temp_dir("nothing");
         let stop = AtomicBool::new(true);
         let settings = Settings { games: 2, max_plies: 10, ..Settings::default() };
-        assert_eq!(run(&dir, &settings, Some(1), Control { progress: &|_| {}, stop: &stop }), Err(RunError::Interrupted));
+        let nested = dir.join("a").join("b");
+        assert_eq!(run(local(&nested).unwrap(), &settings, Some(1), Control { progress: &|_| {}, stop: &stop }), Err(RunError::Interrupted));
         assert!(!dir.exists(), "the run created {} and must remove it", dir.display());
         fs::create_dir_all(&dir).unwrap();
-        assert_eq!(run(&dir, &settings, Some(1), Control { progress: &|_| {}, stop: &stop }), Err(RunError::Interrupted));
+        assert_eq!(run(local(&dir).unwrap(), &settings, Some(1), Control { progress: &|_| {}, stop: &stop }), Err(RunError::Interrupted));
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 0, "an empty directory stays empty");
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn shards_written_apart_then_recorded_equal_a_whole_run() {
+        let settings = Settings { games: 5, games_per_shard: 2, max_plies: 30, ..Settings::default() };
+        let (whole, apart) = (temp_dir("whole-run"), temp_dir("apart"));
+        run_quietly(&whole, &settings, Some(2)).unwrap();
+        // A driver opens the dataset; two "machines" write shards {0, 2} and {1}; the driver
+        // records their entries as they come back, in any order.
+        let store = local(&apart).unwrap();
+        let (writer, missing) = Writer::open(store.clone(), &settings).unwrap();
+        assert_eq!(missing, vec![0, 1, 2]);
+        let second = unattended(|c| write_shards(store.as_ref(), &settings, &[1], Some(1), c)).unwrap();
+        let first = unattended(|c| write_shards(store.as_ref(), &settings, &[0, 2], Some(2), c)).unwrap();
+        for shard in second.into_iter().chain(first) {
+            writer.record(shard).unwrap();
+        }
+        writer.finish(std::time::Instant::now()).unwrap();
+        assert_eq!(file_bytes(&apart), file_bytes(&whole));
+        assert!(unattended(|c| write_shards(store.as_ref(), &settings, &[3], None, c)).is_err());
+        let _ = fs::remove_dir_all(&whole);
+        let _ = fs::remove_dir_all(&apart);
     }
 
     #[test]

@@ -232,11 +232,11 @@ pub fn rows_per_buffer(concurrent: usize, leaves_per_game: usize) -> usize {
 }
 
 /// Generates (or resumes) the dataset of `settings` (MCTS players with `settings.network` set)
-/// in `out`. `concurrent` games are in play at once; their leaves' observations (mover's frame,
+/// in `store`. `concurrent` games are in play at once; their leaves' observations (mover's frame,
 /// `layout`) are written into `buffers`, each of `rows_per_buffer` rows; `evaluator` is called
 /// for one half's batch while the other half's trees are worked on, on the current rayon pool.
 pub fn run<O: Cell>(
-    out: &std::path::Path,
+    store: Arc<dyn crate::Store>,
     settings: &Settings,
     concurrent: usize,
     layout: Layout,
@@ -260,7 +260,7 @@ pub fn run<O: Cell>(
     }
     let setup = Setup { variant, settings: settings.clone(), mcts: mcts.clone(), leaves_per_game, layout };
     let started = Instant::now();
-    let (writer, missing) = Writer::open(out, settings)?;
+    let (writer, missing) = Writer::open(store, settings)?;
     let queue: VecDeque<u64> = missing.iter().flat_map(|&index| settings.shard_games(index)).collect();
     // Finished games of each shard not written yet; a shard is written when its last game ends.
     let mut pending: BTreeMap<u64, Vec<GameRecord>> = BTreeMap::new();

@@ -16,9 +16,6 @@ use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
-use std::fs::File;
-use std::io::BufWriter;
-use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use taikyoku_engine::rl::actions::GRID_SQUARES;
 
@@ -154,15 +151,15 @@ pub fn positions_batch(record: &GameRecord) -> Result<RecordBatch, ArrowError> {
     RecordBatch::try_new(positions_schema(), columns)
 }
 
-/// The counts of a games file (results and plies; `bytes` zero), read back to check a shard.
-pub fn read_games_tally(path: &Path, format: Format) -> Result<Tally, String> {
-    let file = File::open(path).map_err(|e| e.to_string())?;
+/// The counts of a games file's bytes (results and plies; `bytes` zero), read back to check a
+/// shard.
+pub fn read_games_tally(data: Vec<u8>, format: Format) -> Result<Tally, String> {
     let batches: Vec<RecordBatch> = match format {
-        Format::Arrow => arrow_ipc::reader::FileReader::try_new(file, None)
+        Format::Arrow => arrow_ipc::reader::FileReader::try_new(std::io::Cursor::new(data), None)
             .map_err(|e| e.to_string())?
             .collect::<Result<_, _>>()
             .map_err(|e| e.to_string())?,
-        Format::Parquet => parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        Format::Parquet => parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(data))
             .and_then(|b| b.build())
             .map_err(|e| e.to_string())?
             .collect::<Result<_, _>>()
@@ -181,53 +178,29 @@ pub fn read_games_tally(path: &Path, format: Format) -> Result<Tally, String> {
     Ok(Tally::of(rows.iter().map(|(r, p)| (r.as_deref(), *p))))
 }
 
-/// Writes record batches of one schema to `path` in `format`.
-pub fn write_file(path: &Path, format: Format, schema: SchemaRef, batches: &[RecordBatch]) -> Result<(), String> {
-    let describe = |e: &dyn std::fmt::Display| format!("writing {}: {e}", path.display());
-    let file = File::create(path).map_err(|e| describe(&e))?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
+/// Record batches of one schema encoded as a whole file in `format`.
+pub fn encode(format: Format, schema: SchemaRef, batches: &[RecordBatch]) -> Result<Vec<u8>, ArrowError> {
+    let mut out = Vec::with_capacity(1 << 16);
     match format {
         Format::Arrow => {
-            let options = IpcWriteOptions::default()
-                .try_with_compression(Some(CompressionType::ZSTD))
-                .map_err(|e| describe(&e))?;
-            let mut writer = FileWriter::try_new_with_options(&mut out, &schema, options).map_err(|e| describe(&e))?;
+            let options = IpcWriteOptions::default().try_with_compression(Some(CompressionType::ZSTD))?;
+            let mut writer = FileWriter::try_new_with_options(&mut out, &schema, options)?;
             for batch in batches {
-                writer.write(batch).map_err(|e| describe(&e))?;
+                writer.write(batch)?;
             }
-            writer.finish().map_err(|e| describe(&e))?;
+            writer.finish()?;
         }
         Format::Parquet => {
             let properties = WriterProperties::builder()
                 .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).expect("valid level")))
                 .set_created_by(format!("taikyoku {}", env!("CARGO_PKG_VERSION")))
                 .build();
-            let mut writer = ArrowWriter::try_new(&mut out, schema, Some(properties)).map_err(|e| describe(&e))?;
+            let mut writer = ArrowWriter::try_new(&mut out, schema, Some(properties))?;
             for batch in batches {
-                writer.write(batch).map_err(|e| describe(&e))?;
+                writer.write(batch)?;
             }
-            writer.close().map_err(|e| describe(&e))?;
+            writer.close()?;
         }
     }
-    let file = out.into_inner().map_err(|e| describe(e.error()))?;
-    file.sync_all().map_err(|e| describe(&e))?;
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_full_disk_is_reported() {
-        let full = Path::new("/dev/full");
-        if !full.exists() {
-            return;
-        }
-        let batch = games_batch(&[], "taikyoku", "random").unwrap();
-        for format in [Format::Arrow, Format::Parquet] {
-            let error = write_file(full, format, games_schema(), &[batch.clone()]).unwrap_err();
-            assert!(error.contains("/dev/full") && error.to_lowercase().contains("space"), "{error}");
-        }
-    }
+    Ok(out)
 }
