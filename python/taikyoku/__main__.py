@@ -138,25 +138,32 @@ def _selfplay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if args.players != "mcts":
             parser.error("--temperature applies to --players mcts")
         mcts["temperature"] = args.temperature
+    common = dict(
+        players=args.players,
+        games=args.games,
+        seed=args.seed,
+        format=args.format,
+        max_plies=args.max_plies,
+        simulations=args.simulations,
+        variant=args.variant,
+        games_per_shard=args.games_per_shard,
+        progress=not args.quiet,
+        **mcts,
+    )
     try:
-        summary = selfplay(
-            args.out,
-            players=args.players,
-            games=args.games,
-            seed=args.seed,
-            threads=args.threads,
-            format=args.format,
-            max_plies=args.max_plies,
-            simulations=args.simulations,
-            variant=args.variant,
-            games_per_shard=args.games_per_shard,
-            progress=not args.quiet,
-            **mcts,
-        )
+        if args.ray is not None:
+            import taikyoku.distributed as distributed
+
+            address = None if args.ray == "local" else args.ray
+            summary = distributed.selfplay(args.out, address=address, cpus_per_task=args.threads or 1, **common)
+        else:
+            summary = selfplay(args.out, threads=args.threads, **common)
     except taikyoku.TaikyokuError as e:  # refused before anything was written
         parser.error(str(e))
     except OverflowError as e:  # a value the engine's bindings cannot take
         parser.error(f"a value is out of the engine's range: {e}")
+    except ImportError as e:
+        parser.error(f"--ray needs Ray: pip install 'taikyoku[ray]' ({e})")
     except OSError as e:
         print(f"taikyoku selfplay: error: {e}", file=sys.stderr)
         return 1
@@ -229,6 +236,13 @@ def build_parser() -> tuple:
     play.add_argument("--games-per-shard", type=int, default=16, help="games per shard file (default 16)")
     play.add_argument("--variant", default="taikyoku", choices=taikyoku.variants())
     play.add_argument("--quiet", action="store_true", help="no progress bar")
+    play.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        default=None,
+        help="play on a Ray cluster (ray.init address: 'auto', 'ray://host:10001', 'local'); "
+        "--out must then be seen by every machine (a shared directory or a pyarrow URI). Needs taikyoku[ray].",
+    )
     check = commands.add_parser(
         "check-variant",
         help="check a variant's rules file, piece table and setup",
