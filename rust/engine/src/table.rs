@@ -519,7 +519,7 @@ impl PieceTable {
             // by its sign in notation (upper-case letters): `_P` or `Pa` could not be read back
             // (fuzz/regressions/piece_table/key-*).
             let letters = |code: &str| !code.is_empty() && code.bytes().all(|b| b.is_ascii_uppercase());
-            if !t.promoted_only && !(letters(&t.key) && letters(&t.sign)) {
+            if !t.promoted_only && (!letters(&t.key) || !letters(&t.sign)) {
                 return Err(err(r.line, format!("key '{}' and sign '{}' must be upper-case letters A-Z", t.key, t.sign)));
             }
         }
