@@ -287,7 +287,7 @@ def test_piece_types_cover_the_table():
     assert by_name["Bishop"].promotes_to == "Dragon horse"
     assert by_name["King"].royal and by_name["King"].promotes_to is None
     assert sum(t.promoted_only for t in types) == 92
-    assert by_name["Great general"].rank == 1 and by_name["Vice general"].rank == 2
+    assert by_name["Great general"].range_rank == 1 and by_name["Vice general"].range_rank == 2
     assert ("wooden-dove-range-3", "WO") in taikyoku.rule_options()
 
 

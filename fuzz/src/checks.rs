@@ -144,7 +144,7 @@ pub fn position_text(data: &[u8]) {
     assert_eq!(again.to_text(), printed);
     assert_eq!(again.hash(), pos.hash());
     assert_eq!(again.side_to_move(), pos.side_to_move());
-    assert_eq!(again.ply(), pos.ply());
+    assert_eq!(again.move_number(), pos.move_number());
     assert_eq!(again.squares().collect::<Vec<_>>(), pos.squares().collect::<Vec<_>>());
     // Playable: one move (chosen by the input's length), its notation and text, then undo.
     let mut game = Game::from_position(pos);
@@ -377,7 +377,7 @@ pub fn replay(data: &[u8]) {
         };
         if first_bad.is_none() {
             if let Some(game) = reference.as_mut() {
-                if game.end_now().is_some() || !game.position.is_legal(mv) {
+                if game.end().is_some() || !game.position.is_legal(mv) {
                     first_bad = Some(moves.len() + 1);
                 } else {
                     game.play(mv);
@@ -406,8 +406,8 @@ pub fn replay(data: &[u8]) {
     assert_eq!(game.position.to_text(), reference.position.to_text());
     assert_eq!(game.position.hash(), reference.position.hash());
     assert_eq!(game.position.hash(), game.position.compute_hash());
+    assert_eq!(game.recorded_end(), reference.recorded_end());
     assert_eq!(game.end(), reference.end());
-    assert_eq!(game.end_now(), reference.end_now());
     assert_eq!(game.repetitions(), reference.repetitions());
     assert_eq!(game.position.moves_played().collect::<Vec<_>>(), moves);
     let notations = game.history_notations();
@@ -499,7 +499,7 @@ pub fn rules(data: &[u8]) {
     }
     let mut game = Game::new(variant.clone());
     for i in 0..8 {
-        if game.end_now().is_some() {
+        if game.end().is_some() {
             break;
         }
         let text = game.position.to_text();

@@ -55,7 +55,7 @@ class PieceType:
     promotes_to: Optional[str]
     royal: bool
     promoted_only: bool
-    rank: Optional[int]
+    range_rank: Optional[int]  # range-capture rank: who may fly over whom
 
 class Game:
     def __init__(self, variant: str = "taikyoku", options: Optional[Sequence[str]] = None, max_plies: Optional[int] = None) -> None: ...

@@ -124,17 +124,14 @@ def selfplay(
 
 def read_table(path: Union[str, os.PathLike], table: str = "positions"):
     """A dataset's ``"positions"`` or ``"games"`` table as a ``ray.data.Dataset``, one block per
-    shard: Parquet datasets through ``ray.data.read_parquet``, Arrow IPC ones read (and checked)
-    by :mod:`taikyoku.datasets` in Ray tasks."""
+    shard, each read (and checked: size, CRC-32, rows) by :mod:`taikyoku.datasets` in a Ray task.
+    Either format; Parquet shards can also go straight to ``ray.data.read_parquet``."""
     ray = _ray()
     import taikyoku.datasets as tds
 
     dataset = tds.open(path)
     if table not in ("games", "positions"):
         raise _core.TaikyokuError(f"unknown table {_validate.show(table)} (use 'games' or 'positions')")
-    files = [str(p) for p in (dataset.positions_files if table == "positions" else dataset.games_files)]
-    if dataset.format == "parquet":
-        return ray.data.read_parquet(files)
     if not ray.is_initialized():
         ray.init(log_to_driver=False)
 

@@ -115,7 +115,7 @@ impl Position {
         };
         let mut sink = Sink { out, from: sq as u16, seen };
         for &atom in table.absolute_atoms(motion, piece.color) {
-            self.generate_atom(sq, piece.color, motion.rank, atom, &mut sink);
+            self.generate_atom(sq, piece.color, motion.range_rank, atom, &mut sink);
         }
         if trapped {
             // A trapped piece may only leave by capturing.
@@ -140,7 +140,7 @@ impl Position {
     }
 
     /// One atom, its direction already absolute (`Atom::absolute`).
-    fn generate_atom(&self, sq: usize, color: Color, rank: u8, atom: Atom, sink: &mut Sink) {
+    fn generate_atom(&self, sq: usize, color: Color, range_rank: u8, atom: Atom, sink: &mut Sink) {
         let g = &self.variant.geometry;
         match atom {
             Atom::Slide { dir, max } => {
@@ -203,7 +203,7 @@ impl Position {
                         }
                         passed = true;
                         // Only pieces of strictly lower rank (a larger number) can be flown over.
-                        table.get(p.kind).rank > rank
+                        table.get(p.kind).range_rank > range_rank
                     }
                 });
             }

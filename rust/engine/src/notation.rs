@@ -194,7 +194,7 @@ impl Position {
             ranks.push(cells.join(","));
         }
         let side = if self.side_to_move() == Color::Black { 'b' } else { 'w' };
-        format!("{} {} {}", ranks.join("/"), side, self.ply() + 1)
+        format!("{} {} {}", ranks.join("/"), side, self.move_number())
     }
 
     /// The board as rows of codes (`.` empty, White lower case), with file and rank labels.
@@ -221,7 +221,7 @@ impl Position {
             }
             out.push('\n');
         }
-        out.push_str(&format!("{} to move, move {}", self.side_to_move(), self.ply() + 1));
+        out.push_str(&format!("{} to move, move {}", self.side_to_move(), self.move_number()));
         out
     }
 
@@ -288,7 +288,7 @@ impl Position {
                 return Err(format!("rank {} has {} squares, expected {}", y + 1, x, g.width));
             }
         }
-        pos.set_ply(number - 1);
+        pos.set_move_number(number);
         Ok(pos)
     }
 }

@@ -75,8 +75,8 @@ pub struct Position {
     /// Per square: 0 empty, 1 + colour index otherwise. The generator's hot loops read this.
     colors: Vec<u8>,
     side: Color,
-    /// Plies played since the position's start (the seed numbers moves; we number plies).
-    ply: u32,
+    /// Plies before this position, counted from the first position of its text (move number - 1).
+    plies_before: u32,
     hash: u64,
     royals: [u16; 2],
     /// Pieces captured by the moves in `undo`, in order.
@@ -104,7 +104,7 @@ impl Position {
             occupied: [vec![0; size.div_ceil(64)], vec![0; size.div_ceil(64)]],
             colors: vec![EMPTY; size],
             side: Color::Black,
-            ply: 0,
+            plies_before: 0,
             hash: 0,
             royals: [0, 0],
             captured: Vec::new(),
@@ -146,12 +146,15 @@ impl Position {
         }
     }
 
-    pub fn ply(&self) -> u32 {
-        self.ply
+    /// The move number the position text writes: 1 at the start, one more after every ply
+    /// (the seed numbers moves; we count plies). It carries on from a position read from text.
+    pub fn move_number(&self) -> u32 {
+        self.plies_before + 1
     }
 
-    pub fn set_ply(&mut self, ply: u32) {
-        self.ply = ply;
+    /// Sets the move number (1 or more) of an edited or read position.
+    pub fn set_move_number(&mut self, number: u32) {
+        self.plies_before = number.max(1) - 1;
     }
 
     pub fn hash(&self) -> u64 {
@@ -324,7 +327,7 @@ impl Position {
         }
         self.put(to, piece);
         self.undo.push(record);
-        self.ply += 1;
+        self.plies_before += 1;
         self.set_side(self.side.opponent());
     }
 
@@ -340,7 +343,7 @@ impl Position {
         }
         self.captured.truncate(record.captured_from);
         self.side = self.side.opponent();
-        self.ply -= 1;
+        self.plies_before -= 1;
         self.hash = record.hash;
         self.royals = record.royals;
         Some(mv)

@@ -26,7 +26,7 @@ pub fn random_playout(game: &mut Game, seed: u64, max_plies: usize) -> Playout {
     let mut moves = Vec::with_capacity(4096);
     let mut plies = 0;
     loop {
-        if let Some(end) = game.end() {
+        if let Some(end) = game.recorded_end() {
             return Playout { plies, outcome: Some(end) };
         }
         if plies >= max_plies {
@@ -34,7 +34,7 @@ pub fn random_playout(game: &mut Game, seed: u64, max_plies: usize) -> Playout {
         }
         moves.clear();
         game.position.generate(game.side_to_move(), &mut moves);
-        if let Some(end) = game.end_with_moves(&moves) {
+        if let Some(end) = game.end_given(&moves) {
             return Playout { plies, outcome: Some(end) };
         }
         let mv = moves[rng.gen_range(0..moves.len())];

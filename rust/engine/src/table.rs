@@ -81,7 +81,7 @@ pub struct PieceType {
     pub promotes_to: Option<Kind>,
     pub royal: bool,
     /// Range-capture rank: 0 royal, 1 great general, 2 vice general, 3 the others; NO_RANK else.
-    pub rank: u8,
+    pub range_rank: u8,
     pub trap: Trap,
     pub atoms: Vec<Atom>,
     /// Whether two atoms can reach the same square, so generation must drop duplicates.
@@ -109,7 +109,7 @@ impl std::error::Error for TableError {}
 pub struct Motion {
     start: u32,
     len: u32,
-    pub rank: u8,
+    pub range_rank: u8,
     pub trap: Trap,
     pub overlapping: bool,
 }
@@ -341,7 +341,7 @@ impl PieceTable {
             kanji: String,
             promotes: String,
             royal: bool,
-            rank: u8,
+            range_rank: u8,
             trap: Trap,
             moves: String,
         }
@@ -374,7 +374,7 @@ impl PieceTable {
                 kanji: fields[2].to_string(),
                 promotes: fields[3].to_string(),
                 royal: false,
-                rank: NO_RANK,
+                range_rank: NO_RANK,
                 trap: Trap::None,
                 moves: fields[5].to_string(),
             };
@@ -382,12 +382,12 @@ impl PieceTable {
                 match attribute {
                     "royal" => {
                         raw.royal = true;
-                        raw.rank = 0;
+                        raw.range_rank = 0;
                     }
                     "trapped" => raw.trap = Trap::FurthestRank,
                     "stuck" => raw.trap = Trap::OwnFirstRank,
                     a if a.starts_with("rank=") => {
-                        raw.rank = parse_number(&a[5..]).map_err(|m| err(n, m))?;
+                        raw.range_rank = parse_number(&a[5..]).map_err(|m| err(n, m))?;
                     }
                     a if a.starts_with("sign=") => raw.sign = a[5..].to_string(),
                     a => return Err(err(n, format!("unknown attribute '{a}'"))),
@@ -504,7 +504,7 @@ impl PieceTable {
                 kanji: r.kanji.clone(),
                 promotes_to,
                 royal: r.royal,
-                rank: r.rank,
+                range_rank: r.range_rank,
                 trap: r.trap,
                 atoms,
                 overlapping,
@@ -529,7 +529,7 @@ impl PieceTable {
             motions.push(Motion {
                 start: absolute_atoms[0].len() as u32,
                 len: t.atoms.len() as u32,
-                rank: t.rank,
+                range_rank: t.range_rank,
                 trap: t.trap,
                 overlapping: t.overlapping,
             });
@@ -620,7 +620,7 @@ option long-king K | limit(all,3)
         assert_eq!(t.len(), 5);
         let k = t.get(t.lookup("K").unwrap());
         assert!(k.royal);
-        assert_eq!(k.rank, 0);
+        assert_eq!(k.range_rank, 0);
         assert_eq!(k.atoms.len(), 8);
         assert_eq!(k.atoms[0], Atom::Slide { dir: 0, max: 2 });
         let b = t.lookup("bishop").unwrap();

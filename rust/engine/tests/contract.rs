@@ -51,7 +51,7 @@ fn random_plies_keep_the_invariants() {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             for _ in 0..1500 {
                 let moves = game.position.legal_moves();
-                if game.end_with_moves(&moves).is_some() {
+                if game.end_given(&moves).is_some() {
                     break;
                 }
                 let before = snapshot(&game.position);
@@ -126,7 +126,7 @@ fn actions_are_a_bijection_on_legal_moves() {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             for _ in 0..1500 {
                 let moves = game.position.legal_moves();
-                if game.end_with_moves(&moves).is_some() {
+                if game.end_given(&moves).is_some() {
                     break;
                 }
                 for frame in [Frame::Mover, Frame::Absolute] {
@@ -158,7 +158,7 @@ fn actions_are_a_bijection_on_legal_moves() {
 /// leaves).
 fn perft(game: &mut Game, depth: u32) -> u64 {
     let moves = game.position.legal_moves();
-    if game.end_with_moves(&moves).is_some() {
+    if game.end_given(&moves).is_some() {
         return 0;
     }
     if depth == 1 {

@@ -25,7 +25,7 @@ fn game(variant: &Arc<Variant>, side: Color, pieces: &[(&str, &str, Color)]) -> 
 
 fn play(game: &mut Game, moves: &[&str]) {
     for text in moves {
-        assert_eq!(game.end_now(), None, "the game ended before {text}");
+        assert_eq!(game.end(), None, "the game ended before {text}");
         let mv = game.position.parse_move(text).unwrap_or_else(|e| panic!("{text}: {e}"));
         game.play(mv);
     }
@@ -48,9 +48,9 @@ fn royal_capture_ends_the_game_with_the_last_royal() {
     // Two white royals: taking one is not the end, taking the last is.
     let mut g = game(&v, Black, &[("18r", "R", Black), ("18k", "K", White), ("18a", "CP", White), ("36jj", "K", Black)]);
     play(&mut g, &["Rx18k+"]);
-    assert_eq!(g.end_now(), None);
+    assert_eq!(g.end(), None);
     play(&mut g, &["CP-18b", "+Rx18b"]);
-    assert_eq!(g.end_now(), Some((Outcome::Win(Black), Termination::RoyalCapture)));
+    assert_eq!(g.end(), Some((Outcome::Win(Black), Termination::RoyalCapture)));
 }
 
 #[test]
@@ -63,26 +63,26 @@ fn the_fourth_occurrence_is_no_contest_unless_one_side_checked_throughout() {
         assert_eq!(g.repetitions(), round + 1);
         play(&mut g, &["K-29jj", "K-4a", "K-30jj", "K-5a"]);
     }
-    assert_eq!(g.end_now(), Some((Outcome::Draw, Termination::Repetition)));
+    assert_eq!(g.end(), Some((Outcome::Draw, Termination::Repetition)));
     // Black's rook checks with every move of the cycle: Black loses at the fourth occurrence.
     let mut g = perpetual_check(&v);
-    assert_eq!(g.end_now(), None, "third occurrence");
+    assert_eq!(g.end(), None, "third occurrence");
     play(&mut g, &["K-4a", "R-4e", "K-5a", "R-5e"]);
-    assert_eq!(g.end_now(), Some((Outcome::Win(White), Termination::PerpetualCheck)));
+    assert_eq!(g.end(), Some((Outcome::Win(White), Termination::PerpetualCheck)));
     // Undo takes the end back.
     g.undo();
-    assert_eq!(g.end_now(), None);
+    assert_eq!(g.end(), None);
 }
 
 #[test]
 fn the_rules_file_sets_the_repetition_count_and_the_perpetual_check_rule() {
     let v = variant("repetition 3\n");
     let g = perpetual_check(&v);
-    assert_eq!(g.end_now(), Some((Outcome::Win(Color::White), Termination::PerpetualCheck)), "third occurrence ends it");
+    assert_eq!(g.end(), Some((Outcome::Win(Color::White), Termination::PerpetualCheck)), "third occurrence ends it");
     let v = variant("perpetual-check repetition\n");
     let mut g = perpetual_check(&v);
     play(&mut g, &["K-4a", "R-4e", "K-5a", "R-5e"]);
-    assert_eq!(g.end_now(), Some((Outcome::Draw, Termination::Repetition)));
+    assert_eq!(g.end(), Some((Outcome::Draw, Termination::Repetition)));
 }
 
 #[test]
@@ -92,9 +92,9 @@ fn no_legal_move_loses_or_draws_as_the_rules_file_says() {
     let pieces = [("36jj", "K", Black), ("1jj", "P", White)];
     let g = game(&variant(""), White, &pieces);
     assert!(g.position.legal_moves().is_empty());
-    assert_eq!(g.end_now(), Some((Outcome::Win(Black), Termination::NoMoves)));
+    assert_eq!(g.end(), Some((Outcome::Win(Black), Termination::NoMoves)));
     let g = game(&variant("no-moves draw\n"), White, &pieces);
-    assert_eq!(g.end_now(), Some((Outcome::Draw, Termination::NoMoves)));
+    assert_eq!(g.end(), Some((Outcome::Draw, Termination::NoMoves)));
 }
 
 #[test]
@@ -104,10 +104,10 @@ fn the_ply_limit_truncates_and_a_forfeit_loses() {
     let mut g = game(&v, Black, &[("30jj", "K", Black), ("5a", "K", White)]);
     g.max_plies = Some(2);
     play(&mut g, &["K-29jj", "K-4a"]);
-    assert_eq!(g.end_now(), Some((Outcome::Truncated, Termination::MaxPlies)));
+    assert_eq!(g.end(), Some((Outcome::Truncated, Termination::MaxPlies)));
     let mut g = game(&v, Black, &[("30jj", "K", Black), ("5a", "K", White)]);
     g.forfeit();
-    assert_eq!(g.end_now(), Some((Outcome::Win(White), Termination::IllegalMove)));
+    assert_eq!(g.end(), Some((Outcome::Win(White), Termination::IllegalMove)));
     assert!(g.forfeited());
 }
 
@@ -118,5 +118,5 @@ fn a_royal_capture_on_the_last_allowed_ply_beats_the_limit() {
     let mut g = game(&v, Black, &[("18r", "R", Black), ("18k", "K", White), ("36jj", "K", Black)]);
     g.max_plies = Some(1);
     play(&mut g, &["Rx18k+"]);
-    assert_eq!(g.end_now(), Some((Outcome::Win(Black), Termination::RoyalCapture)));
+    assert_eq!(g.end(), Some((Outcome::Win(Black), Termination::RoyalCapture)));
 }

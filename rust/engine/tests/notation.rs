@@ -34,7 +34,7 @@ fn every_printed_move_parses_back_in_random_games() {
         let mut game = Game::new(variant.clone());
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         for ply in 0..2400 {
-            if game.end().is_some() {
+            if game.recorded_end().is_some() {
                 break;
             }
             let moves = game.position.legal_moves();

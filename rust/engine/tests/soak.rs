@@ -30,7 +30,7 @@ fn soak(plies: usize, seed: u64) -> usize {
             games += 1;
             while played < plies {
                 let moves = game.position.legal_moves();
-                if game.end_with_moves(&moves).is_some() {
+                if game.end_given(&moves).is_some() {
                     break;
                 }
                 let mv = moves[rng.gen_range(0..moves.len())];
@@ -54,7 +54,7 @@ fn soak(plies: usize, seed: u64) -> usize {
                     let moves: Vec<_> = game.position.moves_played().collect();
                     let replayed = Game::replay(variant.clone(), &start, &moves, game.max_plies).unwrap();
                     assert_eq!(replayed.position.to_text(), after, "{name}: replay (pickle) round trip");
-                    assert_eq!(replayed.end_now(), game.end_now());
+                    assert_eq!(replayed.end(), game.end());
                 }
             }
         }

@@ -80,7 +80,7 @@ impl Game {
     /// The sorted legal actions in `frame`; none once the game is over.
     fn actions_now(&self, frame: Frame) -> Vec<u32> {
         let pos = &self.game.position;
-        let moves = if self.game.end().is_some() { Vec::new() } else { pos.legal_moves() };
+        let moves = if self.game.recorded_end().is_some() { Vec::new() } else { pos.legal_moves() };
         actions::legal_actions(pos, &moves, frame)
     }
 
@@ -99,7 +99,7 @@ impl Game {
     }
 
     fn check_not_over(&self) -> PyResult<()> {
-        match self.game.end_now() {
+        match self.game.end() {
             Some((_, t)) => Err(IllegalMoveError::new_err(format!("the game is over ({})", t.name()))),
             None => Ok(()),
         }
@@ -216,7 +216,7 @@ impl Game {
     fn legal_moves(&self) -> Vec<Move> {
         let pos = &self.game.position;
         let moves = pos.legal_moves();
-        if self.game.end_with_moves(&moves).is_some() {
+        if self.game.end_given(&moves).is_some() {
             return Vec::new();
         }
         pieces::moves(pos, &moves, &moves)
@@ -225,7 +225,7 @@ impl Game {
     /// Number of legal moves (cheaper than `len(legal_moves())`).
     fn legal_move_count(&self) -> usize {
         let moves = self.game.position.legal_moves();
-        if self.game.end_with_moves(&moves).is_some() {
+        if self.game.end_given(&moves).is_some() {
             0
         } else {
             moves.len()
@@ -277,7 +277,7 @@ impl Game {
     /// The move number of the position text: plies played + 1.
     #[getter]
     fn move_number(&self) -> u32 {
-        self.game.position.ply() + 1
+        self.game.position.move_number()
     }
 
     #[getter]
@@ -299,27 +299,27 @@ impl Game {
 
     #[getter]
     fn is_over(&self) -> bool {
-        self.game.end_now().is_some()
+        self.game.end().is_some()
     }
 
     /// "black", "white", "draw", or None (game going on, or truncated by max_plies).
     #[getter]
     fn result(&self) -> Option<&'static str> {
-        self.game.end_now()?.0.result_name()
+        self.game.end()?.0.result_name()
     }
 
     /// Why the game ended: "royal_capture", "repetition", "perpetual_check", "no_moves",
     /// "max_plies", "illegal_move"; None while it goes on.
     #[getter]
     fn termination(&self) -> Option<&'static str> {
-        self.game.end_now().map(|(_, t)| t.name())
+        self.game.end().map(|(_, t)| t.name())
     }
 
     /// The game's value for `color`: 1 won, -1 lost, 0 drawn, truncated or going on (the
     /// rewards of the environments).
     fn reward(&self, color: &str) -> PyResult<i8> {
         let color = convert::color(color)?;
-        Ok(self.game.end_now().map_or(0, |(outcome, _)| outcome.value_for(color)))
+        Ok(self.game.end().map_or(0, |(outcome, _)| outcome.value_for(color)))
     }
 
     /// (column, row) of a square: column 0 on Black's left, row 0 at the top.
@@ -519,7 +519,7 @@ pub fn _restore_game(
     let limit = self::max_plies(max_plies)?;
     let mut game = shield(|| engine::Game::replay(v, start, &moves, limit).map_err(|e| invalid(format!("cannot restore a pickled game: {e}"))))?;
     if forfeited {
-        if game.end_now().is_some() {
+        if game.end().is_some() {
             return Err(invalid("cannot restore a pickled game: it was forfeited after its end"));
         }
         game.forfeit();

@@ -161,9 +161,9 @@ pub struct PieceType {
     /// True for pieces that only appear by promotion.
     #[pyo3(get)]
     promoted_only: bool,
-    /// Range-capture rank (0 royal, 1 great general, ...) or None.
+    /// Range-capture rank (0 royal, 1 great general, ...) or None: who may fly over whom.
     #[pyo3(get)]
-    rank: Option<u8>,
+    range_rank: Option<u8>,
 }
 
 #[pymethods]
@@ -189,7 +189,7 @@ pub fn piece_types(variant: &str) -> PyResult<Vec<PieceType>> {
             promotes_to: t.promotes_to.map(|k| table.get(k).name.clone()),
             royal: t.royal,
             promoted_only: t.promoted_only,
-            rank: (t.rank != NO_RANK).then_some(t.rank),
+            range_rank: (t.range_rank != NO_RANK).then_some(t.range_rank),
         })
         .collect())
 }

@@ -462,7 +462,7 @@ pub fn mcts_action(py: Python<'_>, game: &crate::game::Game, simulations: Int, s
     let simulations = simulations.within::<u32>("simulations", 1, 1 << 24)?;
     let seed = seed.seed("seed")?;
     let mut engine_game = game.game.clone();
-    if engine_game.end_now().is_some() {
+    if engine_game.end().is_some() {
         return Err(IllegalMoveError::new_err("the game is over: no move to choose"));
     }
     let variant = engine_game.position.variant.clone();

@@ -66,7 +66,7 @@ fn mobilities(variant: &Arc<Variant>, color: Color) -> (Vec<f32>, Vec<f32>) {
     let size = variant.geometry.size();
     let squares = sample_squares(variant, color);
     let filler = (0..table.len() as Kind)
-        .find(|&k| !table.get(k).royal && table.get(k).rank == NO_RANK)
+        .find(|&k| !table.get(k).royal && table.get(k).range_rank == NO_RANK)
         .expect("the table has an unranked non-royal piece");
     let enemy = Piece { kind: filler, origin: filler, color: color.opponent(), promoted: false };
     let mut open_board = Position::empty(variant.clone(), color);
@@ -323,7 +323,7 @@ impl HeuristicEvaluator {
         let mut current = std::mem::take(&mut self.rollout);
         let value = loop {
             let legal: &[Move] = if played == 0 { moves } else { &current };
-            if let Some((outcome, _)) = game.end_with_moves(legal) {
+            if let Some((outcome, _)) = game.end_given(legal) {
                 break outcome_value(outcome, start);
             }
             if played == self.config.rollout_plies {
@@ -479,7 +479,7 @@ mod tests {
         let mut checked_sweeps = 0;
         for seed in 0..6 {
             taikyoku_engine::random::random_playout(&mut game, seed, 60);
-            if game.end().is_some() {
+            if game.recorded_end().is_some() {
                 break;
             }
             let pos = &game.position;

@@ -370,9 +370,9 @@ impl Search {
                     return Descent::Collision;
                 }
                 State::New => {
-                    let end = game.end().or_else(|| {
+                    let end = game.recorded_end().or_else(|| {
                         game.position.generate(game.side_to_move(), &mut request.moves);
-                        game.end_with_moves(&request.moves)
+                        game.end_given(&request.moves)
                     });
                     if let Some((outcome, _)) = end {
                         node.state = State::Terminal;
@@ -739,7 +739,7 @@ impl<E: Evaluator> MctsPlayer<E> {
     /// # Panics
     /// If the game is over.
     pub fn choose(&mut self, game: &mut Game, rng: &mut ChaCha8Rng) -> (Move, RootStats) {
-        assert!(game.end().is_none(), "choose on a finished game");
+        assert!(game.recorded_end().is_none(), "choose on a finished game");
         let stats = self.search.run(game, &mut self.evaluator, rng);
         let mv = self.search.pick(game, rng).expect("choose: the side to move has no legal move");
         (mv, stats)
@@ -1064,7 +1064,7 @@ mod tests {
         // White's king is gone: Black has won; the search sees a terminal root and stops.
         let mut game = board(&variant, &[("18r", "R", Black), ("30ee", "K", Black), ("18k", "K", White)]);
         game.play(Move::new(sq(&variant, "18r") as usize, sq(&variant, "18k") as usize));
-        assert!(game.end().is_some());
+        assert!(game.recorded_end().is_some());
         let mut search = Search::new(MctsConfig::default());
         let stats = search.run(&mut game, &mut heuristic(&variant), &mut ChaCha8Rng::seed_from_u64(0));
         assert_eq!(stats.simulations, 0);

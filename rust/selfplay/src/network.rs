@@ -116,7 +116,7 @@ impl Half {
     fn settle(&mut self, finished: &mut Vec<GameRecord>) {
         let mut index = 0;
         while index < self.slots.len() {
-            if let Some(end) = self.slots[index].game.end_now() {
+            if let Some(end) = self.slots[index].game.end() {
                 let mut slot = self.slots.remove(index);
                 slot.record.finish(end);
                 finished.push(slot.record);

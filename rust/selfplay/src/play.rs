@@ -57,7 +57,7 @@ impl GameRecord {
         compact_board(pos, &mut board);
         let action = action_of(pos, mv, Frame::Mover);
         self.positions.push(PositionRecord {
-            ply: pos.ply(),
+            ply: pos.move_number() - 1,
             white_to_move: pos.side_to_move() == Color::White,
             board,
             repetitions: game.repetitions().saturating_sub(1).min(255) as u8,
@@ -117,7 +117,7 @@ pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64, halt
     loop {
         legal.clear();
         game.position.generate(game.side_to_move(), &mut legal);
-        if let Some(end) = game.end_with_moves(&legal) {
+        if let Some(end) = game.end_given(&legal) {
             record.finish(end);
             return Some(record);
         }

@@ -154,7 +154,7 @@ fn write_into<T: Cell, O: Target<T> + ?Sized>(game: &Game, frame: Frame, layout:
         pieces: pos.squares(),
         side: pos.side_to_move(),
         repetitions: game.repetitions().saturating_sub(1),
-        move_number: pos.ply() + 1,
+        move_number: pos.move_number(),
     };
     write_snapshot(&pos.variant, snapshot, frame, layout, out);
 }
@@ -360,7 +360,7 @@ mod tests {
         write(&game, Frame::Mover, Layout::OneHot, &mut direct, true);
         let white = game.side_to_move() == Color::White;
         let repetitions = game.repetitions() - 1;
-        write_board(&variant, &board, white, repetitions, game.position.ply() + 1, Frame::Mover, Layout::OneHot, &mut decoded)
+        write_board(&variant, &board, white, repetitions, game.position.move_number(), Frame::Mover, Layout::OneHot, &mut decoded)
             .unwrap();
         assert!(direct == decoded);
         board[5] = 4 * 999;

@@ -132,7 +132,7 @@ impl VecEnv {
                     Err(_) => game.forfeit(),
                 }
                 let moves = game.position.legal_moves();
-                let end = game.end_with_moves(&moves);
+                let end = game.end_given(&moves);
                 match end {
                     None => {
                         *legal = legal_pairs(&game.position, &moves, frame);
@@ -199,7 +199,7 @@ mod tests {
         let out = env.step(&actions).unwrap();
         assert_eq!((out[0].reward, out[0].terminated), (-1.0, true));
         let finished = out[0].finished.as_ref().unwrap();
-        assert_eq!(finished.end(), Some((Outcome::Win(Color::White), Termination::IllegalMove)));
+        assert_eq!(finished.recorded_end(), Some((Outcome::Win(Color::White), Termination::IllegalMove)));
         assert_eq!((out[1].reward, out[1].terminated), (0.0, false));
     }
 }
