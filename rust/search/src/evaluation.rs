@@ -226,7 +226,14 @@ pub enum PriorMode {
     /// Weight `1 + capture_weight * gain / reference`, where `gain` is the captured value plus
     /// `promotion_weight` times the promotion gain: captures of big pieces (and royals above all)
     /// are tried first, quiet moves keep a share.
-    Captures { capture_weight: f32, promotion_weight: f32 },
+    Captures {
+        /// Weight added per `PieceValues::reference` of gain (a quiet move weighs 1); 2.0 by
+        /// default.
+        capture_weight: f32,
+        /// Factor on the mover's promotion gain within `gain` (see `PieceValues::move_gain`);
+        /// 0.5 by default.
+        promotion_weight: f32,
+    },
 }
 
 /// Tuning of `HeuristicEvaluator`.
@@ -237,6 +244,7 @@ pub struct HeuristicConfig {
     /// Material units for having all the moves: the mobility term is
     /// `mobility_weight * (mine - theirs) / (mine + theirs)`.
     pub mobility_weight: f32,
+    /// Prior over the legal moves; `Captures` (weights 2.0 and 0.5) by default.
     pub priors: PriorMode,
     /// Uniformly random plies played (and taken back) before evaluating; 0 evaluates the leaf.
     pub rollout_plies: u32,
@@ -266,7 +274,9 @@ pub trait Evaluator {
 /// Material + mobility value, capture-aware priors, optional short random rollouts.
 #[derive(Clone, Debug)]
 pub struct HeuristicEvaluator {
+    /// The variant's derived piece values, shared through `PieceValues::of`.
     pub values: Arc<PieceValues>,
+    /// Value scale, mobility weight, prior mode and rollout length.
     pub config: HeuristicConfig,
     /// Reused move buffers: the opponent's moves, the rollout's moves.
     buffer: Vec<Move>,
@@ -274,6 +284,8 @@ pub struct HeuristicEvaluator {
 }
 
 impl HeuristicEvaluator {
+    /// An evaluator for `variant`; its piece values are derived on the variant's first use, then
+    /// shared.
     pub fn new(variant: &Arc<Variant>, config: HeuristicConfig) -> HeuristicEvaluator {
         HeuristicEvaluator {
             values: PieceValues::of(variant),

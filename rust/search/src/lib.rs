@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! # taikyoku-search
 //!
 //! Search, kept apart from the rules (as OpenSpiel keeps algorithms apart from games): the

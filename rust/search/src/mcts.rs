@@ -176,6 +176,7 @@ enum RootKey {
 /// The search tree plus the settings that steer it.
 #[derive(Clone, Debug)]
 pub struct Search {
+    /// Read on every call, so it may be changed between searches.
     pub config: MctsConfig,
     nodes: Vec<Node>,
     edges: Vec<Edge>,
@@ -202,6 +203,7 @@ enum Descent {
 }
 
 impl Search {
+    /// An empty tree: the first search starts from the game it is given.
     pub fn new(config: MctsConfig) -> Search {
         let mut search = Search {
             config,
@@ -724,11 +726,14 @@ pub fn search<E: Evaluator + ?Sized>(
 /// A player that keeps its tree between moves.
 #[derive(Clone, Debug)]
 pub struct MctsPlayer<E: Evaluator> {
+    /// Evaluates the leaves of every search.
     pub evaluator: E,
+    /// The tree kept between moves, with its settings.
     pub search: Search,
 }
 
 impl<E: Evaluator> MctsPlayer<E> {
+    /// A player with an empty tree.
     pub fn new(config: MctsConfig, evaluator: E) -> MctsPlayer<E> {
         MctsPlayer { evaluator, search: Search::new(config) }
     }

@@ -22,17 +22,24 @@ fn io_error(what: &str, store: &dyn Store, path: &str, e: std::io::Error) -> Run
 /// Counts of a shard, or of a whole dataset.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
+    /// Rows in the games table.
     pub games: u64,
+    /// Rows in the positions table: the plies of all the games.
     pub positions: u64,
+    /// Games Black won.
     pub black_wins: u64,
+    /// Games White won.
     pub white_wins: u64,
+    /// Games drawn.
     pub draws: u64,
+    /// Games truncated by `max_plies` (no result).
     pub truncated: u64,
-    /// Bytes on disk.
+    /// Bytes on disk: the games and positions files together.
     pub bytes: u64,
 }
 
 impl Tally {
+    /// Adds `other`'s counts to these, field by field.
     pub fn add(&mut self, other: &Tally) {
         self.games += other.games;
         self.positions += other.positions;
@@ -63,11 +70,14 @@ impl Tally {
 /// Size and CRC-32 (IEEE, as zlib's `crc32`) of a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileCheck {
+    /// File size.
     pub bytes: u64,
+    /// CRC-32 of the whole file (IEEE, as Python's `zlib.crc32`).
     pub crc32: u32,
 }
 
 impl FileCheck {
+    /// The check of a file with contents `data`.
     pub fn of(data: &[u8]) -> FileCheck {
         FileCheck { bytes: data.len() as u64, crc32: crc32fast::hash(data) }
     }
@@ -76,19 +86,26 @@ impl FileCheck {
 /// The checks of a shard's two files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShardChecks {
+    /// Of the games file.
     pub games: FileCheck,
+    /// Of the positions file.
     pub positions: FileCheck,
 }
 
 /// One complete shard, as the manifest lists it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Shard {
+    /// Shard number `k`, from 0.
     pub index: u64,
+    /// `k * games_per_shard`, the first `game_id` of the shard.
     pub first_game: u64,
+    /// Rows and results of its games, and the size of its two files together; written as
+    /// top-level fields of the entry.
     #[serde(flatten)]
     pub tally: Tally,
-    /// Paths relative to the dataset directory.
+    /// Path of the games file, relative to the dataset directory, e.g. `games/part-00000.arrow`.
     pub games_file: String,
+    /// Path of the positions file, e.g. `positions/part-00000.arrow`.
     pub positions_file: String,
     /// Absent in manifests written before checks existed: such shards are regenerated on resume.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,12 +115,19 @@ pub struct Shard {
 /// `manifest.json` of a dataset.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
+    /// Layout version of the files and this manifest (`tables::SCHEMA_VERSION`, 1); bumped on
+    /// any incompatible change.
     pub schema_version: u32,
+    /// Version of the engine that wrote the data, e.g. `"0.1.0"` (`ENGINE_VERSION`).
     pub engine_version: String,
+    /// Everything that decides the output bytes; the thread count is not in it.
     pub settings: Settings,
     /// How each game's seed and random stream derive from `settings.seed`.
     pub seeding: String,
+    /// The complete shards, sorted by `index`.
     pub shards: Vec<Shard>,
+    /// `true` once every shard of `settings.games` is written; `false` while a run is under way
+    /// or after it was interrupted.
     pub complete: bool,
 }
 
@@ -125,6 +149,8 @@ impl Manifest {
         }
     }
 
+    /// Reads and parses `manifest.json` from `store`, without checking its shards. A missing or
+    /// unreadable file is `RunError::Io`; one that is not a manifest is `RunError::Usage`.
     pub fn read(store: &dyn Store) -> Result<Manifest, RunError> {
         let data = store.read(MANIFEST).map_err(|e| io_error("reading", store, MANIFEST, e))?;
         serde_json::from_slice(&data).map_err(|e| {

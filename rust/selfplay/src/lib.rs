@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! # taikyoku-selfplay
 //!
 //! Seeded self-play (uniformly random players, MCTS with the rules-derived heuristic evaluator,
@@ -63,6 +64,7 @@ pub struct Summary {
     pub generated: Tally,
     /// Shards of an earlier run found missing or damaged and generated again, with why.
     pub repaired: Vec<String>,
+    /// Wall-clock time of this run, in seconds.
     pub seconds: f64,
 }
 
@@ -70,12 +72,14 @@ pub struct Summary {
 /// stops it.
 #[derive(Clone, Copy)]
 pub struct Control<'a> {
+    /// Called once per finished game, possibly from several worker threads at once.
     pub progress: &'a (dyn Fn(&GameRecord) + Sync),
     /// Set (by another thread) to stop the run as soon as possible.
     pub stop: &'a AtomicBool,
 }
 
 impl Control<'_> {
+    /// Whether `stop` is set.
     pub fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }

@@ -47,10 +47,16 @@ struct Slot {
 /// buffer `half`), their legal actions concatenated, `offsets[i]..offsets[i + 1]` those of leaf
 /// `i` (CSR).
 pub struct Batch<'a, O> {
+    /// Which of the two buffers (and halves of the games) the batch comes from: 0 or 1.
     pub half: usize,
+    /// Leaves in the batch, at least 1.
     pub leaves: usize,
+    /// `leaves` observations back to back, each `observation_len(variant, layout)` values, in
+    /// the mover's frame.
     pub observations: &'a [O],
+    /// Every leaf's legal actions (mover's frame), leaf after leaf.
     pub actions: &'a [u32],
+    /// `leaves + 1` indices into `actions`, from 0 to `actions.len()`.
     pub offsets: &'a [usize],
 }
 

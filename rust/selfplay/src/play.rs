@@ -14,7 +14,9 @@ use taikyoku_engine::{Color, Game, Move, Outcome, Position, Termination, Variant
 /// One position of a game, as the positions table stores it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PositionRecord {
+    /// Moves played before this position, 0-based.
     pub ply: u32,
+    /// Side to move.
     pub white_to_move: bool,
     /// `observation::compact_board` codes, 36×36, absolute frame.
     pub board: Vec<u16>,
@@ -22,6 +24,7 @@ pub struct PositionRecord {
     pub repetitions: u8,
     /// The action played (mover's frame).
     pub action: u32,
+    /// Number of legal moves here (the support of a policy target).
     pub legal_moves: u32,
     /// MCTS root visits as (action, count), by action; empty for the random player.
     pub visits: Vec<(u32, u32)>,
@@ -32,15 +35,22 @@ pub struct PositionRecord {
 /// One finished game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GameRecord {
+    /// Index of the game in the run, `0 … games - 1`.
     pub game_id: u64,
+    /// This game's own seed, derived from the master seed and `game_id` (`game_seed`).
     pub seed: u64,
     /// "black", "white", "draw", or `None` when truncated by the ply limit.
     pub result: Option<&'static str>,
     /// The same, as the engine's outcome (`Truncated` until the game is finished).
     pub outcome: Outcome,
+    /// Why the game ended: `"royal_capture"`, `"repetition"`, `"perpetual_check"`,
+    /// `"no_moves"` or `"max_plies"`; `""` until it is finished.
     pub termination: &'static str,
+    /// The moves played, as actions in the frame of the side that played each.
     pub actions: Vec<u32>,
+    /// The same moves in notation, e.g. `"VGx30u+"`.
     pub moves: Vec<String>,
+    /// One per move played, by ply; the final position has none.
     pub positions: Vec<PositionRecord>,
 }
 
@@ -77,6 +87,7 @@ impl GameRecord {
         self.termination = termination.name();
     }
 
+    /// Moves recorded so far (half-moves).
     pub fn plies(&self) -> u32 {
         self.actions.len() as u32
     }

@@ -16,6 +16,7 @@ pub enum Format {
 }
 
 impl Format {
+    /// File-name extension without the dot: `"arrow"` or `"parquet"`.
     pub fn extension(self) -> &'static str {
         match self {
             Format::Arrow => "arrow",
@@ -27,12 +28,21 @@ impl Format {
 /// MCTS settings of a run (both sides use the same player and share one tree).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MctsSettings {
+    /// Simulations per move, at least 1 (64 by default).
     pub simulations: u32,
+    /// Exploration constant, positive (1.5).
     pub c_puct: f32,
+    /// Concentration of the Dirichlet noise at the root, positive (0.03).
     pub dirichlet_alpha: f32,
+    /// Weight the root noise is mixed in with, in [0, 1] (0.25; 0 disables it).
     pub dirichlet_fraction: f32,
+    /// Moves are drawn from the visit counts raised to `1 / temperature` (1.0); 0 always plays
+    /// the most visited move.
     pub temperature: f32,
+    /// Plies of the game during which the temperature applies (30); after them the most visited
+    /// move is played.
     pub temperature_plies: u32,
+    /// Keeps the chosen subtree for the next move (one tree serves both sides); `true`.
     pub reuse_tree: bool,
     /// "captures" (heuristic priors) or "uniform".
     pub priors: String,
@@ -58,6 +68,8 @@ impl Default for MctsSettings {
 }
 
 impl MctsSettings {
+    /// The search settings; those not stored here (first-play urgency, virtual loss) keep
+    /// `MctsConfig`'s defaults.
     pub fn engine_config(&self) -> MctsConfig {
         MctsConfig {
             simulations: self.simulations,
@@ -71,6 +83,8 @@ impl MctsSettings {
         }
     }
 
+    /// The evaluator settings: `priors` and `rollout_plies` from here, the rest
+    /// `HeuristicConfig`'s defaults.
     pub fn heuristic_config(&self) -> HeuristicConfig {
         let defaults = HeuristicConfig::default();
         let priors = if self.priors == "uniform" { PriorMode::Uniform } else { defaults.priors };
@@ -109,6 +123,7 @@ pub enum Players {
 }
 
 impl Players {
+    /// `"random"` or `"mcts"`, as the games table's `black_player` and `white_player` say.
     pub fn name(&self) -> &'static str {
         match self {
             Players::Random => "random",
@@ -137,13 +152,22 @@ fn one_hot() -> String {
 /// A run's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
+    /// Variant name, `"taikyoku"` by default.
     pub variant: String,
+    /// Rule options; empty for the standard rules.
     pub options: Vec<String>,
+    /// Random by default.
     pub players: Players,
+    /// Games in the finished dataset, at least 1 (8 by default).
     pub games: u64,
+    /// Master seed (0 by default); each game's seed derives from it and the game's id.
     pub seed: u64,
+    /// Ply limit per game, at least 1 (5000 by default): a game still going after it is
+    /// truncated (no result).
     pub max_plies: u32,
+    /// Arrow by default.
     pub format: Format,
+    /// Games per shard, at least 1 (16 by default); the last shard may hold fewer.
     pub games_per_shard: u64,
     /// Set when an external evaluator guides MCTS (instead of the heuristic).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -167,6 +191,8 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Checks values a user can get wrong, including the MCTS and network settings; the error
+    /// says which is wrong.
     pub fn validate(&self) -> Result<(), String> {
         if self.games == 0 {
             return Err("games must be at least 1".into());
@@ -194,6 +220,7 @@ impl Settings {
         Ok(())
     }
 
+    /// Shards in the finished dataset: `games / games_per_shard`, rounded up.
     pub fn shard_count(&self) -> u64 {
         self.games.div_ceil(self.games_per_shard)
     }

@@ -13,8 +13,11 @@ use std::path::{Path, PathBuf};
 /// What is at a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Entry {
+    /// Nothing is there.
     Missing,
+    /// A file (for `LocalStore`, anything but a directory).
     File,
+    /// A directory.
     Directory,
 }
 
@@ -22,12 +25,15 @@ pub enum Entry {
 pub trait Store: Send + Sync {
     /// The path as a user would name it (for messages).
     fn describe(&self, path: &str) -> String;
+    /// What is at `path`; a path that does not exist is `Entry::Missing`, not an error.
     fn entry(&self, path: &str) -> io::Result<Entry>;
     /// The names in a directory.
     fn list(&self, dir: &str) -> io::Result<Vec<String>>;
+    /// The whole contents of a file.
     fn read(&self, path: &str) -> io::Result<Vec<u8>>;
     /// Writes `data` atomically: under `path.tmp`, flushed, then renamed over `path`.
     fn write(&self, path: &str, data: &[u8]) -> io::Result<()>;
+    /// Deletes a file.
     fn remove(&self, path: &str) -> io::Result<()>;
     /// Creates a directory and its missing parents.
     fn create_dir(&self, dir: &str) -> io::Result<()>;
@@ -46,6 +52,7 @@ pub struct LocalStore {
 }
 
 impl LocalStore {
+    /// A store rooted at `root`, which need not exist yet: nothing is touched until used.
     pub fn new(root: &Path) -> LocalStore {
         LocalStore { root: root.to_path_buf() }
     }
