@@ -27,6 +27,7 @@ pub enum Termination {
 }
 
 impl Termination {
+    /// The termination as datasets and the Python API write it (`"royal_capture"`, ...).
     pub fn name(self) -> &'static str {
         match self {
             Termination::RoyalCapture => "royal_capture",
@@ -42,7 +43,9 @@ impl Termination {
 /// The outcome of a finished game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
+    /// This side won.
     Win(Color),
+    /// No contest: a repetition, or no legal move under the `no-moves draw` rule.
     Draw,
     /// Stopped by the ply limit: no result.
     Truncated,
@@ -70,8 +73,11 @@ impl Outcome {
     }
 }
 
+/// A position plus what decides the end: repetition counts and the end reached after each ply.
 #[derive(Clone, Debug)]
 pub struct Game {
+    /// The current position. Play moves with `Game::play`, not `Position::make`, so the
+    /// repetition and end bookkeeping stays in step; call `reset_history` after editing it.
     pub position: Position,
     /// Occurrences of each position hash since the start (hash covers the side to move).
     seen: HashMap<u64, u32>,
@@ -79,10 +85,12 @@ pub struct Game {
     hashes: Vec<u64>,
     /// The end reached after each ply (`None` while the game goes on).
     ends: Vec<Option<(Outcome, Termination)>>,
+    /// Ply limit: the game ends truncated once `plies()` reaches it (`None`: no limit).
     pub max_plies: Option<u32>,
 }
 
 impl Game {
+    /// A game from the variant's initial position, with no ply limit.
     pub fn new(variant: Arc<Variant>) -> Game {
         Game::from_position(Position::initial(variant))
     }
@@ -103,6 +111,7 @@ impl Game {
         self.max_plies = max_plies;
     }
 
+    /// The side to move in the current position.
     pub fn side_to_move(&self) -> Color {
         self.position.side_to_move()
     }

@@ -10,13 +10,17 @@ use std::fmt;
 /// A side. Black moves first and starts at the bottom of the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Color {
+    /// Moves first; sets up at the bottom of the board (ranks `y`–`jj` in Taikyoku).
     Black = 0,
+    /// Moves second; its setup is Black's rotated by 180°, at the top.
     White = 1,
 }
 
 impl Color {
+    /// Both sides in index order, Black first.
     pub const BOTH: [Color; 2] = [Color::Black, Color::White];
 
+    /// The other side.
     pub fn opponent(self) -> Color {
         match self {
             Color::Black => Color::White,
@@ -24,10 +28,12 @@ impl Color {
         }
     }
 
+    /// 0 for Black, 1 for White: the index into per-colour arrays.
     pub fn index(self) -> usize {
         self as usize
     }
 
+    /// `"black"` or `"white"`, as the Python API and the datasets write it.
     pub fn name(self) -> &'static str {
         match self {
             Color::Black => "black",
@@ -35,6 +41,7 @@ impl Color {
         }
     }
 
+    /// Reads `black`/`b`/`sente` or `white`/`w`/`gote`, in any case.
     pub fn parse(text: &str) -> Option<Color> {
         match text.to_ascii_lowercase().as_str() {
             "black" | "b" | "sente" => Some(Color::Black),
@@ -72,7 +79,9 @@ pub fn absolute_direction(relative: u8, color: Color) -> usize {
 /// instead of bounds checks.
 #[derive(Clone, Debug)]
 pub struct Geometry {
+    /// Files (columns, `x`); a variant's rules allow 1 to 36.
     pub width: usize,
+    /// Ranks (rows, `y`); a variant's rules allow 1 to 36.
     pub height: usize,
     /// `edge[sq * 8 + dir]`: how many squares lie beyond `sq` in absolute direction `dir`.
     edge: Vec<u8>,
@@ -81,6 +90,8 @@ pub struct Geometry {
 }
 
 impl Geometry {
+    /// Precomputes the edge distances of a `width`×`height` board. Panics above 52 on a side,
+    /// where rank names (`a`..`zz`) run out.
     pub fn new(width: usize, height: usize) -> Geometry {
         assert!(width <= 52 && height <= 52, "board too large for square names");
         let mut edge = vec![0u8; width * height * DIRECTION_COUNT];
@@ -102,16 +113,20 @@ impl Geometry {
         Geometry { width, height, edge, offset }
     }
 
+    /// Number of squares: square indices run from 0 to `size() - 1`.
     #[inline]
     pub fn size(&self) -> usize {
         self.width * self.height
     }
 
+    /// How many squares lie beyond `sq` in absolute direction `dir` (0 on that edge).
     #[inline]
     pub fn edge(&self, sq: usize, dir: usize) -> usize {
         self.edge[sq * DIRECTION_COUNT + dir] as usize
     }
 
+    /// The `(x, y)` of a square: column from the left and row from the top, as Black sees the
+    /// board.
     #[inline]
     pub fn xy(&self, sq: usize) -> (i32, i32) {
         ((sq % self.width) as i32, (sq / self.width) as i32)
@@ -136,6 +151,7 @@ impl Geometry {
         }
     }
 
+    /// The letters of row `y` counted from the top (0 is `a`, 26 is `aa`).
     pub fn rank_name(y: usize) -> String {
         let letter = (b'a' + (y % 26) as u8) as char;
         std::iter::repeat(letter).take(y / 26 + 1).collect()

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! # taikyoku-engine
 //!
 //! Rules engine for Taikyoku shogi (36×36, 402 pieces a side) and, next, its large-board

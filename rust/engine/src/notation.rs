@@ -15,6 +15,8 @@ use crate::geometry::{Color, Geometry};
 use crate::position::{Move, Piece, Position, NO_SQUARE};
 use std::fmt;
 
+/// Why `Position::parse_move` or `WrittenMove::parse` refused a move's text; each variant
+/// carries a message that quotes the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotationError {
     /// The text does not have the shape of a move.
@@ -297,20 +299,40 @@ impl Position {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Action {
     /// `-12h` (a move) or `x12h` (it removes any piece: on `to`, or swept on the way).
-    Simple { to: usize, capture: bool },
+    Simple {
+        /// The square it ends on.
+        to: usize,
+        /// Whether it removes any piece (written `x`, else `-`).
+        capture: bool,
+    },
     /// `x!12h`: capture on the adjacent square without moving (igui).
-    Igui { victim: usize },
+    Igui {
+        /// The square of the captured piece.
+        victim: usize,
+    },
     /// `-!12h`: pass, written with the mover's own square.
-    Pass { at: usize },
+    Pass {
+        /// The mover's square.
+        at: usize,
+    },
     /// `x12hx12i` / `x12h-12i`: capture on `first`, then go on to `to` (capturing there too
     /// when `capture`).
-    Double { first: usize, to: usize, capture: bool },
+    Double {
+        /// The square of the first capture.
+        first: usize,
+        /// The square it ends on.
+        to: usize,
+        /// Whether it also captures on `to`.
+        capture: bool,
+    },
 }
 
 /// An action with its promotion mark (`+`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WrittenAction {
+    /// What the move does.
     pub action: Action,
+    /// Whether the move promotes the mover (written as a trailing `+`).
     pub promotes: bool,
 }
 
@@ -338,7 +360,9 @@ impl WrittenAction {
 pub struct WrittenMove {
     /// The piece code as written, with its `+` when promoted (`LN`, `+FL`).
     pub code: String,
+    /// The start square, written only when the move would otherwise be ambiguous.
     pub start: Option<usize>,
+    /// What the text says the move does.
     pub action: Action,
     /// A trailing `+` was written.
     pub promotes: bool,

@@ -10,9 +10,13 @@ use std::sync::Arc;
 /// notation writes a promoted piece as `+` and its origin's code).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Piece {
+    /// The type it moves as now (its promoted type once promoted).
     pub kind: Kind,
+    /// The type it was set up as; equals `kind` until it promotes.
     pub origin: Kind,
+    /// Its owner.
     pub color: Color,
+    /// Whether it has promoted: a promoted piece never promotes again.
     pub promoted: bool,
 }
 
@@ -35,21 +39,28 @@ pub const NO_SQUARE: u16 = u16::MAX;
 /// - a piece on `to` (other than the mover) is captured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move {
+    /// Start square (index `y * width + x`).
     pub from: u16,
+    /// End square; equal to `from` for igui and pass.
     pub to: u16,
+    /// Square captured on the way (lion double move, igui), or `NO_SQUARE`.
     pub mid: u16,
+    /// Range capture: every piece strictly between `from` and `to` is removed.
     pub sweep: bool,
 }
 
 impl Move {
+    /// A move from `from` to `to` with no capture on the way and no sweep.
     pub fn new(from: usize, to: usize) -> Move {
         Move { from: from as u16, to: to as u16, mid: NO_SQUARE, sweep: false }
     }
 
+    /// Whether the piece stays on its square without capturing (a lion pass).
     pub fn is_pass(&self) -> bool {
         self.from == self.to && self.mid == NO_SQUARE
     }
 
+    /// Whether the piece captures on `mid` and stays on its square.
     pub fn is_igui(&self) -> bool {
         self.from == self.to && self.mid != NO_SQUARE
     }
@@ -68,6 +79,7 @@ struct Undo {
 /// A position with the history needed to undo moves.
 #[derive(Clone, Debug)]
 pub struct Position {
+    /// The variant (board, piece table, rules) the position is played under, shared.
     pub variant: Arc<Variant>,
     board: Vec<Option<Piece>>,
     /// One bit per square for each colour's pieces: generation visits pieces, not squares.
@@ -123,6 +135,7 @@ impl Position {
         pos
     }
 
+    /// The piece on `sq`, if any.
     #[inline]
     pub fn at(&self, sq: usize) -> Option<Piece> {
         self.board[sq]
@@ -134,11 +147,13 @@ impl Position {
         self.colors[sq]
     }
 
+    /// The side whose turn it is.
     #[inline]
     pub fn side_to_move(&self) -> Color {
         self.side
     }
 
+    /// Sets the side to move, keeping the hash in step. Editing; not a move.
     pub fn set_side(&mut self, side: Color) {
         if side != self.side {
             self.hash ^= WHITE_TO_MOVE_KEY;
@@ -157,6 +172,8 @@ impl Position {
         self.plies_before = number.max(1) - 1;
     }
 
+    /// The 64-bit hash of the pieces and the side to move, kept up to date by every change;
+    /// repetitions compare these.
     pub fn hash(&self) -> u64 {
         self.hash
     }
@@ -186,6 +203,7 @@ impl Position {
         self.undo.len()
     }
 
+    /// Every occupied square with its piece, both sides, in square order.
     pub fn squares(&self) -> impl Iterator<Item = (usize, Piece)> + '_ {
         self.board.iter().enumerate().filter_map(|(sq, p)| p.map(|p| (sq, p)))
     }

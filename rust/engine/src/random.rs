@@ -16,7 +16,9 @@ pub fn splitmix64(mut z: u64) -> u64 {
 /// Summary of one random game.
 #[derive(Clone, Debug)]
 pub struct Playout {
+    /// Plies this playout played (not counting those before it).
     pub plies: usize,
+    /// How the game ended, or `None` when the playout's `max_plies` stopped it first.
     pub outcome: Option<(Outcome, Termination)>,
 }
 

@@ -43,18 +43,26 @@ pub enum NoMoves {
 /// The rules of a variant that are not a piece's movement.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rules {
+    /// Files on the board (1 to `MAX_SIDE`).
     pub width: usize,
+    /// Ranks on the board (1 to `MAX_SIDE`).
     pub height: usize,
+    /// When pieces promote (`promotion` key).
     pub promotion: Promotion,
+    /// Which occurrence of a position ends the game (`repetition` key, default 4).
     pub repetition: Repetition,
+    /// Whether perpetual check loses at that occurrence (`perpetual-check` key).
     pub perpetual_check: PerpetualCheck,
+    /// What a side with no legal move gets (`no-moves` key).
     pub no_moves: NoMoves,
 }
 
 /// A rules-file error, with its line (1-based; 0 for the file as a whole).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RulesError {
+    /// 1-based line of the rules file; 0 for the file as a whole (no `board` line).
     pub line: usize,
+    /// What is wrong, for a person to read.
     pub message: String,
 }
 

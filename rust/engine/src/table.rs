@@ -21,19 +21,52 @@ pub const NO_RANK: u8 = u8::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Atom {
     /// 1..=max free squares in a line (`max` = UNLIMITED for ranging).
-    Slide { dir: u8, max: u8 },
+    Slide {
+        /// Direction: 0 forward, then clockwise (absolute in `PieceTable::absolute_atoms`).
+        dir: u8,
+        /// Longest slide in squares: 1 for a step, `UNLIMITED` for ranging.
+        max: u8,
+    },
     /// Jump to exactly the `k`-th square, then optionally up to `then` more free squares.
-    Jump { dir: u8, k: u8, then: u8 },
+    Jump {
+        /// Direction, as in `Slide`.
+        dir: u8,
+        /// Distance of the landing square (2 or more); the squares before it are ignored.
+        k: u8,
+        /// Free squares it may go on from an empty landing square: 0 for a plain jump,
+        /// `UNLIMITED` for jumprange.
+        then: u8,
+    },
     /// Jump to (dx right, dy forward); the table adds the mirror image.
-    Leap { dx: i8, dy: i8 },
+    Leap {
+        /// Squares to the owner's right (absolute form: the `x` offset, positive rightward as
+        /// Black sees the board).
+        dx: i8,
+        /// Squares forward (absolute form: the `y` offset, positive down the board).
+        dy: i8,
+    },
     /// Ranging that may pass over up to `pieces` pieces.
-    Hop { dir: u8, pieces: u8 },
+    Hop {
+        /// Direction, as in `Slide`.
+        dir: u8,
+        /// Most pieces it may pass over (friend or foe; they stay on the board).
+        pieces: u8,
+    },
     /// Range capture: fly over lower-ranked pieces, removing them.
-    RangeCapture { dir: u8 },
+    RangeCapture {
+        /// Direction, as in `Slide`.
+        dir: u8,
+    },
     /// Ranging, capturing beyond any number of pieces.
-    RangeJump { dir: u8 },
+    RangeJump {
+        /// Direction, as in `Slide`.
+        dir: u8,
+    },
     /// Ranging with one optional 90° turn.
-    Hook { dir: u8 },
+    Hook {
+        /// Direction of the first leg, as in `Slide`; the turn is 90° either way.
+        dir: u8,
+    },
     /// Two king steps, double capture, igui, pass, jump within two squares.
     Lion,
     /// Capture an adjacent piece without moving.
@@ -64,6 +97,7 @@ impl Atom {
 /// Where a piece's movement freezes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trap {
+    /// Never frozen: moves the same on every square.
     None,
     /// On the furthest rank it may only make capturing moves.
     FurthestRank,
@@ -71,18 +105,27 @@ pub enum Trap {
     OwnFirstRank,
 }
 
+/// One piece type: a table line with its `as(...)` references and rule options resolved.
 #[derive(Clone, Debug)]
 pub struct PieceType {
+    /// Unique table key: the legend code (`LN`, `LHD`), or the English name for a
+    /// promoted-only piece. Position texts write pieces by key.
     pub key: String,
     /// The code used in notation (`HD` for both howling dogs).
     pub sign: String,
+    /// English name as in the seed (`Lion`, `Free bird`).
     pub name: String,
+    /// Kanji name, as in `shared/reference/taikyoku_promotions.csv`.
     pub kanji: String,
+    /// The type it becomes with its first capture; `None` if it never promotes.
     pub promotes_to: Option<Kind>,
+    /// Losing a side's last royal piece loses the game (king, crown prince).
     pub royal: bool,
     /// Range-capture rank: 0 royal, 1 great general, 2 vice general, 3 the others; NO_RANK else.
     pub range_rank: u8,
+    /// Where its movement freezes (docs/RULES.md §5).
     pub trap: Trap,
+    /// Its moves, owner-relative, without duplicates (`igui` is dropped beside `lion`).
     pub atoms: Vec<Atom>,
     /// Whether two atoms can reach the same square, so generation must drop duplicates.
     pub overlapping: bool,
@@ -90,9 +133,12 @@ pub struct PieceType {
     pub promoted_only: bool,
 }
 
+/// A piece-table error, with its line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableError {
+    /// 1-based line of the table file; 0 for an unknown rule option asked for by the caller.
     pub line: usize,
+    /// What is wrong, for a person to read.
     pub message: String,
 }
 
@@ -109,14 +155,18 @@ impl std::error::Error for TableError {}
 pub struct Motion {
     start: u32,
     len: u32,
+    /// `PieceType::range_rank`.
     pub range_rank: u8,
+    /// `PieceType::trap`.
     pub trap: Trap,
+    /// `PieceType::overlapping`.
     pub overlapping: bool,
 }
 
 /// A parsed piece table.
 #[derive(Clone, Debug)]
 pub struct PieceTable {
+    /// Every piece type in file order; a `Kind` indexes it.
     pub types: Vec<PieceType>,
     motions: Vec<Motion>,
     /// Every type's atoms with *absolute* directions, one array per colour (see `Motion`).
@@ -546,23 +596,28 @@ impl PieceTable {
         &self.absolute_atoms[color.index()][motion.start as usize..(motion.start + motion.len) as usize]
     }
 
+    /// The generator's compact view of a type, for `absolute_atoms`.
     #[inline]
     pub fn motion_of(&self, kind: Kind) -> &Motion {
         &self.motions[kind as usize]
     }
 
+    /// Number of piece types: every `Kind` is below it.
     pub fn len(&self) -> usize {
         self.types.len()
     }
 
+    /// Whether the table has no piece types.
     pub fn is_empty(&self) -> bool {
         self.types.is_empty()
     }
 
+    /// The type of `kind`; panics if `kind` is not in the table.
     pub fn get(&self, kind: Kind) -> &PieceType {
         &self.types[kind as usize]
     }
 
+    /// Exact, case-sensitive key lookup (`LN`, `Free bird`); `lookup` also takes names and signs.
     pub fn by_key(&self, key: &str) -> Option<Kind> {
         self.by_key.get(key).copied()
     }

@@ -10,20 +10,28 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// A variant with its rule options applied.
 #[derive(Debug)]
 pub struct Variant {
+    /// The name it was loaded under (`taikyoku`).
     pub name: String,
+    /// Board size and end-of-game rules, from the `.rules` file.
     pub rules: Rules,
+    /// The board, `rules.width` × `rules.height`.
     pub geometry: Geometry,
+    /// The piece table with the options applied.
     pub table: PieceTable,
     /// Black's initial pieces as (square, kind); White's are these rotated by 180°.
     pub setup: Vec<(usize, Kind)>,
+    /// The rule options applied, sorted.
     pub options: Vec<String>,
 }
 
 /// The three files of a variant.
 #[derive(Clone, Copy, Debug)]
 pub struct Sources<'a> {
+    /// Text of the `.rules` file.
     pub rules: &'a str,
+    /// Text of the `.pieces` file (the piece table).
     pub pieces: &'a str,
+    /// Text of the `.setup` file (Black's ranks, farthest first).
     pub setup: &'a str,
 }
 
@@ -41,11 +49,17 @@ pub fn variant_names() -> Vec<&'static str> {
     BUILT_IN.iter().map(|(name, _)| *name).collect()
 }
 
+/// Why a variant could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum VariantError {
+    /// No built-in variant has this name.
     UnknownVariant(String),
+    /// The rules file is invalid.
     Rules(RulesError),
+    /// The piece table is invalid.
     Table(TableError),
+    /// The setup does not fit the board or the table (the message names the line where there
+    /// is one).
     Setup(String),
 }
 

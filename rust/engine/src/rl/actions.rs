@@ -35,6 +35,7 @@ pub enum Frame {
 }
 
 impl Frame {
+    /// Reads `mover` or `absolute`.
     pub fn parse(text: &str) -> Option<Frame> {
         match text {
             "mover" => Some(Frame::Mover),
@@ -43,6 +44,7 @@ impl Frame {
         }
     }
 
+    /// The name `parse` reads.
     pub fn name(self) -> &'static str {
         match self {
             Frame::Mover => "mover",
@@ -64,13 +66,16 @@ pub type Offset = (i8, i8);
 /// two, in increasing `(row, column)` order) and where it ends (which may be the start: igui).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Template {
+    /// How many entries of `captures` are used (1 or 2).
     pub capture_count: u8,
     /// Unused slots are `(0, 0)`.
     pub captures: [Offset; 2],
+    /// Where the mover ends; `(0, 0)` is its start square (igui).
     pub end: Offset,
 }
 
 impl Template {
+    /// The used entries of `captures`.
     pub fn captured(&self) -> &[Offset] {
         &self.captures[..self.capture_count as usize]
     }
@@ -206,9 +211,19 @@ pub fn move_of(pos: &Position, moves: &[Move], action: u32, frame: Frame) -> Opt
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ActionShape {
     /// A move from one grid square to another (`from == to` is a pass).
-    Simple { from: usize, to: usize },
+    Simple {
+        /// Start grid square.
+        from: usize,
+        /// End grid square.
+        to: usize,
+    },
     /// A multi-leg move from a grid square following a template.
-    MultiLeg { from: usize, template: Template },
+    MultiLeg {
+        /// Start grid square.
+        from: usize,
+        /// Captures and end, relative to `from`.
+        template: Template,
+    },
 }
 
 /// Decodes an action into its grid squares (`None` past the end of the space).

@@ -20,13 +20,17 @@ const TRAILING: [&str; 5] = ["on_board", "repetitions", "white_to_move", "move_n
 /// The layout of an observation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Layout {
+    /// A 0/1 plane per piece type for each side.
     OneHot,
+    /// A plane per side holding the piece type (1-based, 0 for none), for embedding layers.
     Compact,
 }
 
 /// A value an observation can be written as (uint8, uint16, float32).
 pub trait Cell: Copy + Send + Sync + PartialEq {
+    /// The value of an unset entry.
     const ZERO: Self;
+    /// Converts a plane value (`u8` saturates at 255).
     fn from_u16(value: u16) -> Self;
 }
 

@@ -20,6 +20,7 @@ pub enum IllegalAction {
 }
 
 impl IllegalAction {
+    /// The name the Python API uses (`"raise"`, `"lose"`).
     pub fn name(self) -> &'static str {
         match self {
             IllegalAction::Raise => "raise",
@@ -33,7 +34,9 @@ impl IllegalAction {
 pub struct StepOutcome {
     /// From the view of the player who moved: 1 win, -1 loss, 0 otherwise.
     pub reward: f32,
+    /// The step ended the game with a result (win, loss or draw).
     pub terminated: bool,
+    /// The step ended the game at its ply limit (no result).
     pub truncated: bool,
     /// The finished game (before the automatic reset), when the step ended it.
     pub finished: Option<Game>,
@@ -42,7 +45,9 @@ pub struct StepOutcome {
 /// An illegal action under `IllegalAction::Raise`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IllegalActionError {
+    /// Index of the game that got it.
     pub env: usize,
+    /// The refused action.
     pub action: u32,
 }
 
@@ -51,8 +56,11 @@ pub struct VecEnv {
     variant: Arc<Variant>,
     games: Vec<Game>,
     legal: Vec<Vec<(u32, Move)>>,
+    /// The frame actions are encoded in.
     pub frame: Frame,
+    /// Ply limit of each game started after a reset (`None`: no limit).
     pub max_plies: Option<u32>,
+    /// What an action that is not legal does.
     pub illegal: IllegalAction,
 }
 
@@ -67,24 +75,29 @@ fn legal_of(game: &Game, frame: Frame) -> Vec<(u32, Move)> {
 }
 
 impl VecEnv {
+    /// `count` games at the variant's initial position, with their legal actions.
     pub fn new(variant: Arc<Variant>, count: usize, frame: Frame, max_plies: Option<u32>, illegal: IllegalAction) -> VecEnv {
         let games: Vec<Game> = (0..count).map(|_| fresh(&variant, max_plies)).collect();
         let legal = games.iter().map(|g| legal_of(g, frame)).collect();
         VecEnv { variant, games, legal, frame, max_plies, illegal }
     }
 
+    /// Number of games.
     pub fn len(&self) -> usize {
         self.games.len()
     }
 
+    /// Whether there are no games.
     pub fn is_empty(&self) -> bool {
         self.games.is_empty()
     }
 
+    /// The variant every game plays.
     pub fn variant(&self) -> &Arc<Variant> {
         &self.variant
     }
 
+    /// The games in env order, as they stand after the last step's automatic resets.
     pub fn games(&self) -> &[Game] {
         &self.games
     }
