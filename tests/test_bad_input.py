@@ -19,12 +19,10 @@ directory, ...) and snapshotted before and after the call.
 from __future__ import annotations
 
 import copy
-import faulthandler
 import hashlib
 import json
 import os
 import pickle
-import signal
 import warnings
 from pathlib import Path
 from typing import Any, Callable
@@ -32,6 +30,8 @@ from typing import Any, Callable
 import gymnasium
 import numpy as np
 import pytest
+
+from conftest import Hang
 
 import taikyoku
 import taikyoku.datasets as tds
@@ -56,24 +56,7 @@ pettingzoo = pytest.importorskip("pettingzoo")
 TIMEOUT = 30
 
 
-class Hang(BaseException):
-    """Raised by the alarm: a BaseException, so that no ``except Exception`` swallows it."""
-
-
-@pytest.fixture(autouse=True)
-def no_hang(request):
-    def alarm(signum, frame):
-        raise Hang(f"{request.node.name} ran for more than {TIMEOUT} s")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.alarm(TIMEOUT)
-    faulthandler.dump_traceback_later(3 * TIMEOUT, exit=True)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        faulthandler.cancel_dump_traceback_later()
-        signal.signal(signal.SIGALRM, previous)
+pytestmark = pytest.mark.usefixtures("no_hang")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
+from conftest import contents  # noqa: E402
 import taikyoku  # noqa: E402
 import taikyoku.datasets as tds  # noqa: E402
 import taikyoku.distributed as td  # noqa: E402
@@ -27,10 +28,6 @@ def cluster():
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray.get_runtime_context().gcs_address
     ray.shutdown()
-
-
-def contents(root: Path) -> dict:
-    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture(scope="module")
@@ -61,8 +58,8 @@ def _task_processes() -> list:
             try:
                 if b"ray::_play_shards" in (entry / "cmdline").read_bytes():
                     pids.append(int(entry.name))
-            except OSError:
-                pass
+            except OSError:  # the process ended meanwhile
+                continue
     return pids
 
 

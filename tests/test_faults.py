@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import contents
+
 import taikyoku
 import taikyoku.datasets as tds
 
@@ -87,10 +89,6 @@ def start_run(out: Path) -> subprocess.Popen:
     )
     assert process.stdout.readline().strip() == "started"
     return process
-
-
-def contents(root: Path) -> dict:
-    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,6 @@ Game.piece_at).
 
 from __future__ import annotations
 
-import faulthandler
-import signal
 import string
 
 import numpy as np
@@ -19,30 +17,15 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from conftest import Hang
+
 import taikyoku
 from taikyoku import Game, UnknownSquareError
 
 TIMEOUT = 60
 
 
-class Hang(BaseException):
-    pass
-
-
-@pytest.fixture(autouse=True)
-def no_hang(request):
-    def alarm(signum, frame):
-        raise Hang(f"{request.node.name} ran for more than {TIMEOUT} s")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.alarm(TIMEOUT)
-    faulthandler.dump_traceback_later(3 * TIMEOUT, exit=True)  # a hang inside native code
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        faulthandler.cancel_dump_traceback_later()
-        signal.signal(signal.SIGALRM, previous)
+pytestmark = pytest.mark.usefixtures("no_hang")
 
 
 FAST = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
@@ -206,7 +189,7 @@ def test_piece_at_works_or_is_an_unknown_square(position, square):
     if ok:
         assert result is None or result.color in ("black", "white")
         if isinstance(square, str):
-            assert square.strip().lstrip("0") in SQUARES or square in SQUARES
+            assert square.strip() in SQUARES  # names are trimmed; a leading zero is refused
         else:
             assert 1 <= square[0] <= 36 and 1 <= square[1] <= 36
     else:

@@ -1,0 +1,38 @@
+"""Fixtures and helpers shared by the test modules."""
+
+from __future__ import annotations
+
+import faulthandler
+import signal
+from pathlib import Path
+
+import pytest
+
+
+class Hang(BaseException):
+    """Raised by the alarm: a BaseException, so that no ``except Exception`` swallows it."""
+
+
+@pytest.fixture
+def no_hang(request):
+    """Fails a test that runs longer than its module's ``TIMEOUT`` seconds (a hang inside native
+    code, where the alarm cannot interrupt, dumps the tracebacks and exits at 3x that)."""
+    timeout = getattr(request.module, "TIMEOUT", 60)
+
+    def alarm(signum, frame):
+        raise Hang(f"{request.node.name} ran for more than {timeout} s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(timeout)
+    faulthandler.dump_traceback_later(3 * timeout, exit=True)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        faulthandler.cancel_dump_traceback_later()
+        signal.signal(signal.SIGALRM, previous)
+
+
+def contents(root: Path) -> dict:
+    """Every file below ``root`` with its bytes: datasets compared byte for byte."""
+    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
