@@ -394,7 +394,11 @@ pub fn replay(data: &[u8]) {
     };
     let game = match (result, first_bad) {
         (Err(e), Some(bad)) => {
-            assert!(e.starts_with(&format!("move {bad} ")), "expected move {bad} to fail, got: {e}");
+            let number = match e {
+                taikyoku_engine::ReplayError::AfterEnd { number, .. } | taikyoku_engine::ReplayError::Illegal { number, .. } => number,
+                taikyoku_engine::ReplayError::Start(_) => 0,
+            };
+            assert_eq!(number, bad, "expected move {bad} to fail, got: {e}");
             return;
         }
         (Err(e), None) => panic!("replay failed on moves that play: {e}"),

@@ -2,7 +2,9 @@
 //! no moves, an optional ply limit).
 
 use crate::geometry::Color;
+use crate::notation::PositionTextError;
 use crate::position::{Move, Position};
+use std::fmt;
 use crate::rules::{NoMoves, PerpetualCheck};
 use crate::variant::Variant;
 use std::collections::HashMap;
@@ -251,15 +253,15 @@ impl Game {
 
     /// Replays `moves` from `start` (a position text), checking each is legal and the game not
     /// over: how pickled games come back. Errors name the first bad move.
-    pub fn replay(variant: Arc<Variant>, start: &str, moves: &[Move], max_plies: Option<u32>) -> Result<Game, String> {
-        let position = Position::from_text(variant, start)?;
+    pub fn replay(variant: Arc<Variant>, start: &str, moves: &[Move], max_plies: Option<u32>) -> Result<Game, ReplayError> {
+        let position = Position::from_text(variant, start).map_err(ReplayError::Start)?;
         let mut game = Game::from_position(position);
         for (i, &mv) in moves.iter().enumerate() {
-            if let Some((_, t)) = game.end() {
-                return Err(format!("move {} comes after the end of the game ({})", i + 1, t.name()));
+            if let Some((_, termination)) = game.end() {
+                return Err(ReplayError::AfterEnd { number: i + 1, termination });
             }
             if !game.position.is_legal(mv) {
-                return Err(format!("move {} ({mv:?}) is not legal in its position", i + 1));
+                return Err(ReplayError::Illegal { number: i + 1, mv });
             }
             game.play(mv);
         }
@@ -273,3 +275,38 @@ impl Game {
         *self.ends.last_mut().expect("ends is never empty") = Some((Outcome::Win(loser.opponent()), Termination::IllegalMove));
     }
 }
+
+/// Why `Game::replay` refused a game. Moves count from 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplayError {
+    /// The start position's text is invalid.
+    Start(PositionTextError),
+    /// A move comes after the game ended.
+    AfterEnd {
+        /// Which move.
+        number: usize,
+        /// How the game had ended.
+        termination: Termination,
+    },
+    /// A move is not legal in its position.
+    Illegal {
+        /// Which move.
+        number: usize,
+        /// The move.
+        mv: Move,
+    },
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Start(e) => write!(f, "bad start position: {e}"),
+            Self::AfterEnd { number, termination } => {
+                write!(f, "move {number} comes after the end of the game ({})", termination.name())
+            }
+            Self::Illegal { number, mv } => write!(f, "move {number} ({mv:?}) is not legal in its position"),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}

@@ -228,36 +228,37 @@ impl Position {
     }
 
     /// Reads a position written by `to_text`.
-    pub fn from_text(variant: std::sync::Arc<crate::variant::Variant>, text: &str) -> Result<Position, String> {
+    pub fn from_text(variant: std::sync::Arc<crate::variant::Variant>, text: &str) -> Result<Position, PositionTextError> {
+        use PositionTextError as E;
         let fields: Vec<&str> = text.split_whitespace().collect();
         if fields.len() != 3 {
-            return Err(format!("expected 'board side move-number', found {} fields", fields.len()));
+            return Err(E::Fields(fields.len()));
         }
         let side = match fields[1] {
             "b" => Color::Black,
             "w" => Color::White,
-            other => return Err(format!("side to move must be 'b' or 'w', not '{other}'")),
+            other => return Err(E::Side(other.to_string())),
         };
         // At most 2^31: the ply counter is a u32 and the game must be able to go on from here
         // (`b 4294967295` made the next move's `to_text` overflow: fuzz/regressions/position_text).
-        const MAX_MOVE_NUMBER: u32 = 1 << 31;
         let number: u32 = fields[2]
             .parse()
             .ok()
             .filter(|&n| (1..=MAX_MOVE_NUMBER).contains(&n))
-            .ok_or_else(|| format!("move number must be a positive integer up to {MAX_MOVE_NUMBER}, not '{}'", fields[2]))?;
+            .ok_or_else(|| E::MoveNumber(fields[2].to_string()))?;
         let g = variant.geometry.clone();
         let mut pos = Position::empty(variant.clone(), side);
         let ranks: Vec<&str> = fields[0].split('/').collect();
         if ranks.len() != g.height {
-            return Err(format!("expected {} ranks, found {}", g.height, ranks.len()));
+            return Err(E::RankCount { expected: g.height, found: ranks.len() });
         }
         for (y, rank) in ranks.iter().enumerate() {
+            let rank_number = y + 1;
             let mut x = 0usize;
             for cell in rank.split(',') {
                 if let Ok(n) = cell.parse::<usize>() {
                     if n == 0 || n > g.width {
-                        return Err(format!("rank {}: empty run of {n}", y + 1));
+                        return Err(E::EmptyRun { rank: rank_number, run: n });
                     }
                     x += n;
                     continue;
@@ -270,30 +271,106 @@ impl Position {
                 let origin = variant
                     .table
                     .by_key(&key.to_uppercase())
-                    .ok_or_else(|| format!("rank {}: unknown piece '{cell}'", y + 1))?;
+                    .ok_or_else(|| E::UnknownPiece { rank: rank_number, cell: cell.to_string() })?;
                 let kind = if promoted {
                     variant
                         .table
                         .get(origin)
                         .promotes_to
-                        .ok_or_else(|| format!("rank {}: '{cell}' does not promote", y + 1))?
+                        .ok_or_else(|| E::DoesNotPromote { rank: rank_number, cell: cell.to_string() })?
                 } else {
                     origin
                 };
                 if x >= g.width {
-                    return Err(format!("rank {} is longer than {} squares", y + 1, g.width));
+                    return Err(E::RankTooLong { rank: rank_number, width: g.width });
                 }
                 pos.put(y * g.width + x, Piece { kind, origin, color, promoted });
                 x += 1;
             }
             if x != g.width {
-                return Err(format!("rank {} has {} squares, expected {}", y + 1, x, g.width));
+                return Err(E::RankLength { rank: rank_number, found: x, expected: g.width });
             }
         }
         pos.set_move_number(number);
         Ok(pos)
     }
 }
+
+/// The largest move number a position text may give (the ply counter is a `u32`).
+pub const MAX_MOVE_NUMBER: u32 = 1 << 31;
+
+/// Why `Position::from_text` refused a position text. Ranks count from 1 at the top.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PositionTextError {
+    /// Not the three fields `board side move-number`; carries how many there were.
+    Fields(usize),
+    /// The side to move is neither `b` nor `w`.
+    Side(String),
+    /// The move number is not an integer in 1..=`MAX_MOVE_NUMBER`.
+    MoveNumber(String),
+    /// The board does not have the variant's number of ranks.
+    RankCount {
+        /// Ranks of the variant's board.
+        expected: usize,
+        /// Ranks in the text.
+        found: usize,
+    },
+    /// A run of empty squares is zero or longer than a rank.
+    EmptyRun {
+        /// The rank.
+        rank: usize,
+        /// The run as written.
+        run: usize,
+    },
+    /// A cell names no piece of the table.
+    UnknownPiece {
+        /// The rank.
+        rank: usize,
+        /// The cell as written.
+        cell: String,
+    },
+    /// A cell marks as promoted (`+`) a piece that does not promote.
+    DoesNotPromote {
+        /// The rank.
+        rank: usize,
+        /// The cell as written.
+        cell: String,
+    },
+    /// A piece stands past the end of the rank.
+    RankTooLong {
+        /// The rank.
+        rank: usize,
+        /// Squares in a rank.
+        width: usize,
+    },
+    /// The rank's cells do not add up to its width.
+    RankLength {
+        /// The rank.
+        rank: usize,
+        /// Squares the text gives.
+        found: usize,
+        /// Squares in a rank.
+        expected: usize,
+    },
+}
+
+impl fmt::Display for PositionTextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Fields(n) => write!(f, "expected 'board side move-number', found {n} fields"),
+            Self::Side(s) => write!(f, "side to move must be 'b' or 'w', not '{s}'"),
+            Self::MoveNumber(s) => write!(f, "move number must be a positive integer up to {MAX_MOVE_NUMBER}, not '{s}'"),
+            Self::RankCount { expected, found } => write!(f, "expected {expected} ranks, found {found}"),
+            Self::EmptyRun { rank, run } => write!(f, "rank {rank}: empty run of {run}"),
+            Self::UnknownPiece { rank, cell } => write!(f, "rank {rank}: unknown piece '{cell}'"),
+            Self::DoesNotPromote { rank, cell } => write!(f, "rank {rank}: '{cell}' does not promote"),
+            Self::RankTooLong { rank, width } => write!(f, "rank {rank} is longer than {width} squares"),
+            Self::RankLength { rank, found, expected } => write!(f, "rank {rank} has {found} squares, expected {expected}"),
+        }
+    }
+}
+
+impl std::error::Error for PositionTextError {}
 
 /// What a move does, as its notation writes it after the piece code (docs/RULES.md §7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -636,13 +636,13 @@ impl PieceTable {
     /// The piece that placing `kind` (a key or name looked up by `lookup`) puts on the board:
     /// `promoted` asks for the promoted side of a set-up type; a promoted-only type is placed as
     /// the promoted form of the first type that promotes to it.
-    pub fn placement(&self, kind: Kind, promoted: bool, color: Color) -> Result<crate::Piece, String> {
+    pub fn placement(&self, kind: Kind, promoted: bool, color: Color) -> Result<crate::Piece, PlacementError> {
         let ty = self.get(kind);
         if ty.promoted_only {
-            let origin = self.origins_of(kind).next().ok_or_else(|| format!("no piece promotes to '{}'", ty.name))?;
+            let origin = self.origins_of(kind).next().ok_or_else(|| PlacementError::NoOrigin(ty.name.clone()))?;
             Ok(crate::Piece { kind, origin, color, promoted: true })
         } else if promoted {
-            let to = ty.promotes_to.ok_or_else(|| format!("{} does not promote", ty.name))?;
+            let to = ty.promotes_to.ok_or_else(|| PlacementError::DoesNotPromote(ty.name.clone()))?;
             Ok(crate::Piece { kind: to, origin: kind, color, promoted: true })
         } else {
             Ok(crate::Piece { kind, origin: kind, color, promoted: false })
@@ -654,6 +654,26 @@ impl PieceTable {
         self.types.iter().enumerate().filter(move |(_, t)| t.promotes_to == Some(kind)).map(|(i, _)| i as Kind)
     }
 }
+
+/// Why `PieceTable::placement` cannot place a piece; each carries the type's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlacementError {
+    /// A promoted-only type that no type promotes to.
+    NoOrigin(String),
+    /// `promoted` was asked of a type that does not promote.
+    DoesNotPromote(String),
+}
+
+impl fmt::Display for PlacementError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoOrigin(name) => write!(f, "no piece promotes to '{name}'"),
+            Self::DoesNotPromote(name) => write!(f, "{name} does not promote"),
+        }
+    }
+}
+
+impl std::error::Error for PlacementError {}
 
 #[cfg(test)]
 mod tests {

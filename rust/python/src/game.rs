@@ -186,7 +186,7 @@ impl Game {
                 UnknownPieceError::new_err(format!("unknown piece '{shown}' (a code like 'LN' or a name like 'Lion')"))
             }
         })?;
-        let new_piece = table.placement(kind, promoted, color).map_err(invalid)?;
+        let new_piece = table.placement(kind, promoted, color).map_err(|e| invalid(e.to_string()))?;
         self.game.position.put(sq, new_piece);
         self.after_edit();
         Ok(())

@@ -198,7 +198,7 @@ fn mcts_settings(
         rollout_plies: rollout_plies.map_or(Ok(d.rollout_plies), |r| r.count("rollout_plies"))?,
         ..d
     };
-    settings.validate().map_err(invalid)?;
+    settings.validate().map_err(|e| invalid(e.to_string()))?;
     Ok(settings)
 }
 
@@ -267,7 +267,7 @@ pub fn selfplay_settings(
             }),
         },
     };
-    settings.validate().map_err(invalid)?;
+    settings.validate().map_err(|e| invalid(e.to_string()))?;
     pieces::variant(&settings.variant, &settings.options)?;
     Ok(serde_json::to_string(&settings).expect("settings serialize"))
 }
@@ -275,7 +275,7 @@ pub fn selfplay_settings(
 /// Settings from `selfplay_settings`' JSON.
 pub fn settings_of(json: &str) -> PyResult<Settings> {
     let settings: Settings = serde_json::from_str(json).map_err(|e| invalid(format!("not self-play settings: {e}")))?;
-    settings.validate().map_err(invalid)?;
+    settings.validate().map_err(|e| invalid(e.to_string()))?;
     Ok(settings)
 }
 

@@ -26,7 +26,7 @@ pub use dataset::{FileCheck, Manifest, Shard, Tally, Writer};
 pub use store::{LocalStore, Store};
 use play::{play_game, GameRecord};
 use rayon::prelude::*;
-pub use settings::{Format, MctsSettings, Players, Settings};
+pub use settings::{Format, MctsSettings, Players, Settings, SettingsError};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -188,7 +188,7 @@ fn play_shards(
 }
 
 fn load_variant(settings: &Settings) -> Result<std::sync::Arc<Variant>, RunError> {
-    settings.validate().map_err(RunError::Usage)?;
+    settings.validate().map_err(|e| RunError::Usage(e.to_string()))?;
     Variant::load(&settings.variant, &settings.options).map_err(|e| RunError::Usage(e.to_string()))
 }
 

@@ -256,7 +256,7 @@ pub fn run<O: Cell>(
     let Some(network) = &settings.network else {
         return Err(RunError::Usage("a network-guided run needs settings.network".into()));
     };
-    settings.validate().map_err(RunError::Usage)?;
+    settings.validate().map_err(|e| RunError::Usage(e.to_string()))?;
     let variant = Variant::load(&settings.variant, &settings.options).map_err(|e| RunError::Usage(e.to_string()))?;
     let leaves_per_game = network.leaves_per_game as usize;
     let rows = rows_per_buffer(concurrent, leaves_per_game);

@@ -92,21 +92,21 @@ impl MctsSettings {
     }
 
     /// Checks values a user can get wrong.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SettingsError> {
         if self.simulations == 0 {
-            return Err("simulations must be at least 1".into());
+            return Err(SettingsError::new("simulations", String::from("simulations must be at least 1")));
         }
         if !(self.c_puct > 0.0 && self.c_puct.is_finite()) {
-            return Err(format!("c_puct must be positive, not {}", self.c_puct));
+            return Err(SettingsError::new("c_puct", format!("c_puct must be positive, not {}", self.c_puct)));
         }
         if !(self.dirichlet_alpha > 0.0) || !(0.0..=1.0).contains(&self.dirichlet_fraction) {
-            return Err("dirichlet_alpha must be positive and dirichlet_fraction in [0, 1]".into());
+            return Err(SettingsError::new("dirichlet_alpha", String::from("dirichlet_alpha must be positive and dirichlet_fraction in [0, 1]")));
         }
         if !(self.temperature >= 0.0 && self.temperature.is_finite()) {
-            return Err(format!("temperature must be >= 0, not {}", self.temperature));
+            return Err(SettingsError::new("temperature", format!("temperature must be >= 0, not {}", self.temperature)));
         }
         if self.priors != "captures" && self.priors != "uniform" {
-            return Err(format!("unknown priors '{}' (use 'captures' or 'uniform')", self.priors));
+            return Err(SettingsError::new("priors", format!("unknown priors '{}' (use 'captures' or 'uniform')", self.priors)));
         }
         Ok(())
     }
@@ -193,28 +193,28 @@ impl Default for Settings {
 impl Settings {
     /// Checks values a user can get wrong, including the MCTS and network settings; the error
     /// says which is wrong.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SettingsError> {
         if self.games == 0 {
-            return Err("games must be at least 1".into());
+            return Err(SettingsError::new("games", String::from("games must be at least 1")));
         }
         if self.max_plies == 0 {
-            return Err("max_plies must be at least 1".into());
+            return Err(SettingsError::new("max_plies", String::from("max_plies must be at least 1")));
         }
         if self.games_per_shard == 0 {
-            return Err("games_per_shard must be at least 1".into());
+            return Err(SettingsError::new("games_per_shard", String::from("games_per_shard must be at least 1")));
         }
         if let Players::Mcts(mcts) = &self.players {
             mcts.validate()?;
         }
         if let Some(network) = &self.network {
             if self.players == Players::Random {
-                return Err("an evaluator guides MCTS: use players='mcts'".into());
+                return Err(SettingsError::new("players", String::from("an evaluator guides MCTS: use players='mcts'")));
             }
             if network.leaves_per_game == 0 {
-                return Err("leaves_per_game must be at least 1".into());
+                return Err(SettingsError::new("leaves_per_game", String::from("leaves_per_game must be at least 1")));
             }
             if network.observation != "compact" && network.observation != "onehot" {
-                return Err(format!("unknown observation '{}' (use 'compact' or 'onehot')", network.observation));
+                return Err(SettingsError::new("observation", format!("unknown observation '{}' (use 'compact' or 'onehot')", network.observation)));
             }
         }
         Ok(())
@@ -231,3 +231,25 @@ impl Settings {
         first..first.saturating_add(self.games_per_shard).min(self.games)
     }
 }
+
+/// A setting a user got wrong: which one, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingsError {
+    /// The setting's name (`games`, `c_puct`, `observation`...).
+    pub field: &'static str,
+    message: String,
+}
+
+impl SettingsError {
+    fn new(field: &'static str, message: String) -> SettingsError {
+        SettingsError { field, message }
+    }
+}
+
+impl std::fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for SettingsError {}

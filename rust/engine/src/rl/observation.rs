@@ -233,9 +233,9 @@ pub fn board_code(piece: Piece) -> u16 {
 
 /// The pieces of a compact board, on the variant's squares. Codes that name no piece type of the
 /// variant, or pieces in the padding, are errors (corrupt data).
-pub fn board_pieces(variant: &Variant, board: &[u16]) -> Result<Vec<(usize, Piece)>, String> {
+pub fn board_pieces(variant: &Variant, board: &[u16]) -> Result<Vec<(usize, Piece)>, BoardError> {
     if board.len() != GRID_SQUARES {
-        return Err(format!("a compact board has {GRID_SQUARES} squares, not {}", board.len()));
+        return Err(BoardError::Length(board.len()));
     }
     let geometry = &variant.geometry;
     let mut pieces = Vec::new();
@@ -245,16 +245,63 @@ pub fn board_pieces(variant: &Variant, board: &[u16]) -> Result<Vec<(usize, Piec
         }
         let kind = (code >> 2) as usize;
         if kind == 0 || kind > variant.table.len() {
-            return Err(format!("square {grid}: code {code} names no piece type of {}", variant.name));
+            return Err(BoardError::UnknownCode { grid, code, variant: variant.name.clone() });
         }
         let sq = crate::rl::actions::board_square(geometry, grid, false)
-            .ok_or_else(|| format!("square {grid}: a piece in the padding outside the {}x{} board", geometry.width, geometry.height))?;
+            .ok_or_else(|| BoardError::Padding { grid, width: geometry.width, height: geometry.height })?;
         let color = if code & 1 == 0 { Color::Black } else { Color::White };
         let kind = (kind - 1) as crate::table::Kind;
         pieces.push((sq, Piece { kind, origin: kind, color, promoted: code & 2 != 0 }));
     }
     Ok(pieces)
 }
+
+/// Why a stored compact board cannot be decoded (corrupt data or a wrong buffer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BoardError {
+    /// The board does not have `GRID_SQUARES` codes; carries how many it has.
+    Length(usize),
+    /// A code names no piece type of the variant.
+    UnknownCode {
+        /// The grid square (0..GRID_SQUARES).
+        grid: usize,
+        /// The code found.
+        code: u16,
+        /// The variant's name.
+        variant: String,
+    },
+    /// A piece stands in the padding outside the variant's board.
+    Padding {
+        /// The grid square.
+        grid: usize,
+        /// The board's width.
+        width: usize,
+        /// The board's height.
+        height: usize,
+    },
+    /// The observation buffer has the wrong length.
+    Buffer {
+        /// The observation's length.
+        expected: usize,
+        /// The buffer's length.
+        found: usize,
+    },
+}
+
+impl std::fmt::Display for BoardError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Length(n) => write!(f, "a compact board has {GRID_SQUARES} squares, not {n}"),
+            Self::UnknownCode { grid, code, variant } => write!(f, "square {grid}: code {code} names no piece type of {variant}"),
+            Self::Padding { grid, width, height } => {
+                write!(f, "square {grid}: a piece in the padding outside the {width}x{height} board")
+            }
+            Self::Buffer { expected, found } => write!(f, "observation buffer of the wrong size ({found}, expected {expected})"),
+        }
+    }
+}
+
+impl std::error::Error for BoardError {}
 
 /// Writes the observation of a stored position (compact board, side to move, earlier
 /// occurrences, move number) into a zeroed buffer: datasets decode to the same planes as games.
@@ -268,9 +315,9 @@ pub fn write_board<T: Cell>(
     frame: Frame,
     layout: Layout,
     out: &mut [T],
-) -> Result<(), String> {
+) -> Result<(), BoardError> {
     if out.len() != observation_len(variant, layout) {
-        return Err("observation buffer of the wrong size".into());
+        return Err(BoardError::Buffer { expected: observation_len(variant, layout), found: out.len() });
     }
     let pieces = board_pieces(variant, board)?;
     let side = if white_to_move { Color::White } else { Color::Black };
