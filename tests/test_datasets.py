@@ -280,7 +280,9 @@ def test_shuffled_batches_are_a_permutation_fixed_by_the_seed(made):
 
 
 def test_position_dataset_without_torch(made, monkeypatch):
-    monkeypatch.setitem(sys.modules, "torch", None)  # "import torch" now raises ImportError
+    # "import torch" (and its submodules, if torch was already imported) now raises ImportError.
+    for name in [m for m in sys.modules if m == "torch" or m.startswith("torch.")] + ["torch"]:
+        monkeypatch.setitem(sys.modules, name, None)
     cls = tds._build_position_dataset()
     assert cls.__mro__[-1] is object and len(cls.__mro__) == 3 and cls.__name__ == "PositionDataset"
     root = made("mcts", "parquet")

@@ -122,14 +122,19 @@ def test_ctrl_c_stops_within_a_second_and_a_rerun_resumes_exactly(tmp_path, unin
 
 def test_the_cli_reports_an_interruption(tmp_path):
     out = tmp_path / "data"
-    flags = ["--players", "random", "--games", "96", "--max-plies", "1500", "--games-per-shard", "2", "--quiet"]
+    # Long enough (minutes uninterrupted) that the interruption always lands mid-run, however
+    # fast the machine: the signal is sent once the run has started writing.
+    flags = ["--players", "random", "--games", "5000", "--max-plies", "1500", "--games-per-shard", "2", "--quiet"]
     process = subprocess.Popen(
         [sys.executable, "-m", "taikyoku", "selfplay", "--out", str(out), *flags],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.5)
+    deadline = time.monotonic() + 20
+    while not (out / "manifest.json").exists() and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    time.sleep(0.3)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr

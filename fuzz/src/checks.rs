@@ -183,6 +183,7 @@ fn check_table(table: &PieceTable) {
                 | Atom::RangeCapture { dir }
                 | Atom::RangeJump { dir }
                 | Atom::Hook { dir } => assert!(dir < 8),
+                Atom::LionLine { dir, reach } => assert!(dir < 8 && (2..=3).contains(&reach)),
                 Atom::Leap { .. } | Atom::Lion | Atom::Igui => {}
             }
             for color in Color::BOTH {
@@ -354,7 +355,7 @@ pub fn replay(data: &[u8]) {
                 break;
             }
             let word = |i: usize| u16::from_le_bytes([rest[i], rest[i + 1]]);
-            let mv = Move { from: word(1), to: word(3), mid: word(5), sweep: rest[7] & 1 == 1 };
+            let mv = Move { from: word(1), to: word(3), mid: word(5), mid2: taikyoku_engine::NO_SQUARE, sweep: rest[7] & 1 == 1 };
             rest = &rest[8..];
             mv
         } else {

@@ -6,6 +6,6 @@ fn main() {
     let mut game = Game::new(variant.clone());
     let started = std::time::Instant::now();
     let playout = taikyoku_engine::random::random_playout(&mut game, 1, plies);
-    let moves = game.position.legal_moves().len();
+    let moves = game.legal_moves().len();
     println!("{} plies in {:?}, {} moves at the end", playout.plies, started.elapsed(), moves);
 }

@@ -5,7 +5,7 @@ use crate::geometry::Color;
 use crate::notation::PositionTextError;
 use crate::position::{Move, Position};
 use std::fmt;
-use crate::rules::{NoMoves, PerpetualCheck};
+use crate::rules::{NoMoves, PerpetualCheck, RepetitionMode};
 use crate::variant::Variant;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -148,9 +148,60 @@ impl Game {
     /// The end of the game, if it is over: every rule, "no legal move" included (found by
     /// looking for one legal move, not by generating them all).
     pub fn end(&self) -> Option<(Outcome, Termination)> {
-        self.recorded_end().or_else(|| {
-            (!self.position.has_legal_move()).then(|| self.no_moves_outcome())
+        self.recorded_end().or_else(|| (!self.has_legal_move()).then(|| self.no_moves_outcome()))
+    }
+
+    /// The legal moves of the side to move, appended to `out`: the position's moves, less
+    /// those the repetition rule forbids (`repetition-mode forbid`). Everything that needs the
+    /// legal moves of a game (environments, search, self-play) asks here.
+    pub fn generate(&self, out: &mut Vec<Move>) {
+        let start = out.len();
+        self.position.generate(self.side_to_move(), out);
+        if self.forbids_repetition() {
+            let mut kept = start;
+            for i in start..out.len() {
+                if !self.repeats(out[i]) {
+                    out[kept] = out[i];
+                    kept += 1;
+                }
+            }
+            out.truncate(kept);
+        }
+    }
+
+    /// The legal moves of the side to move (see `generate`).
+    pub fn legal_moves(&self) -> Vec<Move> {
+        let mut out = Vec::with_capacity(2048);
+        self.generate(&mut out);
+        out
+    }
+
+    /// Whether `mv` is legal for the side to move (see `generate`).
+    pub fn is_legal(&self, mv: Move) -> bool {
+        self.position.is_legal(mv) && !(self.forbids_repetition() && self.repeats(mv))
+    }
+
+    /// Whether the side to move has a legal move (see `generate`).
+    pub fn has_legal_move(&self) -> bool {
+        if !self.forbids_repetition() {
+            return self.position.has_legal_move();
+        }
+        let mut moves = Vec::with_capacity(64);
+        self.position.squares_of(self.side_to_move()).any(|sq| {
+            moves.clear();
+            self.position.generate_from(sq, &mut moves);
+            moves.iter().any(|&mv| !self.repeats(mv))
         })
+    }
+
+    fn forbids_repetition(&self) -> bool {
+        self.position.variant.rules.repetition.mode == RepetitionMode::Forbid
+    }
+
+    /// Whether `mv` would make the position occur for the rule's counted time.
+    fn repeats(&self, mv: Move) -> bool {
+        let limit = self.position.variant.rules.repetition.count;
+        self.seen.get(&self.position.hash_after(mv)).is_some_and(|&n| n + 1 >= limit)
     }
 
     /// The end when the side to move has no legal move (the variant's `no-moves` rule).
@@ -179,7 +230,7 @@ impl Game {
         let count = *count;
         let end = if royals_before > 0 && self.position.royal_count(opponent) == 0 {
             Some((Outcome::Win(mover), Termination::RoyalCapture))
-        } else if count >= self.position.variant.rules.repetition.count {
+        } else if count >= self.position.variant.rules.repetition.count && !self.forbids_repetition() {
             Some(self.repetition_outcome())
         } else {
             None
@@ -260,7 +311,7 @@ impl Game {
             if let Some((_, termination)) = game.end() {
                 return Err(ReplayError::AfterEnd { number: i + 1, termination });
             }
-            if !game.position.is_legal(mv) {
+            if !game.is_legal(mv) {
                 return Err(ReplayError::Illegal { number: i + 1, mv });
             }
             game.play(mv);

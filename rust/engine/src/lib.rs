@@ -9,7 +9,7 @@
 //! use taikyoku_engine::{Game, Variant};
 //! let variant = Variant::load("taikyoku", &[]).unwrap();
 //! let mut game = Game::new(variant);
-//! let moves = game.position.legal_moves();
+//! let moves = game.legal_moves();
 //! let first = moves[0];
 //! game.play(first);
 //! assert_eq!(game.plies(), 1);

@@ -33,6 +33,8 @@ struct Sink<'a> {
     out: &'a mut Vec<Move>,
     from: u16,
     seen: Option<&'a mut Seen>,
+    /// Where this piece's moves start in `out` (multi-capture moves are deduplicated by scan).
+    start: usize,
 }
 
 impl Sink<'_> {
@@ -43,12 +45,24 @@ impl Sink<'_> {
                 return;
             }
         }
-        self.out.push(Move { from: self.from, to: to as u16, mid: NO_SQUARE, sweep });
+        self.out.push(Move { from: self.from, to: to as u16, mid: NO_SQUARE, mid2: NO_SQUARE, sweep });
     }
 
     #[inline]
     fn add_with_mid(&mut self, to: usize, mid: usize) {
-        self.out.push(Move { from: self.from, to: to as u16, mid: mid as u16, sweep: false });
+        self.add_with_mids(to, mid as u16, NO_SQUARE);
+    }
+
+    /// A move capturing on `mid` (and `mid2`) on the way; igui and pass too. Overlapping
+    /// atoms (lion beside lion lines, lion lines in several directions) can produce the same
+    /// one: a scan of this piece's few moves drops it.
+    #[inline]
+    fn add_with_mids(&mut self, to: usize, mid: u16, mid2: u16) {
+        let mv = Move { from: self.from, to: to as u16, mid, mid2, sweep: false };
+        if self.seen.is_some() && self.out[self.start..].contains(&mv) {
+            return;
+        }
+        self.out.push(mv);
     }
 }
 
@@ -113,7 +127,7 @@ impl Position {
         } else {
             None
         };
-        let mut sink = Sink { out, from: sq as u16, seen };
+        let mut sink = Sink { out, from: sq as u16, seen, start };
         for &atom in table.absolute_atoms(motion, piece.color) {
             self.generate_atom(sq, piece.color, motion.range_rank, atom, &mut sink);
         }
@@ -242,6 +256,7 @@ impl Position {
                 });
             }
             Atom::Lion => self.lion(sq, color, sink),
+            Atom::LionLine { dir, reach } => self.lion_line(sq, dir as usize, reach as usize, color, sink),
             Atom::Igui => {
                 for d in 0..8 {
                     if g.edge(sq, d) > 0 {
@@ -332,6 +347,55 @@ impl Position {
         }
     }
 
+    /// Lion power along one line (`lionline(D,n,n)`): with s1, s2, s3 the squares along `d`,
+    /// every path of up to `reach` unit steps, each ending on an empty or enemy square (and
+    /// capturing it), jumps to s2 and s3, igui and pass (via s1), and the retreat s2 → s1.
+    /// A move is identified by its end and the squares it captures (docs/PIECE_TABLE.md).
+    fn lion_line(&self, sq: usize, d: usize, reach: usize, color: Color, sink: &mut Sink) {
+        let g = &self.variant.geometry;
+        let n = g.edge(sq, d).min(reach);
+        if n == 0 {
+            return;
+        }
+        let own = color_code(color);
+        let s: [usize; 3] = std::array::from_fn(|i| (sq as isize + g.offset[d] * (i as isize + 1)) as usize);
+        // Per square along the line: 0 off the line's reach, else its colour code.
+        let code = |i: usize| if i < n { self.color_code_at(s[i]) } else { own };
+        let enemy = |i: usize| i < n && code(i) != EMPTY && code(i) != own;
+        let open = |i: usize| i < n && code(i) != own;
+        let mid = |i: usize| s[i] as u16;
+        // Ending on s1: a step; igui or pass; the retreat after capturing on s2.
+        if open(0) {
+            sink.add(s[0], false);
+            if reach >= 3 && enemy(1) {
+                sink.add_with_mids(s[0], mid(1), NO_SQUARE);
+            }
+        }
+        if enemy(0) {
+            sink.add_with_mids(sq, mid(0), NO_SQUARE);
+        } else if code(0) == EMPTY {
+            sink.add_with_mids(sq, NO_SQUARE, NO_SQUARE);
+        }
+        // Ending on s2: a jump, or a step through s1 capturing there.
+        if open(1) {
+            sink.add(s[1], false);
+            if enemy(0) {
+                sink.add_with_mids(s[1], mid(0), NO_SQUARE);
+            }
+        }
+        // Ending on s3: a jump; through s2 capturing there; or three steps capturing on the way.
+        if reach >= 3 && open(2) {
+            sink.add(s[2], false);
+            if enemy(1) {
+                sink.add_with_mids(s[2], mid(1), NO_SQUARE);
+            }
+            if enemy(0) && open(1) {
+                let second = if enemy(1) { mid(1) } else { NO_SQUARE };
+                sink.add_with_mids(s[2], mid(0), second);
+            }
+        }
+    }
+
     /// Whether any piece of `by` could capture on `sq` with its next move.
     pub fn attacks(&self, by: Color, sq: usize) -> bool {
         let mut moves = Vec::new();
@@ -369,6 +433,55 @@ mod tests {
             moves(pos, sq).iter().map(|m| pos.variant.geometry.square_name(m.to as usize)).collect();
         t.sort();
         t
+    }
+
+    /// A Dai dai board (17×17) with the given pieces.
+    fn daidai(pieces: &[(&str, &str, Color)]) -> Position {
+        let variant = Variant::load("daidai", &[]).unwrap();
+        let mut pos = Position::empty(variant.clone(), Color::Black);
+        for &(sq, key, color) in pieces {
+            let kind = variant.table.lookup(key).unwrap();
+            pos.put(variant.geometry.parse_square(sq).unwrap(), Piece { kind, origin: kind, color, promoted: false });
+        }
+        pos
+    }
+
+    #[test]
+    fn lion_line_captures_on_every_step_of_the_line() {
+        use Color::*;
+        // docs/notes/daidai_taishin_gaps.md §2.1: a black lion dog on 9i, white pawns on 9h,
+        // 9g and 9f. Each forward move as (end, captured squares in order).
+        let pos = daidai(&[("9i", "Lion dog", Black), ("9h", "P", White), ("9g", "P", White), ("9f", "P", White)]);
+        let list = moves(&pos, "9i");
+        let name = |sq: usize| pos.variant.geometry.square_name(sq);
+        let mut forward: Vec<(String, Vec<String>)> = list
+            .iter()
+            .filter(|m| pos.captures_of(**m).iter().any(|&sq| ["9h", "9g", "9f"].contains(&name(sq).as_str())))
+            .map(|&m| (name(m.to as usize), pos.captures_of(m).into_iter().map(name).collect()))
+            .collect();
+        forward.sort();
+        let expected = [
+            ("9f", vec!["9f"]),             // jump to the third square
+            ("9f", vec!["9g", "9f"]),       // jump to the second, capture, step on
+            ("9f", vec!["9h", "9g", "9f"]), // three steps, three captures
+            ("9g", vec!["9g"]),             // jump to the second square
+            ("9g", vec!["9h", "9g"]),       // two steps
+            ("9h", vec!["9g", "9h"]),       // out two, back one
+            ("9h", vec!["9h"]),             // a step
+            ("9i", vec!["9h"]),             // igui
+        ];
+        let expected: Vec<(String, Vec<String>)> =
+            expected.iter().map(|(to, c)| (to.to_string(), c.iter().map(|s| s.to_string()).collect())).collect();
+        assert_eq!(forward, expected);
+        // The other seven directions are empty: three plain moves each, and one pass.
+        assert_eq!(list.len(), 8 + 21 + 1, "{list:?}");
+        assert_eq!(list.iter().filter(|m| m.is_pass()).count(), 1);
+        // A friend on the first square: no igui, no pass through it, no step, but the jumps.
+        let pos = daidai(&[("9i", "Lion dog", Black), ("9h", "P", Black), ("9g", "P", White)]);
+        let forward: Vec<Move> =
+            moves(&pos, "9i").into_iter().filter(|m| m.to != m.from && pos.variant.geometry.xy(m.to as usize).0 == pos.variant.geometry.xy(m.from as usize).0).collect();
+        let ends: Vec<String> = forward.iter().filter(|m| (m.to as usize) < (m.from as usize)).map(|m| name(m.to as usize)).collect();
+        assert!(!ends.contains(&"9h".to_string()) && ends.contains(&"9g".to_string()) && ends.contains(&"9f".to_string()), "{ends:?}");
     }
 
     #[test]

@@ -64,7 +64,8 @@ impl Position {
         } else if mv.is_igui() {
             Action::Igui { victim: mv.mid as usize }
         } else if mv.mid != NO_SQUARE {
-            Action::Double { first: mv.mid as usize, to, capture: self.at(to).is_some() }
+            let second = (mv.mid2 != NO_SQUARE).then_some(mv.mid2 as usize);
+            Action::Double { first: mv.mid as usize, second, to, capture: self.at(to).is_some() }
         } else {
             Action::Simple { to, capture: self.is_capture(mv) }
         };
@@ -124,7 +125,7 @@ impl Position {
         let parsed = WrittenMove::parse(text, &self.variant.geometry)?;
         let table = &self.variant.table;
         let code = parsed.code.trim_start_matches('+');
-        if !table.types.iter().any(|t| t.sign == code || t.key == code) {
+        if !table.types.iter().any(|t| t.written_as(code)) {
             return Err(NotationError::UnknownPiece(format!("'{code}' in '{text}'")));
         }
         let side = self.side_to_move();
@@ -133,12 +134,9 @@ impl Position {
         let mut moves = Vec::new();
         for sq in self.squares_of(side) {
             let p = self.at(sq).expect("an occupied square");
-            let key_sign = if p.promoted {
-                format!("+{}", table.get(p.origin).key)
-            } else {
-                table.get(p.kind).key.clone()
-            };
-            if self.piece_sign(p) != parsed.code && key_sign != parsed.code {
+            // A promoted piece is written `+` and its origin's code.
+            let written = if p.promoted { table.get(p.origin) } else { table.get(p.kind) };
+            if p.promoted != parsed.code.starts_with('+') || !written.written_as(code) {
                 continue;
             }
             if parsed.start.is_some_and(|start| start != sq) {
@@ -393,10 +391,13 @@ pub enum Action {
         at: usize,
     },
     /// `x12hx12i` / `x12h-12i`: capture on `first`, then go on to `to` (capturing there too
-    /// when `capture`).
+    /// when `capture`); `x9hx9gx9f`: capture on `first` and `second`, then go on to `to` (the
+    /// Dai dai lion dog's three steps).
     Double {
         /// The square of the first capture.
         first: usize,
+        /// The square of a second capture on the way, if any.
+        second: Option<usize>,
         /// The square it ends on.
         to: usize,
         /// Whether it also captures on `to`.
@@ -421,8 +422,9 @@ impl WrittenAction {
             Action::Simple { to, capture } => format!("{}{}", sep(capture), g.square_name(to)),
             Action::Igui { victim } => format!("x!{}", g.square_name(victim)),
             Action::Pass { at } => format!("-!{}", g.square_name(at)),
-            Action::Double { first, to, capture } => {
-                format!("x{}{}{}", g.square_name(first), sep(capture), g.square_name(to))
+            Action::Double { first, second, to, capture } => {
+                let second = second.map(|sq| format!("x{}", g.square_name(sq))).unwrap_or_default();
+                format!("x{}{second}{}{}", g.square_name(first), sep(capture), g.square_name(to))
             }
         };
         if self.promotes {
@@ -524,13 +526,18 @@ impl WrittenMove {
             }
         } else {
             let to = r.square(g)?.ok_or_else(malformed)?;
-            match r.peek() {
-                Some(sep @ (b'x' | b'-')) if capture => {
-                    r.at += 1;
-                    let end = r.square(g)?.ok_or_else(malformed)?;
-                    Action::Double { first: to, to: end, capture: sep == b'x' }
-                }
-                _ => Action::Simple { to, capture },
+            // After a capture, up to two more legs: `x` (capture) or `-`; only the last may be `-`.
+            let mut legs: Vec<(usize, bool)> = Vec::with_capacity(2);
+            while capture && legs.last().is_none_or(|&(_, c)| c) && legs.len() < 2 {
+                let Some(sep @ (b'x' | b'-')) = r.peek() else { break };
+                r.at += 1;
+                legs.push((r.square(g)?.ok_or_else(malformed)?, sep == b'x'));
+            }
+            match legs[..] {
+                [] => Action::Simple { to, capture },
+                [(end, capture)] => Action::Double { first: to, second: None, to: end, capture },
+                [(second, true), (end, capture)] => Action::Double { first: to, second: Some(second), to: end, capture },
+                _ => return Err(malformed()),
             }
         };
         let promotes = r.eat(b'+');

@@ -29,12 +29,13 @@ pub fn color_code(color: Color) -> u8 {
     1 + color as u8
 }
 
-/// Sentinel for "no square" in `Move::mid`.
+/// Sentinel for "no square" in `Move::mid` and `Move::mid2`.
 pub const NO_SQUARE: u16 = u16::MAX;
 
 /// A move. Its whole effect follows from these fields and the board:
 /// - the piece on `from` ends on `to` (`to == from` for igui and pass);
-/// - `mid` (if set) is a square whose piece is captured on the way (lion double move, igui);
+/// - `mid` (if set) is a square whose piece is captured on the way (lion double move, igui),
+///   `mid2` a second one (the Dai dai lion dog's three-step capture);
 /// - `sweep`: every piece strictly between `from` and `to` is removed (range capture);
 /// - a piece on `to` (other than the mover) is captured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -45,6 +46,8 @@ pub struct Move {
     pub to: u16,
     /// Square captured on the way (lion double move, igui), or `NO_SQUARE`.
     pub mid: u16,
+    /// A second square captured on the way, after `mid` (three-step moves), or `NO_SQUARE`.
+    pub mid2: u16,
     /// Range capture: every piece strictly between `from` and `to` is removed.
     pub sweep: bool,
 }
@@ -52,7 +55,12 @@ pub struct Move {
 impl Move {
     /// A move from `from` to `to` with no capture on the way and no sweep.
     pub fn new(from: usize, to: usize) -> Move {
-        Move { from: from as u16, to: to as u16, mid: NO_SQUARE, sweep: false }
+        Move { from: from as u16, to: to as u16, mid: NO_SQUARE, mid2: NO_SQUARE, sweep: false }
+    }
+
+    /// A move from `from` to `to` capturing on `mid` (and `mid2`, or `NO_SQUARE`) on the way.
+    pub fn with_captures(from: usize, to: usize, mid: u16, mid2: u16) -> Move {
+        Move { from: from as u16, to: to as u16, mid, mid2, sweep: false }
     }
 
     /// Whether the piece stays on its square without capturing (a lion pass).
@@ -267,7 +275,7 @@ impl Position {
         self.captured.clear();
     }
 
-    /// The squares whose pieces a move removes, in order: `mid`, the swept squares, `to`.
+    /// The squares whose pieces a move removes, in order: `mid`, `mid2`, the swept squares, `to`.
     pub fn captures_of(&self, mv: Move) -> Vec<usize> {
         let mut out = Vec::new();
         self.for_each_capture(mv, |sq| out.push(sq));
@@ -280,6 +288,9 @@ impl Position {
         let (from, to) = (mv.from as usize, mv.to as usize);
         if mv.mid != NO_SQUARE && self.board[mv.mid as usize].is_some() {
             f(mv.mid as usize);
+        }
+        if mv.mid2 != NO_SQUARE && self.board[mv.mid2 as usize].is_some() {
+            f(mv.mid2 as usize);
         }
         if mv.sweep {
             let g = &self.variant.geometry;
@@ -320,6 +331,33 @@ impl Position {
         }
     }
 
+    /// The mover as it stands after its move: promoted by its first capture when its type
+    /// promotes (the one definition `make` and `hash_after` share).
+    #[inline]
+    fn after_move(&self, mut piece: Piece, captures: bool) -> Piece {
+        if captures && !piece.promoted && self.variant.rules.promotes_on_capture() {
+            if let Some(promoted) = self.variant.table.get(piece.kind).promotes_to {
+                piece.kind = promoted;
+                piece.promoted = true;
+            }
+        }
+        piece
+    }
+
+    /// The hash `make(mv)` would give, without making it (repetition-forbidding variants test
+    /// every legal move with it).
+    pub fn hash_after(&self, mv: Move) -> u64 {
+        let (from, to) = (mv.from as usize, mv.to as usize);
+        let moved = self.board[from].expect("hash_after: no piece on the start square");
+        let mut hash = self.hash ^ WHITE_TO_MOVE_KEY;
+        let mut captures = false;
+        self.for_each_capture(mv, |sq| {
+            hash ^= piece_key(sq, self.board[sq].expect("captured square is occupied"));
+            captures = true;
+        });
+        hash ^ piece_key(from, moved) ^ piece_key(to, self.after_move(moved, captures))
+    }
+
     /// Plays a move (assumed pseudo-legal for the side to move).
     pub fn make(&mut self, mv: Move) {
         let from = mv.from as usize;
@@ -336,14 +374,8 @@ impl Position {
             let p = self.remove(sq).expect("captured square is occupied");
             self.captured.push((sq as u16, p));
         }
-        let mut piece = self.remove(from).expect("mover present");
-        if n > 0 && !piece.promoted && self.variant.rules.promotes_on_capture() {
-            if let Some(promoted) = self.variant.table.get(piece.kind).promotes_to {
-                piece.kind = promoted;
-                piece.promoted = true;
-            }
-        }
-        self.put(to, piece);
+        let piece = self.remove(from).expect("mover present");
+        self.put(to, self.after_move(piece, n > 0));
         self.undo.push(record);
         self.plies_before += 1;
         self.set_side(self.side.opponent());

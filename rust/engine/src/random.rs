@@ -35,7 +35,7 @@ pub fn random_playout(game: &mut Game, seed: u64, max_plies: usize) -> Playout {
             return Playout { plies, outcome: None };
         }
         moves.clear();
-        game.position.generate(game.side_to_move(), &mut moves);
+        game.generate(&mut moves);
         if let Some(end) = game.end_given(&moves) {
             return Playout { plies, outcome: Some(end) };
         }

@@ -18,8 +18,20 @@ pub enum Promotion {
 /// What the Nth occurrence of a position (same side to move) does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Repetition {
-    /// The occurrence that ends the game (4: the fourth).
+    /// The occurrence the rule acts on (4: the fourth).
     pub count: u32,
+    /// Whether that occurrence ends the game or may not be made.
+    pub mode: RepetitionMode,
+}
+
+/// How the repetition rule acts (`repetition-mode` key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RepetitionMode {
+    /// The occurrence ends the game (no contest, or perpetual check loses): Taikyoku.
+    End,
+    /// A move that would make the occurrence is not legal (Dai dai: "a player may not make a
+    /// move if the resulting position is one that has previously occurred").
+    Forbid,
 }
 
 /// What a side that checked the other's sole royal with every move of a repetition cycle gets.
@@ -89,7 +101,7 @@ impl Rules {
             width: 0,
             height: 0,
             promotion: Promotion::Capture,
-            repetition: Repetition { count: 4 },
+            repetition: Repetition { count: 4, mode: RepetitionMode::End },
             perpetual_check: PerpetualCheck::Loses,
             no_moves: NoMoves::Loses,
         };
@@ -127,7 +139,10 @@ impl Rules {
                     let count: u32 = value.parse().ok().filter(|c| (2..=1000).contains(c)).ok_or_else(|| {
                         err(format!("repetition must be the occurrence that ends the game, 2 to 1000, not '{value}'"))
                     })?;
-                    rules.repetition = Repetition { count };
+                    rules.repetition.count = count;
+                }
+                "repetition-mode" => {
+                    rules.repetition.mode = [RepetitionMode::End, RepetitionMode::Forbid][choice(&["end", "forbid"])?];
                 }
                 "perpetual-check" => {
                     rules.perpetual_check = [PerpetualCheck::Loses, PerpetualCheck::Repetition][choice(&["loses", "repetition"])?];
@@ -135,7 +150,7 @@ impl Rules {
                 "no-moves" => rules.no_moves = [NoMoves::Loses, NoMoves::Draw][choice(&["loses", "draw"])?],
                 other => {
                     return Err(err(format!(
-                        "unknown key '{other}' (known: board, promotion, repetition, perpetual-check, no-moves)"
+                        "unknown key '{other}' (known: board, promotion, repetition, repetition-mode, perpetual-check, no-moves)"
                     )))
                 }
             }
@@ -166,8 +181,11 @@ mod tests {
         assert_eq!(rules.repetition.count, 4);
         assert_eq!(rules.perpetual_check, PerpetualCheck::Loses);
         assert_eq!(rules.no_moves, NoMoves::Loses);
+        assert_eq!(rules.repetition.mode, RepetitionMode::End);
         let rules = Rules::parse("board 9x9\nrepetition 3\nperpetual-check repetition\nno-moves draw").unwrap();
         assert_eq!((rules.repetition.count, rules.perpetual_check, rules.no_moves), (3, PerpetualCheck::Repetition, NoMoves::Draw));
+        let rules = Rules::parse("board 17x17\nrepetition 2\nrepetition-mode forbid").unwrap();
+        assert_eq!(rules.repetition, Repetition { count: 2, mode: RepetitionMode::Forbid });
         for (text, line, fragment) in [
             ("promotion capture", 0, "no 'board"),
             ("board 37x36", 1, "1 to 36"),
@@ -176,6 +194,7 @@ mod tests {
             ("board 9x9\n\npromotion always", 3, "capture"),
             ("board 9x9\nrepetition 1", 2, "2 to 1000"),
             ("board 9x9\ncastling yes", 2, "unknown key 'castling'"),
+            ("board 9x9\nrepetition-mode draw", 2, "end or forbid"),
         ] {
             let e = Rules::parse(text).unwrap_err();
             assert_eq!(e.line, line, "{text}: {e}");

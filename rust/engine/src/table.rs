@@ -69,6 +69,15 @@ pub enum Atom {
     },
     /// Two king steps, double capture, igui, pass, jump within two squares.
     Lion,
+    /// Lion power along one line (Dai dai lion dog): up to `reach` unit steps along `dir`, each
+    /// of which may capture, jumps to every square within `reach`, a retreat to the first
+    /// square after capturing on the second, igui and pass (docs/PIECE_TABLE.md).
+    LionLine {
+        /// Direction, as in `Slide`.
+        dir: u8,
+        /// Squares along the line it reaches: 2 or 3.
+        reach: u8,
+    },
     /// Capture an adjacent piece without moving.
     Igui,
 }
@@ -89,6 +98,7 @@ impl Atom {
             Atom::RangeJump { dir } => Atom::RangeJump { dir: turn(dir) },
             Atom::Hook { dir } => Atom::Hook { dir: turn(dir) },
             Atom::Lion => Atom::Lion,
+            Atom::LionLine { dir, reach } => Atom::LionLine { dir: turn(dir), reach },
             Atom::Igui => Atom::Igui,
         }
     }
@@ -131,6 +141,21 @@ pub struct PieceType {
     pub overlapping: bool,
     /// True for promoted-only pieces (not in the legend).
     pub promoted_only: bool,
+    /// Other names the sources give the same piece (`alias` lines): `lookup` accepts them, and
+    /// those written in upper-case letters (`FK`) are also read as codes in notation.
+    pub aliases: Vec<String>,
+}
+
+impl PieceType {
+    /// Whether notation may write this type with `code` (its sign, key or an upper-case alias).
+    pub fn written_as(&self, code: &str) -> bool {
+        self.sign == code || self.key == code || self.aliases.iter().any(|a| a == code && is_code(a))
+    }
+}
+
+/// Upper-case letters A-Z only: a legend code (keys, signs, code aliases).
+fn is_code(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_uppercase())
 }
 
 /// A piece-table error, with its line.
@@ -311,6 +336,17 @@ fn parse_token(token: &str) -> Result<Token, String> {
             want(0)?;
             Ok(Token::Atoms(vec![Atom::Lion]))
         }
+        "lionline" => {
+            want(3)?;
+            let reach = parse_number(args[1])?;
+            let capturing = parse_number(args[2])?;
+            // Only the form whose every step may capture (Dai dai's, and Tenjiku's at reach 2)
+            // exists; Taishin's two-leg lion dog will need its own atom.
+            if !(2..=3).contains(&reach) || capturing != reach {
+                return Err(format!("'{token}': lionline(D,n,n) needs n = 2 or 3 (every step may capture)"));
+            }
+            each(&|dir| Atom::LionLine { dir, reach })
+        }
         "igui" => {
             want(0)?;
             Ok(Token::Atoms(vec![Atom::Igui]))
@@ -374,6 +410,12 @@ fn footprint(atom: &Atom) -> Vec<(i32, i32)> {
         Atom::Leap { dx, dy } => vec![(dx as i32, -(dy as i32))],
         Atom::Hop { dir, .. } | Atom::RangeCapture { dir } | Atom::RangeJump { dir } => ray(dir, 1, REACH),
         // Hooks reach squares by several paths; lions and igui are deduplicated by hand.
+        // Every lion line passes on its start square: always deduplicated.
+        Atom::LionLine { dir, reach } => {
+            let mut squares = ray(dir, 1, reach as i32);
+            squares.push((0, 0));
+            squares
+        }
         Atom::Hook { .. } | Atom::Lion | Atom::Igui => {
             (-2..=2).flat_map(|x| (-2..=2).map(move |y| (x, y))).collect()
         }
@@ -398,6 +440,8 @@ impl PieceTable {
         let err = |line: usize, message: String| TableError { line: line + 1, message };
         let mut raws: Vec<Raw> = Vec::new();
         let mut replacements: Vec<(usize, String, String, String)> = Vec::new();
+        let mut promotion_replacements: Vec<(usize, String, String, String)> = Vec::new();
+        let mut aliases: Vec<(usize, String, String)> = Vec::new();
         let mut all_options = Vec::new();
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
@@ -406,11 +450,25 @@ impl PieceTable {
             }
             let fields: Vec<&str> = line.split('|').map(str::trim).collect();
             if let Some(rest) = line.strip_prefix("option ") {
-                let (head, moves) = rest.split_once('|').ok_or_else(|| err(n, "option line needs '|'".into()))?;
+                let (head, value) = rest.split_once('|').ok_or_else(|| err(n, "option line needs '|'".into()))?;
                 let (option, key) =
                     head.trim().split_once(' ').ok_or_else(|| err(n, "option line needs NAME KEY".into()))?;
-                all_options.push((option.to_string(), key.trim().to_string()));
-                replacements.push((n, option.to_string(), key.trim().to_string(), moves.trim().to_string()));
+                // `option NAME KEY promotes-to | TARGET` replaces the promotion, else the moves.
+                let (key, target) = match key.trim().strip_suffix(" promotes-to") {
+                    Some(key) => (key.trim(), &mut promotion_replacements),
+                    None => (key.trim(), &mut replacements),
+                };
+                all_options.push((option.to_string(), key.to_string()));
+                target.push((n, option.to_string(), key.to_string(), value.trim().to_string()));
+                continue;
+            }
+            if let Some(rest) = line.strip_prefix("alias ") {
+                let (key, name) = rest.split_once('|').ok_or_else(|| err(n, "alias line needs KEY | Name".into()))?;
+                let name = name.trim();
+                if name.is_empty() {
+                    return Err(err(n, "alias line needs a name after '|'".into()));
+                }
+                aliases.push((n, key.trim().to_string(), name.to_string()));
                 continue;
             }
             if fields.len() != 6 {
@@ -462,11 +520,31 @@ impl PieceTable {
                 raw.moves = moves;
             }
         }
+        for (n, option, key, promotes) in promotion_replacements {
+            if options.contains(&option) {
+                let raw = raws
+                    .iter_mut()
+                    .find(|r| r.key == key)
+                    .ok_or_else(|| err(n, format!("option '{option}' names unknown piece '{key}'")))?;
+                raw.promotes = promotes;
+            }
+        }
 
         let by_key: HashMap<String, Kind> = raws.iter().enumerate().map(|(i, r)| (r.key.clone(), i as Kind)).collect();
         let mut by_name = HashMap::new();
         for (i, r) in raws.iter().enumerate() {
             by_name.entry(normalize(&r.name)).or_insert(i as Kind);
+        }
+        let mut aliases_of: Vec<Vec<String>> = vec![Vec::new(); raws.len()];
+        for (n, key, alias) in &aliases {
+            let kind = *by_key.get(key).ok_or_else(|| err(*n, format!("alias of unknown piece '{key}'")))?;
+            // An alias names one piece: it may not be another piece's key, name or alias.
+            let clash = by_key.get(alias).or_else(|| by_name.get(&normalize(alias))).filter(|&&k| k != kind);
+            if let Some(&other) = clash {
+                return Err(err(*n, format!("alias '{alias}' already names '{}'", raws[other as usize].key)));
+            }
+            by_name.insert(normalize(alias), kind);
+            aliases_of[kind as usize].push(alias.clone());
         }
         let tokens: Vec<Vec<Token>> = raws
             .iter()
@@ -559,6 +637,7 @@ impl PieceTable {
                 atoms,
                 overlapping,
                 promoted_only: false,
+                aliases: std::mem::take(&mut aliases_of[i]),
             });
         }
         // A promoted-only piece is one that some piece promotes to and that has no legend code
@@ -568,8 +647,7 @@ impl PieceTable {
             // Any other piece is written by its key in position texts (lower case for White) and
             // by its sign in notation (upper-case letters): `_P` or `Pa` could not be read back
             // (fuzz/regressions/piece_table/key-*).
-            let letters = |code: &str| !code.is_empty() && code.bytes().all(|b| b.is_ascii_uppercase());
-            if !t.promoted_only && (!letters(&t.key) || !letters(&t.sign)) {
+            if !t.promoted_only && (!is_code(&t.key) || !is_code(&t.sign)) {
                 return Err(err(r.line, format!("key '{}' and sign '{}' must be upper-case letters A-Z", t.key, t.sign)));
             }
         }

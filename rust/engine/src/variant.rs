@@ -35,14 +35,21 @@ pub struct Sources<'a> {
     pub setup: &'a str,
 }
 
-const BUILT_IN: &[(&str, Sources<'static>)] = &[(
-    "taikyoku",
-    Sources {
-        rules: include_str!("../variants/taikyoku.rules"),
-        pieces: include_str!("../variants/taikyoku.pieces"),
-        setup: include_str!("../variants/taikyoku.setup"),
-    },
-)];
+/// The three files of built-in variant `name`, read into the binary.
+macro_rules! built_in {
+    ($name:literal) => {
+        (
+            $name,
+            Sources {
+                rules: include_str!(concat!("../variants/", $name, ".rules")),
+                pieces: include_str!(concat!("../variants/", $name, ".pieces")),
+                setup: include_str!(concat!("../variants/", $name, ".setup")),
+            },
+        )
+    };
+}
+
+const BUILT_IN: &[(&str, Sources<'static>)] = &[built_in!("taikyoku"), built_in!("daidai")];
 
 /// Names of the variants this build knows.
 pub fn variant_names() -> Vec<&'static str> {

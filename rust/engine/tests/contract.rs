@@ -50,7 +50,7 @@ fn random_plies_keep_the_invariants() {
             let mut game = Game::new(variant.clone());
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             for _ in 0..1500 {
-                let moves = game.position.legal_moves();
+                let moves = game.legal_moves();
                 if game.end_given(&moves).is_some() {
                     break;
                 }
@@ -60,7 +60,9 @@ fn random_plies_keep_the_invariants() {
                 let captures = game.position.captures_of(mv);
                 let mover = game.position.at(mv.from as usize).unwrap();
                 let promotes = game.position.promotes(mv);
+                let predicted = game.position.hash_after(mv);
                 game.play(mv);
+                assert_eq!(game.position.hash(), predicted, "{name}: hash_after");
                 let after = snapshot(&game.position);
                 // Pieces change only by capture: exactly the captured pieces disappear.
                 assert_eq!(after.len(), before.len() - captures.len(), "{name} seed {seed}: piece count");
@@ -157,7 +159,7 @@ fn actions_are_a_bijection_on_legal_moves() {
 /// Leaf nodes `depth` plies from `game` (every pseudo-legal move is legal; finished games are
 /// leaves).
 fn perft(game: &mut Game, depth: u32) -> u64 {
-    let moves = game.position.legal_moves();
+    let moves = game.legal_moves();
     if game.end_given(&moves).is_some() {
         return 0;
     }

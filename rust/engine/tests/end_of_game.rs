@@ -120,3 +120,29 @@ fn a_royal_capture_on_the_last_allowed_ply_beats_the_limit() {
     play(&mut g, &["Rx18k+"]);
     assert_eq!(g.end(), Some((Outcome::Win(Black), Termination::RoyalCapture)));
 }
+
+#[test]
+fn repetition_mode_forbid_takes_the_repeating_move_out_of_the_legal_moves() {
+    use Color::*;
+    // Dai dai's rule (`repetition 2`, `repetition-mode forbid`): a move that would recreate a
+    // position with the same side to move is not legal, and the game never ends by repetition.
+    let v = variant("repetition 2\nrepetition-mode forbid");
+    let mut g = game(&v, Black, &[("5e", "R", Black), ("36jj", "K", Black), ("5a", "K", White)]);
+    play(&mut g, &["R-4e", "K-4a"]);
+    // Back to 5e is still legal (Black to move after it is new: White's king is on 4a)...
+    let back = g.position.parse_move("R-5e").unwrap();
+    assert!(g.is_legal(back));
+    play(&mut g, &["R-5e"]);
+    // ...but the king's return to 5a would recreate the start with Black to move.
+    let king_back = g.position.parse_move("K-5a").unwrap();
+    assert!(!g.is_legal(king_back));
+    assert!(!g.legal_moves().contains(&king_back));
+    assert!(g.legal_moves().contains(&g.position.parse_move("K-6a").unwrap()));
+    assert_eq!(g.end(), None);
+    // With `end` (the default) the same move is legal.
+    let v = variant("repetition 2");
+    let mut g = game(&v, Black, &[("5e", "R", Black), ("36jj", "K", Black), ("5a", "K", White)]);
+    play(&mut g, &["R-4e", "K-4a", "R-5e"]);
+    assert!(g.is_legal(g.position.parse_move("K-5a").unwrap()));
+}
+

@@ -112,7 +112,7 @@ fn grammar_errors_name_the_problem() {
     assert_eq!(parsed.start, g.parse_square("10jj"));
     assert_eq!(
         parsed.action,
-        Action::Double { first: g.parse_square("9jj").unwrap(), to: g.parse_square("8ii").unwrap(), capture: true }
+        Action::Double { first: g.parse_square("9jj").unwrap(), second: None, to: g.parse_square("8ii").unwrap(), capture: true }
     );
     assert!(parsed.promotes);
     assert_eq!(
@@ -123,4 +123,39 @@ fn grammar_errors_name_the_problem() {
         WrittenMove::parse("LNx!18q", &g).unwrap().action,
         Action::Igui { victim: g.parse_square("18q").unwrap() }
     );
+}
+
+#[test]
+fn every_printed_move_parses_back_in_random_daidai_games_and_triple_captures_read() {
+    let variant = Variant::load("daidai", &[]).unwrap();
+    let mut seen = [0usize; 4];
+    for seed in 0..4u64 {
+        let mut game = Game::new(variant.clone());
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for ply in 0..1500 {
+            let moves = game.legal_moves();
+            if game.end_given(&moves).is_some() {
+                break;
+            }
+            if ply % 25 == 0 {
+                round_trip_all(&game.position, &mut seen);
+            }
+            game.play(moves[rng.gen_range(0..moves.len())]);
+        }
+    }
+    assert!(seen[0] > 5_000 && seen[3] > 100, "{seen:?}");
+    // The lion dog's three-step capture is written with each capture in path order.
+    let mut pos = Position::empty(variant.clone(), Color::Black);
+    for (sq, key, color) in [("9i", "LD", Color::Black), ("9h", "P", Color::White), ("9g", "P", Color::White), ("9f", "P", Color::White)] {
+        let kind = variant.table.lookup(key).unwrap();
+        pos.put(variant.geometry.parse_square(sq).unwrap(), Piece { kind, origin: kind, color, promoted: false });
+    }
+    let mut seen = [0usize; 4];
+    round_trip_all(&pos, &mut seen);
+    let triple = pos.parse_move("LDx9hx9gx9f+").unwrap();
+    assert_eq!(pos.captures_of(triple).len(), 3);
+    assert_eq!(pos.move_notation(triple), "LDx9hx9gx9f+");
+    let back = pos.parse_move("LDx9gx9h+").unwrap();
+    assert_eq!(pos.captures_of(back).len(), 2);
+    assert!(matches!(pos.parse_move("LDx9h-9gx9f"), Err(NotationError::Malformed(_))));
 }

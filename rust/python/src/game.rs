@@ -10,7 +10,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use std::sync::Arc;
 use taikyoku_engine::rl::actions::{self, Frame};
 use taikyoku_engine::rl::observation;
-use taikyoku_engine::{self as engine, Move as EngineMove, Position, Variant};
+use taikyoku_engine::{self as engine, Move as EngineMove, Position, Variant, NO_SQUARE};
 
 /// A game of Taikyoku shogi (or another variant): the position, its history and its end.
 #[pyclass(module = "taikyoku")]
@@ -70,7 +70,7 @@ impl Game {
 
     fn find_legal(&self, mv: &Move) -> PyResult<EngineMove> {
         let pos = &self.game.position;
-        if pos.is_legal(mv.inner) {
+        if self.game.is_legal(mv.inner) {
             Ok(mv.inner)
         } else {
             Err(IllegalMoveError::new_err(format!("illegal move {} for {} in this position", mv.notation, pos.side_to_move())))
@@ -80,7 +80,7 @@ impl Game {
     /// The sorted legal actions in `frame`; none once the game is over.
     fn actions_now(&self, frame: Frame) -> Vec<u32> {
         let pos = &self.game.position;
-        let moves = if self.game.recorded_end().is_some() { Vec::new() } else { pos.legal_moves() };
+        let moves = if self.game.recorded_end().is_some() { Vec::new() } else { self.game.legal_moves() };
         actions::legal_actions(pos, &moves, frame)
     }
 
@@ -89,7 +89,14 @@ impl Game {
         if let Ok(m) = mv.downcast::<Move>() {
             self.find_legal(m.get())
         } else if let Ok(text) = mv.downcast::<PyString>() {
-            self.game.position.parse_move(&text.to_cow()?).map_err(notation_error)
+            let mv = self.game.position.parse_move(&text.to_cow()?).map_err(notation_error)?;
+            if !self.game.is_legal(mv) {
+                return Err(IllegalMoveError::new_err(format!(
+                    "'{}' repeats an earlier position, which the repetition rule forbids",
+                    convert::clip(&text.to_cow()?)
+                )));
+            }
+            Ok(mv)
         } else if let (true, Ok(action)) = (actions, mv.extract::<Int>()) {
             observations::legal_move_for(&self.game, observations::action_value(action)?, Frame::Mover)
         } else {
@@ -215,7 +222,7 @@ impl Game {
     /// The legal moves of the side to move (empty when the game is over).
     fn legal_moves(&self) -> Vec<Move> {
         let pos = &self.game.position;
-        let moves = pos.legal_moves();
+        let moves = self.game.legal_moves();
         if self.game.end_given(&moves).is_some() {
             return Vec::new();
         }
@@ -224,7 +231,7 @@ impl Game {
 
     /// Number of legal moves (cheaper than `len(legal_moves())`).
     fn legal_move_count(&self) -> usize {
-        let moves = self.game.position.legal_moves();
+        let moves = self.game.legal_moves();
         if self.game.end_given(&moves).is_some() {
             0
         } else {
@@ -446,8 +453,17 @@ impl Game {
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(PyObject, Bound<'py, PyTuple>)> {
         let py = slf.py();
         let this = slf.borrow();
-        let moves: Vec<(u16, u16, u16, bool)> =
-            this.game.position.moves_played().map(|m| (m.from, m.to, m.mid, m.sweep)).collect();
+        // (from, to, mid, sweep), with mid2 appended only when set: pickles of games without
+        // three-step captures read as before.
+        let moves: Vec<PyObject> = this
+            .game
+            .position
+            .moves_played()
+            .map(|m| match m.mid2 {
+                NO_SQUARE => (m.from, m.to, m.mid, m.sweep).into_py(py),
+                mid2 => (m.from, m.to, m.mid, m.sweep, mid2).into_py(py),
+            })
+            .collect();
         let restore = py.import_bound("taikyoku._core")?.getattr("_restore_game")?.unbind();
         let args = PyTuple::new_bound(
             py,
@@ -505,15 +521,33 @@ pub fn _restore_game(
     variant: &str,
     options: Vec<String>,
     start: &str,
-    moves: Vec<(Int, Int, Int, bool)>,
+    moves: Vec<Bound<'_, PyTuple>>,
     max_plies: Option<Int>,
     forfeited: bool,
 ) -> PyResult<Game> {
     let v = pieces::variant(variant, &options)?;
     let square = |value: Int| value.within::<u16>("a pickled move's square", 0, u16::MAX as i128);
+    let decode = |t: &Bound<'_, PyTuple>| -> PyResult<EngineMove> {
+        let (from, to, mid, sweep, mid2): (Int, Int, Int, bool, Option<Int>) = match t.len() {
+            4 => {
+                let (a, b, c, d) = t.extract()?;
+                (a, b, c, d, None)
+            }
+            5 => {
+                let (a, b, c, d, e) = t.extract()?;
+                (a, b, c, d, Some(e))
+            }
+            n => return Err(invalid(format!("a pickled move has 4 or 5 fields, not {n}"))),
+        };
+        let mid2 = match mid2 {
+            Some(sq) => square(sq)?,
+            None => NO_SQUARE,
+        };
+        Ok(EngineMove { from: square(from)?, to: square(to)?, mid: square(mid)?, mid2, sweep })
+    };
     let moves = moves
-        .into_iter()
-        .map(|(from, to, mid, sweep)| Ok(EngineMove { from: square(from)?, to: square(to)?, mid: square(mid)?, sweep }))
+        .iter()
+        .map(decode)
         .collect::<PyResult<Vec<EngineMove>>>()
         .map_err(|e| invalid(format!("cannot restore a pickled game: {e}")))?;
     let limit = self::max_plies(max_plies)?;

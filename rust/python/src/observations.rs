@@ -159,7 +159,7 @@ pub fn action_value(action: Int) -> PyResult<u32> {
 /// The legal move of `game` for `action`, or IllegalMoveError describing the action.
 pub fn legal_move_for(game: &engine::Game, action: u32, frame: Frame) -> PyResult<EngineMove> {
     let pos = &game.position;
-    let moves = if game.recorded_end().is_some() { Vec::new() } else { pos.legal_moves() };
+    let moves = if game.recorded_end().is_some() { Vec::new() } else { game.legal_moves() };
     actions::move_of(pos, &moves, action, frame).ok_or_else(|| {
         let geometry = &pos.variant.geometry;
         let flip = frame.flips(pos.side_to_move());

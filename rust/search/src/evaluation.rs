@@ -346,7 +346,7 @@ impl HeuristicEvaluator {
             game.play(mv);
             played += 1;
             current.clear();
-            game.position.generate(game.side_to_move(), &mut current);
+            game.generate(&mut current);
         };
         for _ in 0..played {
             game.undo();

@@ -373,7 +373,7 @@ impl Search {
                 }
                 State::New => {
                     let end = game.recorded_end().or_else(|| {
-                        game.position.generate(game.side_to_move(), &mut request.moves);
+                        game.generate(&mut request.moves);
                         game.end_given(&request.moves)
                     });
                     if let Some((outcome, _)) = end {

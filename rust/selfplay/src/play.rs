@@ -127,7 +127,7 @@ pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64, halt
     let mut legal = Vec::with_capacity(2048);
     loop {
         legal.clear();
-        game.position.generate(game.side_to_move(), &mut legal);
+        game.generate(&mut legal);
         if let Some(end) = game.end_given(&legal) {
             record.finish(end);
             return Some(record);

@@ -182,9 +182,14 @@ pub fn action_of(pos: &Position, mv: Move, frame: Frame) -> u32 {
     if mv.mid == NO_SQUARE {
         return (from * GRID_SQUARES + to) as u32;
     }
-    let mid = grid_square(geometry, mv.mid as usize, flip);
-    let template = template_index(&[offset(from, mid)], offset(from, to))
-        .expect("every multi-leg move has a template");
+    let mid = offset(from, grid_square(geometry, mv.mid as usize, flip));
+    let end = offset(from, to);
+    let template = if mv.mid2 == NO_SQUARE {
+        template_index(&[mid], end)
+    } else {
+        template_index(&[mid, offset(from, grid_square(geometry, mv.mid2 as usize, flip))], end)
+    }
+    .expect("every multi-leg move has a template");
     (MOVE_BLOCK + from * TEMPLATE_COUNT + template) as u32
 }
 

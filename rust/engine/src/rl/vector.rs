@@ -71,7 +71,7 @@ fn fresh(variant: &Arc<Variant>, max_plies: Option<u32>) -> Game {
 }
 
 fn legal_of(game: &Game, frame: Frame) -> Vec<(u32, Move)> {
-    legal_pairs(&game.position, &game.position.legal_moves(), frame)
+    legal_pairs(&game.position, &game.legal_moves(), frame)
 }
 
 impl VecEnv {
@@ -144,7 +144,7 @@ impl VecEnv {
                     Ok(index) => game.play(legal[index].1),
                     Err(_) => game.forfeit(),
                 }
-                let moves = game.position.legal_moves();
+                let moves = game.legal_moves();
                 let end = game.end_given(&moves);
                 match end {
                     None => {
