@@ -47,11 +47,16 @@ def pettingzoo_env(variant: str = "taikyoku", **kwargs):
     return make(variant=variant, **kwargs)
 
 
+#: Gymnasium id of each variant's environment (``gymnasium.make(id)``).
+GYM_IDS = {"taikyoku": "taikyoku/Taikyoku-v0", "daidai": "taikyoku/DaiDai-v0"}
+
+
 def _register() -> None:
     import gymnasium
 
-    if "taikyoku/Taikyoku-v0" not in gymnasium.registry:
-        gymnasium.register(id="taikyoku/Taikyoku-v0", entry_point="taikyoku.env:TaikyokuEnv")
+    for variant, env_id in GYM_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point="taikyoku.env:TaikyokuEnv", kwargs={"variant": variant})
 
 
 _register()
@@ -85,4 +90,5 @@ __all__ = [
     "random_game",
     "rule_options",
     "variants",
+    "GYM_IDS",
 ]

@@ -56,6 +56,7 @@ class PieceType:
     royal: bool
     promoted_only: bool
     range_rank: Optional[int]  # range-capture rank: who may fly over whom
+    aliases: list[str]  # other names the sources give the piece (Game.place accepts them)
 
 class Game:
     def __init__(self, variant: str = "taikyoku", options: Optional[Sequence[str]] = None, max_plies: Optional[int] = None) -> None: ...

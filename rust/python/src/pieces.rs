@@ -165,6 +165,9 @@ pub struct PieceType {
     /// Range-capture rank (0 royal, 1 great general, ...) or None: who may fly over whom.
     #[pyo3(get)]
     range_rank: Option<u8>,
+    /// Other names the sources give the piece (accepted by `Game.place`).
+    #[pyo3(get)]
+    aliases: Vec<String>,
 }
 
 #[pymethods]
@@ -191,6 +194,7 @@ pub fn piece_types(variant: &str) -> PyResult<Vec<PieceType>> {
             royal: t.royal,
             promoted_only: t.promoted_only,
             range_rank: (t.range_rank != NO_RANK).then_some(t.range_rank),
+            aliases: t.aliases.clone(),
         })
         .collect())
 }
