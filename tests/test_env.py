@@ -27,7 +27,9 @@ def kings_face_to_face():
 def test_action_space_size_is_fixed():
     assert taikyoku.MOVE_BLOCK == 1296 * 1296
     assert taikyoku.TEMPLATE_COUNT == len(taikyoku.action_templates()) == 672
-    assert taikyoku.NUM_ACTIONS == 1296 * 1296 + 1296 * 672 == 2_550_528
+    # Every action once without and once with the promotion bit (promotion in a zone).
+    assert taikyoku.PROMOTION_BLOCK == 1296 * 1296 + 1296 * 672 == 2_550_528
+    assert taikyoku.NUM_ACTIONS == 2 * taikyoku.PROMOTION_BLOCK == 5_101_056
 
 
 def test_templates_cover_lion_igui_and_three_step_lines():

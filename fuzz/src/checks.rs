@@ -102,7 +102,7 @@ pub fn start_texts() -> &'static [String] {
 /// `WrittenAction::write` with the code and start square in front: the printer of `WrittenMove`.
 fn print_written(w: &WrittenMove, g: &Geometry) -> String {
     let start = w.start.map(|sq| g.square_name(sq)).unwrap_or_default();
-    format!("{}{}{}", w.code, start, WrittenAction { action: w.action, promotes: w.promotes }.write(g))
+    format!("{}{}{}", w.code, start, WrittenAction { action: w.action, promotes: w.promotes, declines: w.declines }.write(g))
 }
 
 /// Target `notation`: the input as move text. `WrittenMove::parse` reads only canonical text
@@ -182,7 +182,11 @@ fn check_table(table: &PieceTable) {
                 | Atom::Hop { dir, .. }
                 | Atom::RangeCapture { dir }
                 | Atom::RangeJump { dir }
-                | Atom::Hook { dir } => assert!(dir < 8),
+                | Atom::Hook { dir }
+                | Atom::RankJump { dir }
+                | Atom::RankHop { dir } => assert!(dir < 8),
+                Atom::Area { steps } => assert!((2..=4).contains(&steps)),
+                Atom::Double { dirs } => assert!(dirs != 0),
                 Atom::LionLine { dir, reach } => assert!(dir < 8 && (2..=3).contains(&reach)),
                 Atom::Leap { .. } | Atom::Lion | Atom::Igui => {}
             }
@@ -202,6 +206,7 @@ fn check_table(table: &PieceTable) {
             table: table.clone(),
             setup: Vec::new(),
             options: Vec::new(),
+            dead_ends: Vec::new(),
         });
         let centre = (size / 2) * size + size / 2;
         for kind in 0..table.len().min(32) as Kind {
@@ -355,7 +360,7 @@ pub fn replay(data: &[u8]) {
                 break;
             }
             let word = |i: usize| u16::from_le_bytes([rest[i], rest[i + 1]]);
-            let mv = Move { from: word(1), to: word(3), mid: word(5), mid2: taikyoku_engine::NO_SQUARE, sweep: rest[7] & 1 == 1 };
+            let mv = Move { from: word(1), to: word(3), mid: word(5), mid2: taikyoku_engine::NO_SQUARE, sweep: rest[7] & 1 == 1, promote: rest[7] & 2 == 2 };
             rest = &rest[8..];
             mv
         } else {

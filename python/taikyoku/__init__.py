@@ -22,6 +22,7 @@ from taikyoku._core import (
     UnknownSquareError,
     GRID,
     MOVE_BLOCK,
+    PROMOTION_BLOCK,
     NUM_ACTIONS,
     TEMPLATE_COUNT,
     __version__,
@@ -48,7 +49,7 @@ def pettingzoo_env(variant: str = "taikyoku", **kwargs):
 
 
 #: Gymnasium id of each variant's environment (``gymnasium.make(id)``).
-GYM_IDS = {"taikyoku": "taikyoku/Taikyoku-v0", "daidai": "taikyoku/DaiDai-v0"}
+GYM_IDS = {"taikyoku": "taikyoku/Taikyoku-v0", "daidai": "taikyoku/DaiDai-v0", "tenjiku": "taikyoku/Tenjiku-v0"}
 
 
 def _register() -> None:
@@ -65,6 +66,7 @@ __all__ = [
     "AmbiguousMoveError",
     "GRID",
     "MOVE_BLOCK",
+    "PROMOTION_BLOCK",
     "NUM_ACTIONS",
     "TEMPLATE_COUNT",
     "TaikyokuEnv",

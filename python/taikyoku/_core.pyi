@@ -8,8 +8,9 @@ import numpy.typing as npt
 Square = Union[str, Tuple[int, int]]
 
 __version__: str
-NUM_ACTIONS: int  # 2,550,528: MOVE_BLOCK + 1296 * TEMPLATE_COUNT
+NUM_ACTIONS: int  # 5,101,056: 2 * PROMOTION_BLOCK
 MOVE_BLOCK: int  # 1296 * 1296 actions from * 1296 + to
+PROMOTION_BLOCK: int  # 2,550,528 = MOVE_BLOCK + 1296 * TEMPLATE_COUNT: a promoting move's action is its unpromoted one plus this
 TEMPLATE_COUNT: int  # 672 multi-leg templates per start square
 GRID: int  # 36: every variant is padded into a 36 x 36 grid
 

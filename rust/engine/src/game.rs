@@ -222,6 +222,7 @@ impl Game {
         let mover = self.side_to_move();
         let opponent = mover.opponent();
         let royals_before = self.position.royal_count(opponent);
+        let own_royals_before = self.position.royal_count(mover);
         self.position.make(mv);
         let hash = self.position.hash();
         self.hashes.push(hash);
@@ -230,6 +231,9 @@ impl Game {
         let count = *count;
         let end = if royals_before > 0 && self.position.royal_count(opponent) == 0 {
             Some((Outcome::Win(mover), Termination::RoyalCapture))
+        } else if own_royals_before > 0 && self.position.royal_count(mover) == 0 {
+            // Its last royal stopped next to an enemy fire demon and burned.
+            Some((Outcome::Win(opponent), Termination::RoyalCapture))
         } else if count >= self.position.variant.rules.repetition.count && !self.forbids_repetition() {
             Some(self.repetition_outcome())
         } else {

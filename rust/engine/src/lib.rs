@@ -30,7 +30,7 @@ pub use rl::actions::{Frame, NUM_ACTIONS};
 pub use game::{Game, Outcome, ReplayError, Termination};
 pub use geometry::{Color, Geometry};
 pub use notation::{NotationError, PositionTextError};
-pub use position::{Move, Piece, Position, NO_SQUARE};
+pub use position::{Burns, Move, Piece, Position, NO_SQUARE};
 pub use table::{Atom, Kind, PieceTable, PieceType, PlacementError, Trap};
 pub use rules::Rules;
 pub use variant::{variant_names, Sources, Variant, VariantError};

@@ -5,7 +5,19 @@
 
 use crate::geometry::{Color, DELTAS};
 use crate::position::{color_code, Move, Piece, Position, EMPTY, NO_SQUARE};
+use crate::rules::{Zone, ZoneTrigger};
 use crate::table::{Atom, Trap, UNLIMITED};
+
+/// What the zone rule offers a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Offer {
+    /// No promotion.
+    None,
+    /// A choice: the move comes twice.
+    Optional,
+    /// Promotion is compulsory (the piece would be stuck).
+    Forced,
+}
 
 /// Squares a single piece's generation has already produced (for pieces whose atoms overlap).
 struct Seen {
@@ -45,7 +57,7 @@ impl Sink<'_> {
                 return;
             }
         }
-        self.out.push(Move { from: self.from, to: to as u16, mid: NO_SQUARE, mid2: NO_SQUARE, sweep });
+        self.out.push(Move { from: self.from, to: to as u16, mid: NO_SQUARE, mid2: NO_SQUARE, sweep, promote: false });
     }
 
     #[inline]
@@ -58,7 +70,7 @@ impl Sink<'_> {
     /// one: a scan of this piece's few moves drops it.
     #[inline]
     fn add_with_mids(&mut self, to: usize, mid: u16, mid2: u16) {
-        let mv = Move { from: self.from, to: to as u16, mid, mid2, sweep: false };
+        let mv = Move { from: self.from, to: to as u16, mid, mid2, sweep: false, promote: false };
         if self.seen.is_some() && self.out[self.start..].contains(&mv) {
             return;
         }
@@ -131,6 +143,9 @@ impl Position {
         for &atom in table.absolute_atoms(motion, piece.color) {
             self.generate_atom(sq, piece.color, motion.range_rank, atom, &mut sink);
         }
+        if let Some(zone) = self.variant.rules.zone() {
+            self.offer_promotions(piece, zone, start, out);
+        }
         if trapped {
             // A trapped piece may only leave by capturing.
             let mut kept = start;
@@ -142,6 +157,53 @@ impl Position {
             }
             out.truncate(kept);
         }
+    }
+
+    /// Promotion in a zone: each of the piece's moves (from `start` in `out`) that may promote
+    /// is offered twice, declining and promoting (`Move::promote`), or once, promoting, where
+    /// the piece would otherwise be stuck for good.
+    fn offer_promotions(&self, piece: Piece, zone: &Zone, start: usize, out: &mut Vec<Move>) {
+        if piece.promoted || self.variant.table.get(piece.kind).promotes_to.is_none() {
+            return;
+        }
+        for i in start..out.len() {
+            match self.promotion_offer(piece, zone, out[i]) {
+                Offer::Forced => out[i].promote = true,
+                Offer::Optional => out.push(Move { promote: true, ..out[i] }),
+                Offer::None => {}
+            }
+        }
+    }
+
+    /// Whether a move of `piece` (unpromoted, of a promoting type) may or must promote under
+    /// the zone rule: it must where the piece would be stuck for good (`Variant::dead_ends`).
+    pub(crate) fn promotion_offer(&self, piece: Piece, zone: &Zone, mv: Move) -> Offer {
+        let g = &self.variant.geometry;
+        let in_zone = |sq: u16| g.rank_from_front(sq as usize, piece.color) < zone.depth as usize;
+        let dead_ends = self.variant.dead_ends.get(piece.kind as usize).copied().unwrap_or(0);
+        if dead_ends & (1 << g.rank_from_front(mv.to as usize, piece.color)) != 0 {
+            return Offer::Forced;
+        }
+        let may = match zone.trigger {
+            ZoneTrigger::Touch => in_zone(mv.from) || in_zone(mv.to),
+            ZoneTrigger::EnterOrCapture => {
+                (!in_zone(mv.from) && in_zone(mv.to)) || ((in_zone(mv.from) || in_zone(mv.to)) && self.is_capture(mv))
+            }
+        };
+        if may {
+            Offer::Optional
+        } else {
+            Offer::None
+        }
+    }
+
+    /// Whether `mv` is the declining twin of a move that may promote (written with `=`).
+    pub fn declines_promotion(&self, mv: Move) -> bool {
+        let (Some(zone), Some(piece)) = (self.variant.rules.zone(), self.at(mv.from as usize)) else { return false };
+        !mv.promote
+            && !piece.promoted
+            && self.variant.table.get(piece.kind).promotes_to.is_some()
+            && self.promotion_offer(piece, zone, mv) == Offer::Optional
     }
 
     /// Whether `sq` may be entered by a piece of `color`: empty or an enemy.
@@ -257,6 +319,58 @@ impl Position {
             }
             Atom::Lion => self.lion(sq, color, sink),
             Atom::LionLine { dir, reach } => self.lion_line(sq, dir as usize, reach as usize, color, sink),
+            Atom::RankJump { dir } | Atom::RankHop { dir } => {
+                let table = &self.variant.table;
+                let stops_beyond = matches!(atom, Atom::RankHop { .. });
+                let mut passed = false;
+                self.walk(sq, dir as usize, |t, occupant| match occupant {
+                    None => {
+                        if !passed || stops_beyond {
+                            sink.add(t, false);
+                        }
+                        true
+                    }
+                    Some(p) => {
+                        if p.color != color {
+                            sink.add(t, false);
+                        }
+                        passed = true;
+                        // It jumps only pieces of strictly lower rank; they stay on the board.
+                        table.get(p.kind).range_rank > range_rank
+                    }
+                });
+            }
+            Atom::Area { steps } => self.area(sq, steps as usize, color, sink),
+            Atom::Double { dirs } => {
+                for d1 in (0..8).filter(|d| dirs & (1 << d) != 0) {
+                    if g.edge(sq, d1) == 0 {
+                        continue;
+                    }
+                    let s1 = (sq as isize + g.offset[d1]) as usize;
+                    let first = self.at(s1);
+                    if matches!(first, Some(p) if p.color == color) {
+                        continue;
+                    }
+                    sink.add(s1, false);
+                    let captured = first.is_some();
+                    for d2 in (0..8).filter(|d| dirs & (1 << d) != 0) {
+                        if g.edge(s1, d2) == 0 {
+                            continue;
+                        }
+                        let s2 = (s1 as isize + g.offset[d2]) as usize;
+                        let mid = if captured { s1 as u16 } else { NO_SQUARE };
+                        if s2 == sq {
+                            sink.add_with_mids(sq, mid, NO_SQUARE); // igui, or a pass
+                        } else if self.enterable(s2, color) {
+                            if captured {
+                                sink.add_with_mids(s2, mid, NO_SQUARE);
+                            } else {
+                                sink.add(s2, false);
+                            }
+                        }
+                    }
+                }
+            }
             Atom::Igui => {
                 for d in 0..8 {
                     if g.edge(sq, d) > 0 {
@@ -344,6 +458,53 @@ impl Position {
         }
         if can_pass {
             sink.add_with_mid(sq, NO_SQUARE as usize);
+        }
+    }
+
+    /// Area move: up to `steps` king steps over empty squares in any directions, ending on any
+    /// of them or capturing on the first enemy reached (which ends the move); coming back to
+    /// its own square is a pass. Only where it ends matters, so a breadth-first search over
+    /// the empty squares around it gives every move once.
+    fn area(&self, sq: usize, steps: usize, color: Color, sink: &mut Sink) {
+        let g = &self.variant.geometry;
+        let (x0, y0) = g.xy(sq);
+        const SIDE: usize = 9; // a box of radius 4 holds every path of up to 4 steps
+        let local = |x: i32, y: i32| ((y - y0 + 4) as usize) * SIDE + (x - x0 + 4) as usize;
+        let mut reached = [false; SIDE * SIDE];
+        reached[local(x0, y0)] = true;
+        let mut frontier = vec![(x0, y0)];
+        let mut pass = false;
+        for depth in 1..=steps {
+            let mut next = Vec::new();
+            for &(x, y) in &frontier {
+                for &(dx, dy) in DELTAS.iter() {
+                    let Some(t) = g.square(x + dx, y + dy) else { continue };
+                    if t == sq {
+                        pass |= depth >= 2;
+                        continue;
+                    }
+                    let cell = local(x + dx, y + dy);
+                    if reached[cell] {
+                        continue;
+                    }
+                    match self.at(t) {
+                        None => {
+                            reached[cell] = true;
+                            sink.add(t, false);
+                            next.push((x + dx, y + dy));
+                        }
+                        Some(p) if p.color != color => {
+                            reached[cell] = true;
+                            sink.add(t, false);
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+            frontier = next;
+        }
+        if pass {
+            sink.add_with_mids(sq, NO_SQUARE, NO_SQUARE);
         }
     }
 

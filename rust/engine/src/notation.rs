@@ -69,7 +69,7 @@ impl Position {
         } else {
             Action::Simple { to, capture: self.is_capture(mv) }
         };
-        WrittenAction { action, promotes: self.promotes(mv) }
+        WrittenAction { action, promotes: self.promotes(mv), declines: self.declines_promotion(mv) }
     }
 
     /// The move's notation in this position, with the start square only when needed.
@@ -146,8 +146,12 @@ impl Position {
             self.generate_from(sq, &mut moves);
             for &mv in &moves {
                 let written = self.written_action(mv);
-                // A trailing `+` is optional on input, but if given the move must promote.
-                if written.action == parsed.action && (written.promotes || !parsed.promotes) {
+                // A trailing `+` (or `=`) is optional on input, but if given the move must
+                // promote (or decline).
+                if written.action == parsed.action
+                    && (written.promotes || !parsed.promotes)
+                    && (written.declines || !parsed.declines)
+                {
                     matches.push(mv);
                 }
             }
@@ -155,6 +159,9 @@ impl Position {
         match matches.len() {
             0 => Err(NotationError::Illegal(format!("no legal move '{text}' for {side}"))),
             1 => Ok(matches[0]),
+            2 if matches[0].from == matches[1].from && matches[0].promote != matches[1].promote => Err(
+                NotationError::Ambiguous(format!("'{text}' may promote or not: end it with '+' to promote or '=' to decline")),
+            ),
             _ => {
                 let mut starts: Vec<String> = matches.iter().map(|m| g.square_name(m.from as usize)).collect();
                 starts.dedup();
@@ -405,13 +412,16 @@ pub enum Action {
     },
 }
 
-/// An action with its promotion mark (`+`).
+/// An action with its promotion mark (`+` promotes, `=` declines an offered promotion).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct WrittenAction {
     /// What the move does.
     pub action: Action,
     /// Whether the move promotes the mover (written as a trailing `+`).
     pub promotes: bool,
+    /// Whether the move declines a promotion it could make (written as a trailing `=`, as in
+    /// Western shogi notation; only where promotion is a choice).
+    pub declines: bool,
 }
 
 impl WrittenAction {
@@ -429,6 +439,8 @@ impl WrittenAction {
         };
         if self.promotes {
             s.push('+');
+        } else if self.declines {
+            s.push('=');
         }
         s
     }
@@ -445,6 +457,8 @@ pub struct WrittenMove {
     pub action: Action,
     /// A trailing `+` was written.
     pub promotes: bool,
+    /// A trailing `=` was written.
+    pub declines: bool,
 }
 
 /// A cursor over the bytes of a move's notation.
@@ -541,9 +555,10 @@ impl WrittenMove {
             }
         };
         let promotes = r.eat(b'+');
+        let declines = !promotes && r.eat(b'=');
         if r.at != text.len() {
             return Err(malformed());
         }
-        Ok(WrittenMove { code, start, action, promotes })
+        Ok(WrittenMove { code, start, action, promotes, declines })
     }
 }

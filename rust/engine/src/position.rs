@@ -50,17 +50,20 @@ pub struct Move {
     pub mid2: u16,
     /// Range capture: every piece strictly between `from` and `to` is removed.
     pub sweep: bool,
+    /// The mover chooses to promote (promotion in a zone, where a move that may promote comes
+    /// twice). Promotion by capture needs no flag: it follows from the move, see `promotes`.
+    pub promote: bool,
 }
 
 impl Move {
     /// A move from `from` to `to` with no capture on the way and no sweep.
     pub fn new(from: usize, to: usize) -> Move {
-        Move { from: from as u16, to: to as u16, mid: NO_SQUARE, mid2: NO_SQUARE, sweep: false }
+        Move { from: from as u16, to: to as u16, mid: NO_SQUARE, mid2: NO_SQUARE, sweep: false, promote: false }
     }
 
     /// A move from `from` to `to` capturing on `mid` (and `mid2`, or `NO_SQUARE`) on the way.
     pub fn with_captures(from: usize, to: usize, mid: u16, mid2: u16) -> Move {
-        Move { from: from as u16, to: to as u16, mid, mid2, sweep: false }
+        Move { from: from as u16, to: to as u16, mid, mid2, sweep: false, promote: false }
     }
 
     /// Whether the piece stays on its square without capturing (a lion pass).
@@ -71,6 +74,22 @@ impl Move {
     /// Whether the piece captures on `mid` and stays on its square.
     pub fn is_igui(&self) -> bool {
         self.from == self.to && self.mid != NO_SQUARE
+    }
+}
+
+/// The effect of fire demons on one move (`Position::burns`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Burns {
+    squares: [u16; 8],
+    len: u8,
+    /// The mover is burned where it stops (it leaves the board).
+    pub mover: bool,
+}
+
+impl Burns {
+    /// The squares of the enemies the mover burns.
+    pub fn squares(&self) -> impl Iterator<Item = usize> + '_ {
+        self.squares[..self.len as usize].iter().map(|&sq| sq as usize)
     }
 }
 
@@ -275,11 +294,59 @@ impl Position {
         self.captured.clear();
     }
 
-    /// The squares whose pieces a move removes, in order: `mid`, `mid2`, the swept squares, `to`.
+    /// The squares whose pieces a move removes, in order: `mid`, `mid2`, the swept squares,
+    /// `to`, then the enemies its fire demon burns (a mover burned itself is `burns(mv).mover`).
     pub fn captures_of(&self, mv: Move) -> Vec<usize> {
         let mut out = Vec::new();
         self.for_each_capture(mv, |sq| out.push(sq));
+        out.extend(self.burns(mv).squares());
         out
+    }
+
+    /// What fire demons (`burn` types) do when `mv` stops (the TSA reading, docs/RULES.md):
+    /// if an enemy burner stands next to the square where the mover stops (and survives the
+    /// move's captures), the mover is burned and burns nothing; otherwise a burning mover (its
+    /// type before promotion) burns every adjacent enemy that does not burn.
+    pub fn burns(&self, mv: Move) -> Burns {
+        let mut burns = Burns { squares: [0; 8], len: 0, mover: false };
+        if !self.variant.table.has_burners {
+            return burns;
+        }
+        let table = &self.variant.table;
+        let (from, to) = (mv.from as usize, mv.to as usize);
+        let Some(mover) = self.board[from] else { return burns };
+        let mut captured = [usize::MAX; 48];
+        let mut n = 0;
+        self.for_each_capture(mv, |sq| {
+            captured[n] = sq;
+            n += 1;
+        });
+        let g = &self.variant.geometry;
+        let (x, y) = g.xy(to);
+        let mut enemies = [0u16; 8];
+        let mut count = 0;
+        for &(dx, dy) in crate::geometry::DELTAS.iter() {
+            let Some(a) = g.square(x + dx, y + dy) else { continue };
+            if a == from || captured[..n].contains(&a) {
+                continue;
+            }
+            match self.board[a] {
+                Some(p) if p.color != mover.color => {
+                    if table.get(p.kind).burns {
+                        burns.mover = true;
+                    } else {
+                        enemies[count] = a as u16;
+                        count += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !burns.mover && table.get(mover.kind).burns {
+            burns.squares = enemies;
+            burns.len = count as u8;
+        }
+        burns
     }
 
     /// Calls `f` with each square whose piece `mv` removes, in the order of `captures_of`
@@ -318,24 +385,22 @@ impl Position {
         any
     }
 
-    /// Whether the mover would promote: its first capture, if its type promotes.
+    /// Whether the mover would promote: by its first capture, if its type promotes (promotion
+    /// by capture), or by the move's choice (promotion in a zone).
     pub fn promotes(&self, mv: Move) -> bool {
         match self.board[mv.from as usize] {
-            Some(p) => {
-                !p.promoted
-                    && self.variant.rules.promotes_on_capture()
-                    && self.variant.table.get(p.kind).promotes_to.is_some()
-                    && self.is_capture(mv)
-            }
+            Some(p) => self.after_move(p, self.variant.rules.promotes_on_capture() && self.is_capture(mv), mv.promote).promoted && !p.promoted,
             None => false,
         }
     }
 
-    /// The mover as it stands after its move: promoted by its first capture when its type
-    /// promotes (the one definition `make` and `hash_after` share).
+    /// The mover as it stands after its move: promoted when the move promotes it (by capture,
+    /// or by choice in a zone) and its type promotes (the one definition `make`, `hash_after`
+    /// and `promotes` share).
     #[inline]
-    fn after_move(&self, mut piece: Piece, captures: bool) -> Piece {
-        if captures && !piece.promoted && self.variant.rules.promotes_on_capture() {
+    fn after_move(&self, mut piece: Piece, captures: bool, chosen: bool) -> Piece {
+        let promotes = if self.variant.rules.promotes_on_capture() { captures } else { chosen };
+        if promotes && !piece.promoted {
             if let Some(promoted) = self.variant.table.get(piece.kind).promotes_to {
                 piece.kind = promoted;
                 piece.promoted = true;
@@ -355,7 +420,16 @@ impl Position {
             hash ^= piece_key(sq, self.board[sq].expect("captured square is occupied"));
             captures = true;
         });
-        hash ^ piece_key(from, moved) ^ piece_key(to, self.after_move(moved, captures))
+        let burns = self.burns(mv);
+        for sq in burns.squares() {
+            hash ^= piece_key(sq, self.board[sq].expect("burned square is occupied"));
+        }
+        hash ^= piece_key(from, moved);
+        if burns.mover {
+            hash
+        } else {
+            hash ^ piece_key(to, self.after_move(moved, captures, mv.promote))
+        }
     }
 
     /// Plays a move (assumed pseudo-legal for the side to move).
@@ -364,18 +438,26 @@ impl Position {
         let to = mv.to as usize;
         let moved = self.board[from].expect("make: no piece on the start square");
         let record = Undo { mv, moved, captured_from: self.captured.len(), hash: self.hash, royals: self.royals };
-        let mut victims: [usize; 40] = [0; 40];
+        let burns = self.burns(mv);
+        let mut victims: [usize; 48] = [0; 48];
         let mut n = 0;
         self.for_each_capture(mv, |sq| {
             victims[n] = sq;
             n += 1;
         });
+        let captures = n > 0;
+        for sq in burns.squares() {
+            victims[n] = sq;
+            n += 1;
+        }
         for &sq in &victims[..n] {
             let p = self.remove(sq).expect("captured square is occupied");
             self.captured.push((sq as u16, p));
         }
         let piece = self.remove(from).expect("mover present");
-        self.put(to, self.after_move(piece, n > 0));
+        if !burns.mover {
+            self.put(to, self.after_move(piece, captures, mv.promote));
+        }
         self.undo.push(record);
         self.plies_before += 1;
         self.set_side(self.side.opponent());

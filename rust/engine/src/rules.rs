@@ -13,6 +13,32 @@ pub enum Promotion {
     /// A piece that can promote does so with its first move that removes a piece (Taikyoku,
     /// Dai dai), whatever the square.
     Capture,
+    /// A piece may promote with a move into or within the far ranks (Tenjiku): a choice, so a
+    /// move that may promote is generated twice, promoting and declining.
+    Zone(Zone),
+}
+
+/// The promotion zone and when a move in it may promote (`promotion zone`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Zone {
+    /// The far ranks that form the zone (`promotion-zone`, default 5).
+    pub depth: u8,
+    /// Which moves may promote (`promotion-trigger`).
+    pub trigger: ZoneTrigger,
+    /// Whether a piece that could never move again from where it lands must promote
+    /// (`promotion-forced dead-end`, the default; `none`: it may stay, a dead piece).
+    pub forced_dead_end: bool,
+}
+
+/// Which moves in the zone may promote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZoneTrigger {
+    /// A move from outside into the zone, or a capture that starts or ends in it: a piece that
+    /// declined may promote again only by capturing in the zone, or by leaving and re-entering
+    /// (`enter-or-capture`, the default).
+    EnterOrCapture,
+    /// Any move that starts or ends in the zone (`touch`).
+    Touch,
 }
 
 /// What the Nth occurrence of a position (same side to move) does.
@@ -106,6 +132,8 @@ impl Rules {
             no_moves: NoMoves::Loses,
         };
         let mut seen: Vec<&str> = Vec::new();
+        let mut zone = Zone { depth: 5, trigger: ZoneTrigger::EnterOrCapture, forced_dead_end: true };
+        let mut zone_lines: Vec<(usize, &str)> = Vec::new();
         for (n, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -132,8 +160,24 @@ impl Rules {
                     board = Some((w, h));
                 }
                 "promotion" => {
-                    choice(&["capture"])?;
-                    rules.promotion = Promotion::Capture;
+                    rules.promotion = match choice(&["capture", "zone"])? {
+                        0 => Promotion::Capture,
+                        _ => Promotion::Zone(zone),
+                    };
+                }
+                "promotion-zone" => {
+                    zone.depth = value.parse().ok().filter(|d| (1..=MAX_SIDE as u8).contains(d)).ok_or_else(|| {
+                        err(format!("promotion-zone must be the number of far ranks, 1 to {MAX_SIDE}, not '{value}'"))
+                    })?;
+                    zone_lines.push((n + 1, key));
+                }
+                "promotion-trigger" => {
+                    zone.trigger = [ZoneTrigger::EnterOrCapture, ZoneTrigger::Touch][choice(&["enter-or-capture", "touch"])?];
+                    zone_lines.push((n + 1, key));
+                }
+                "promotion-forced" => {
+                    zone.forced_dead_end = choice(&["dead-end", "none"])? == 0;
+                    zone_lines.push((n + 1, key));
                 }
                 "repetition" => {
                     let count: u32 = value.parse().ok().filter(|c| (2..=1000).contains(c)).ok_or_else(|| {
@@ -150,7 +194,7 @@ impl Rules {
                 "no-moves" => rules.no_moves = [NoMoves::Loses, NoMoves::Draw][choice(&["loses", "draw"])?],
                 other => {
                     return Err(err(format!(
-                        "unknown key '{other}' (known: board, promotion, repetition, repetition-mode, perpetual-check, no-moves)"
+                        "unknown key '{other}' (known: board, promotion, promotion-zone, promotion-trigger, promotion-forced, repetition, repetition-mode, perpetual-check, no-moves)"
                     )))
                 }
             }
@@ -159,6 +203,20 @@ impl Rules {
         let (width, height) = board.ok_or(RulesError { line: 0, message: "no 'board WIDTHxHEIGHT' line".into() })?;
         rules.width = width;
         rules.height = height;
+        // The zone keys may come before or after `promotion zone`; they mean nothing without it.
+        match &mut rules.promotion {
+            Promotion::Zone(z) => {
+                *z = zone;
+                if z.depth as usize > height {
+                    return Err(RulesError { line: 0, message: format!("promotion-zone {} is deeper than the board", z.depth) });
+                }
+            }
+            Promotion::Capture => {
+                if let Some(&(line, key)) = zone_lines.first() {
+                    return Err(RulesError { line, message: format!("'{key}' needs 'promotion zone'") });
+                }
+            }
+        }
         Ok(rules)
     }
 
@@ -166,6 +224,15 @@ impl Rules {
     #[inline]
     pub fn promotes_on_capture(&self) -> bool {
         self.promotion == Promotion::Capture
+    }
+
+    /// The promotion zone, when pieces promote in one.
+    #[inline]
+    pub fn zone(&self) -> Option<&Zone> {
+        match &self.promotion {
+            Promotion::Zone(z) => Some(z),
+            Promotion::Capture => None,
+        }
     }
 }
 
@@ -186,6 +253,8 @@ mod tests {
         assert_eq!((rules.repetition.count, rules.perpetual_check, rules.no_moves), (3, PerpetualCheck::Repetition, NoMoves::Draw));
         let rules = Rules::parse("board 17x17\nrepetition 2\nrepetition-mode forbid").unwrap();
         assert_eq!(rules.repetition, Repetition { count: 2, mode: RepetitionMode::Forbid });
+        let rules = Rules::parse("board 16x16\npromotion-trigger touch\npromotion zone\npromotion-zone 5").unwrap();
+        assert_eq!(rules.zone(), Some(&Zone { depth: 5, trigger: ZoneTrigger::Touch, forced_dead_end: true }));
         for (text, line, fragment) in [
             ("promotion capture", 0, "no 'board"),
             ("board 37x36", 1, "1 to 36"),
@@ -195,6 +264,9 @@ mod tests {
             ("board 9x9\nrepetition 1", 2, "2 to 1000"),
             ("board 9x9\ncastling yes", 2, "unknown key 'castling'"),
             ("board 9x9\nrepetition-mode draw", 2, "end or forbid"),
+            ("board 9x9\npromotion-zone 3", 2, "needs 'promotion zone'"),
+            ("board 9x9\npromotion zone\npromotion-zone 10", 0, "deeper than the board"),
+            ("board 9x9\npromotion zone\npromotion-trigger always", 3, "enter-or-capture or touch"),
         ] {
             let e = Rules::parse(text).unwrap_err();
             assert_eq!(e.line, line, "{text}: {e}");

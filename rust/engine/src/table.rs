@@ -80,6 +80,30 @@ pub enum Atom {
     },
     /// Capture an adjacent piece without moving.
     Igui,
+    /// Tenjiku range jump: ranging, and when capturing it may jump over any number of pieces
+    /// of lower rank (they stay); it never passes a piece of its own rank or higher.
+    RankJump {
+        /// Direction, as in `Slide`.
+        dir: u8,
+    },
+    /// `RankJump` that may also stop on an empty square beyond the pieces it jumped (the
+    /// "may always jump" reading).
+    RankHop {
+        /// Direction, as in `Slide`.
+        dir: u8,
+    },
+    /// Up to `steps` king steps in any directions over empty squares, stopping at the first
+    /// capture; back on its own square is a pass (vice general, fire demon).
+    Area {
+        /// Most king steps.
+        steps: u8,
+    },
+    /// Two steps, each along a direction of `dirs`, capturing on either (the free eagle's
+    /// double cat-sword move): igui and pass when the second step comes back.
+    Double {
+        /// Bit `d` set: direction `d` (as in `Slide`) may be stepped.
+        dirs: u8,
+    },
 }
 
 impl Atom {
@@ -99,6 +123,11 @@ impl Atom {
             Atom::Hook { dir } => Atom::Hook { dir: turn(dir) },
             Atom::Lion => Atom::Lion,
             Atom::LionLine { dir, reach } => Atom::LionLine { dir: turn(dir), reach },
+            Atom::RankJump { dir } => Atom::RankJump { dir: turn(dir) },
+            Atom::RankHop { dir } => Atom::RankHop { dir: turn(dir) },
+            Atom::Area { steps } => Atom::Area { steps },
+            // White's directions are Black's turned by 4: rotate the mask.
+            Atom::Double { dirs } => Atom::Double { dirs: if color == Color::White { dirs.rotate_left(4) } else { dirs } },
             Atom::Igui => Atom::Igui,
         }
     }
@@ -144,6 +173,9 @@ pub struct PieceType {
     /// Other names the sources give the same piece (`alias` lines): `lookup` accepts them, and
     /// those written in upper-case letters (`FK`) are also read as codes in notation.
     pub aliases: Vec<String>,
+    /// Fire demon burning (`burn`): where it stops, adjacent enemies are removed (but other
+    /// burners), and an enemy that stops next to it is removed (docs/PIECE_TABLE.md).
+    pub burns: bool,
 }
 
 impl PieceType {
@@ -200,6 +232,8 @@ pub struct PieceTable {
     by_name: HashMap<String, Kind>,
     /// Every option named in the table, with the pieces it changes.
     pub options: Vec<(String, String)>,
+    /// Whether any type burns: `Position::make` looks for burning only then.
+    pub has_burners: bool,
 }
 
 fn direction_group(name: &str) -> Option<&'static [u8]> {
@@ -347,6 +381,27 @@ fn parse_token(token: &str) -> Result<Token, String> {
             }
             each(&|dir| Atom::LionLine { dir, reach })
         }
+        "rankjump" => {
+            want(1)?;
+            each(&|dir| Atom::RankJump { dir })
+        }
+        "rankhop" => {
+            want(1)?;
+            each(&|dir| Atom::RankHop { dir })
+        }
+        "area" => {
+            want(1)?;
+            let steps = parse_number(args[0])?;
+            if !(2..=4).contains(&steps) {
+                return Err(format!("'{token}': area(n) needs n from 2 to 4"));
+            }
+            Ok(Token::Atoms(vec![Atom::Area { steps }]))
+        }
+        "double" => {
+            want(1)?;
+            let dirs = parse_directions(args[0])?.into_iter().fold(0u8, |mask, d| mask | 1 << d);
+            Ok(Token::Atoms(vec![Atom::Double { dirs }]))
+        }
         "igui" => {
             want(0)?;
             Ok(Token::Atoms(vec![Atom::Igui]))
@@ -416,6 +471,13 @@ fn footprint(atom: &Atom) -> Vec<(i32, i32)> {
             squares.push((0, 0));
             squares
         }
+        Atom::RankJump { dir } | Atom::RankHop { dir } => ray(dir, 1, REACH),
+        // Area moves and double steps reach squares by several paths, and pass: deduplicated.
+        Atom::Area { .. } | Atom::Double { .. } => {
+            let mut squares: Vec<(i32, i32)> = (-2..=2).flat_map(|x| (-2..=2).map(move |y| (x, y))).collect();
+            squares.push((0, 0));
+            squares
+        }
         Atom::Hook { .. } | Atom::Lion | Atom::Igui => {
             (-2..=2).flat_map(|x| (-2..=2).map(move |y| (x, y))).collect()
         }
@@ -433,6 +495,7 @@ impl PieceTable {
             kanji: String,
             promotes: String,
             royal: bool,
+            burns: bool,
             range_rank: u8,
             trap: Trap,
             moves: String,
@@ -482,6 +545,7 @@ impl PieceTable {
                 kanji: fields[2].to_string(),
                 promotes: fields[3].to_string(),
                 royal: false,
+                burns: false,
                 range_rank: NO_RANK,
                 trap: Trap::None,
                 moves: fields[5].to_string(),
@@ -492,6 +556,7 @@ impl PieceTable {
                         raw.royal = true;
                         raw.range_rank = 0;
                     }
+                    "burn" => raw.burns = true,
                     "trapped" => raw.trap = Trap::FurthestRank,
                     "stuck" => raw.trap = Trap::OwnFirstRank,
                     a if a.starts_with("rank=") => {
@@ -617,7 +682,7 @@ impl PieceTable {
             };
             let overlapping = {
                 let mut seen = std::collections::HashSet::new();
-                let mut overlap = atoms.iter().any(|a| matches!(a, Atom::Hook { .. }));
+                let mut overlap = atoms.iter().any(|a| matches!(a, Atom::Hook { .. } | Atom::Area { .. } | Atom::Double { .. }));
                 for a in &atoms {
                     for sq in footprint(a) {
                         overlap |= !seen.insert(sq);
@@ -638,6 +703,7 @@ impl PieceTable {
                 overlapping,
                 promoted_only: false,
                 aliases: std::mem::take(&mut aliases_of[i]),
+                burns: r.burns,
             });
         }
         // A promoted-only piece is one that some piece promotes to and that has no legend code
@@ -665,7 +731,8 @@ impl PieceTable {
                 absolute_atoms[color.index()].extend(t.atoms.iter().map(|a| a.absolute(color)));
             }
         }
-        Ok(PieceTable { types, motions, absolute_atoms, by_key, by_name, options: all_options })
+        let has_burners = types.iter().any(|t| t.burns);
+        Ok(PieceTable { types, motions, absolute_atoms, by_key, by_name, options: all_options, has_burners })
     }
 
     /// A type's atoms with absolute directions for `color` (the generator's view).

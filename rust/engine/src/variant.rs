@@ -22,6 +22,10 @@ pub struct Variant {
     pub setup: Vec<(usize, Kind)>,
     /// The rule options applied, sorted.
     pub options: Vec<String>,
+    /// Per piece type, bit `r` set when the type, alone on rank `r` counted from its owner's
+    /// far side, would have no move at all: where promotion in a zone is compulsory (the
+    /// `promotion-forced dead-end` rule). Empty unless the variant promotes in a zone.
+    pub dead_ends: Vec<u64>,
 }
 
 /// The three files of a variant.
@@ -49,7 +53,7 @@ macro_rules! built_in {
     };
 }
 
-const BUILT_IN: &[(&str, Sources<'static>)] = &[built_in!("taikyoku"), built_in!("daidai")];
+const BUILT_IN: &[(&str, Sources<'static>)] = &[built_in!("taikyoku"), built_in!("daidai"), built_in!("tenjiku")];
 
 /// Names of the variants this build knows.
 pub fn variant_names() -> Vec<&'static str> {
@@ -152,7 +156,35 @@ impl Variant {
         }
         let mut options = options.to_vec();
         options.sort();
-        Ok(Variant { name: name.to_string(), rules, geometry, table, setup, options })
+        let variant = Variant { name: name.to_string(), rules, geometry, table, setup, options, dead_ends: Vec::new() };
+        Ok(variant.with_dead_ends())
+    }
+
+    /// Finds, from the table itself, where each type would be stuck for good (`dead_ends`).
+    fn with_dead_ends(self) -> Variant {
+        if !self.rules.zone().is_some_and(|z| z.forced_dead_end) {
+            return self;
+        }
+        let variant = Arc::new(self);
+        let g = &variant.geometry;
+        let mut dead_ends = vec![0u64; variant.table.len()];
+        let mut moves = Vec::new();
+        for (kind, bits) in dead_ends.iter_mut().enumerate() {
+            for rank in 0..g.height {
+                let sq = rank * g.width + g.width / 2;
+                let mut pos = crate::Position::empty(variant.clone(), Color::Black);
+                let kind = kind as Kind;
+                pos.put(sq, crate::Piece { kind, origin: kind, color: Color::Black, promoted: false });
+                moves.clear();
+                pos.generate_from(sq, &mut moves);
+                if moves.is_empty() {
+                    *bits |= 1 << rank;
+                }
+            }
+        }
+        let mut variant = Arc::try_unwrap(variant).expect("the positions above are gone");
+        variant.dead_ends = dead_ends;
+        variant
     }
 
     /// Check mode: loads a variant's three files and reports what it found, or the first error

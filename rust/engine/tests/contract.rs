@@ -61,14 +61,18 @@ fn random_plies_keep_the_invariants() {
                 let mover = game.position.at(mv.from as usize).unwrap();
                 let promotes = game.position.promotes(mv);
                 let predicted = game.position.hash_after(mv);
+                let burned_self = game.position.burns(mv).mover;
                 game.play(mv);
                 assert_eq!(game.position.hash(), predicted, "{name}: hash_after");
                 let after = snapshot(&game.position);
                 // Pieces change only by capture: exactly the captured pieces disappear.
-                assert_eq!(after.len(), before.len() - captures.len(), "{name} seed {seed}: piece count");
-                let moved = game.position.at(mv.to as usize).unwrap();
-                assert_eq!((moved.color, moved.origin), (mover.color, mover.origin));
-                assert_eq!(moved.promoted, mover.promoted || promotes);
+                // (A mover that stops next to an enemy fire demon burns too.)
+                assert_eq!(after.len(), before.len() - captures.len() - burned_self as usize, "{name} seed {seed}: piece count");
+                if !burned_self {
+                    let moved = game.position.at(mv.to as usize).unwrap();
+                    assert_eq!((moved.color, moved.origin), (mover.color, mover.origin));
+                    assert_eq!(moved.promoted, mover.promoted || promotes);
+                }
                 assert_eq!(game.position.hash(), game.position.compute_hash(), "{name}: incremental hash");
                 // Every other piece stays where it was.
                 for (sq, p) in &before {
@@ -152,7 +156,7 @@ fn actions_are_a_bijection_on_legal_moves() {
             let unused = (0..NUM_ACTIONS as u32).step_by(9973).find(|a| !used.contains(a)).unwrap();
             assert_eq!(move_of(&game.position, &moves, unused, Frame::Mover), None);
         }
-        assert!(positions > 2000 && multi_leg > 100, "{name}: {positions} positions, {multi_leg} multi-leg moves");
+        assert!(positions > 1000 && multi_leg > 100, "{name}: {positions} positions, {multi_leg} multi-leg moves");
     }
 }
 

@@ -29,14 +29,15 @@ fn soak(plies: usize, seed: u64) -> usize {
             let mut game = Game::new(variant.clone());
             games += 1;
             while played < plies {
-                let moves = game.position.legal_moves();
+                let moves = game.legal_moves();
                 if game.end_given(&moves).is_some() {
                     break;
                 }
                 let mv = moves[rng.gen_range(0..moves.len())];
                 let (text, hash) = (game.position.to_text(), game.position.hash());
                 let count = game.position.squares().count();
-                let captured = game.position.captures_of(mv).len();
+                // A mover that stops next to an enemy fire demon is burned as well.
+                let captured = game.position.captures_of(mv).len() + game.position.burns(mv).mover as usize;
                 let notation = game.position.move_notation(mv);
                 assert_eq!(game.position.parse_move(&notation), Ok(mv), "{name}: '{notation}' in {text}");
                 game.play(mv);

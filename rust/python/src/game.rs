@@ -453,15 +453,15 @@ impl Game {
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(PyObject, Bound<'py, PyTuple>)> {
         let py = slf.py();
         let this = slf.borrow();
-        // (from, to, mid, sweep), with mid2 appended only when set: pickles of games without
-        // three-step captures read as before.
+        // (from, to, mid, sweep), with (mid2, promote) appended only when either is set:
+        // pickles of games without three-step captures or promotion choices read as before.
         let moves: Vec<PyObject> = this
             .game
             .position
             .moves_played()
-            .map(|m| match m.mid2 {
-                NO_SQUARE => (m.from, m.to, m.mid, m.sweep).into_py(py),
-                mid2 => (m.from, m.to, m.mid, m.sweep, mid2).into_py(py),
+            .map(|m| match (m.mid2, m.promote) {
+                (NO_SQUARE, false) => (m.from, m.to, m.mid, m.sweep).into_py(py),
+                (mid2, promote) => (m.from, m.to, m.mid, m.sweep, mid2, promote).into_py(py),
             })
             .collect();
         let restore = py.import_bound("taikyoku._core")?.getattr("_restore_game")?.unbind();
@@ -528,22 +528,22 @@ pub fn _restore_game(
     let v = pieces::variant(variant, &options)?;
     let square = |value: Int| value.within::<u16>("a pickled move's square", 0, u16::MAX as i128);
     let decode = |t: &Bound<'_, PyTuple>| -> PyResult<EngineMove> {
-        let (from, to, mid, sweep, mid2): (Int, Int, Int, bool, Option<Int>) = match t.len() {
+        let (from, to, mid, sweep, mid2, promote): (Int, Int, Int, bool, Option<Int>, bool) = match t.len() {
             4 => {
                 let (a, b, c, d) = t.extract()?;
-                (a, b, c, d, None)
+                (a, b, c, d, None, false)
             }
-            5 => {
-                let (a, b, c, d, e) = t.extract()?;
-                (a, b, c, d, Some(e))
+            6 => {
+                let (a, b, c, d, e, f) = t.extract()?;
+                (a, b, c, d, Some(e), f)
             }
-            n => return Err(invalid(format!("a pickled move has 4 or 5 fields, not {n}"))),
+            n => return Err(invalid(format!("a pickled move has 4 or 6 fields, not {n}"))),
         };
         let mid2 = match mid2 {
             Some(sq) => square(sq)?,
             None => NO_SQUARE,
         };
-        Ok(EngineMove { from: square(from)?, to: square(to)?, mid: square(mid)?, mid2, sweep })
+        Ok(EngineMove { from: square(from)?, to: square(to)?, mid: square(mid)?, mid2, sweep, promote })
     };
     let moves = moves
         .iter()

@@ -48,6 +48,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(selfplay::mcts_action, m)?)?;
     m.add("NUM_ACTIONS", actions::NUM_ACTIONS)?;
     m.add("MOVE_BLOCK", actions::MOVE_BLOCK)?;
+    m.add("PROMOTION_BLOCK", actions::PROMOTION_BLOCK)?;
     m.add("TEMPLATE_COUNT", actions::TEMPLATE_COUNT)?;
     m.add("GRID", actions::GRID)?;
     m.add("FRAMES", convert::names::<taikyoku_engine::Frame>())?;

@@ -166,12 +166,15 @@ pub fn legal_move_for(game: &engine::Game, action: u32, frame: Frame) -> PyResul
         let name = |grid: usize| {
             actions::board_square(geometry, grid, flip).map(|sq| geometry.square_name(sq)).unwrap_or_else(|| "off the board".into())
         };
-        let what = match actions::shape(action).expect("in range") {
+        let mut what = match actions::shape(action).expect("in range") {
             actions::ActionShape::Simple { from, to } => format!("{} to {}", name(from), name(to)),
             actions::ActionShape::MultiLeg { from, template } => {
                 format!("from {} capturing at {:?} and ending at {:?}", name(from), template.captured(), template.end)
             }
         };
+        if actions::promotes(action) {
+            what.push_str(", promoting");
+        }
         IllegalMoveError::new_err(format!(
             "action {action} ({what}, {} frame) is not a legal move for {} in this position",
             frame.name(),

@@ -5,7 +5,10 @@
 //! - `from * 1296 + to` for moves whose effect is fixed by their start and end squares (steps,
 //!   slides, jumps, range captures, hook moves, lion jumps, passes as `from == to`);
 //! - `MOVE_BLOCK + from * TEMPLATE_COUNT + template` for moves that also capture on the way
-//!   (lion double captures, igui, and the three-step lion moves of the other variants).
+//!   (lion double captures, igui, and the three-step lion moves of the other variants);
+//! - either of those plus `PROMOTION_BLOCK` for a move that chooses to promote (promotion in a
+//!   zone, Tenjiku: the same squares are also a move that declines). Promotion by capture is
+//!   no choice, so Taikyoku and Dai dai never use this block.
 //!
 //! Squares are numbered `row * 36 + column` in the chosen frame: the absolute frame is the board
 //! as Black sees it; the mover's frame rotates it 180° when White is to move.
@@ -22,8 +25,11 @@ pub const GRID_SQUARES: usize = GRID * GRID;
 pub const MOVE_BLOCK: usize = GRID_SQUARES * GRID_SQUARES;
 /// Multi-leg templates per start square (see [`templates`]).
 pub const TEMPLATE_COUNT: usize = 672;
-/// Size of the action space.
-pub const NUM_ACTIONS: usize = MOVE_BLOCK + GRID_SQUARES * TEMPLATE_COUNT;
+/// Where the promoting actions start: a move that chooses to promote is its unpromoted action
+/// plus this (the size of the first two blocks, 2,550,528).
+pub const PROMOTION_BLOCK: usize = MOVE_BLOCK + GRID_SQUARES * TEMPLATE_COUNT;
+/// Size of the action space: every action without and with the promotion bit.
+pub const NUM_ACTIONS: usize = 2 * PROMOTION_BLOCK;
 
 /// Which way the board is seen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -179,8 +185,9 @@ pub fn action_of(pos: &Position, mv: Move, frame: Frame) -> u32 {
     let flip = frame.flips(pos.side_to_move());
     let from = grid_square(geometry, mv.from as usize, flip);
     let to = grid_square(geometry, mv.to as usize, flip);
+    let promotion = if mv.promote { PROMOTION_BLOCK } else { 0 };
     if mv.mid == NO_SQUARE {
-        return (from * GRID_SQUARES + to) as u32;
+        return (promotion + from * GRID_SQUARES + to) as u32;
     }
     let mid = offset(from, grid_square(geometry, mv.mid as usize, flip));
     let end = offset(from, to);
@@ -190,7 +197,7 @@ pub fn action_of(pos: &Position, mv: Move, frame: Frame) -> u32 {
         template_index(&[mid, offset(from, grid_square(geometry, mv.mid2 as usize, flip))], end)
     }
     .expect("every multi-leg move has a template");
-    (MOVE_BLOCK + from * TEMPLATE_COUNT + template) as u32
+    (promotion + MOVE_BLOCK + from * TEMPLATE_COUNT + template) as u32
 }
 
 /// The legal moves of `pos` with their actions, sorted by action.
@@ -231,17 +238,25 @@ pub enum ActionShape {
     },
 }
 
-/// Decodes an action into its grid squares (`None` past the end of the space).
+/// Decodes an action into its grid squares (`None` past the end of the space); whether it
+/// promotes is `promotes(action)`.
 pub fn shape(action: u32) -> Option<ActionShape> {
     let action = action as usize;
+    if action >= NUM_ACTIONS {
+        return None;
+    }
+    let action = action % PROMOTION_BLOCK;
     if action < MOVE_BLOCK {
         Some(ActionShape::Simple { from: action / GRID_SQUARES, to: action % GRID_SQUARES })
-    } else if action < NUM_ACTIONS {
+    } else {
         let rest = action - MOVE_BLOCK;
         Some(ActionShape::MultiLeg { from: rest / TEMPLATE_COUNT, template: templates()[rest % TEMPLATE_COUNT] })
-    } else {
-        None
     }
+}
+
+/// Whether an action is in the promotion block (a move that chooses to promote).
+pub fn promotes(action: u32) -> bool {
+    (PROMOTION_BLOCK..NUM_ACTIONS).contains(&(action as usize))
 }
 
 #[cfg(test)]
