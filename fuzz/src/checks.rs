@@ -360,7 +360,9 @@ pub fn replay(data: &[u8]) {
                 break;
             }
             let word = |i: usize| u16::from_le_bytes([rest[i], rest[i + 1]]);
-            let mv = Move { from: word(1), to: word(3), mid: word(5), mid2: taikyoku_engine::NO_SQUARE, sweep: rest[7] & 1 == 1, promote: rest[7] & 2 == 2 };
+            let mv = Move::with_captures(word(1) as usize, word(3) as usize, word(5), taikyoku_engine::NO_SQUARE)
+                .with_sweep(rest[7] & 1 == 1)
+                .with_promotion(rest[7] & 2 == 2);
             rest = &rest[8..];
             mv
         } else {

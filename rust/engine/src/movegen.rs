@@ -50,14 +50,14 @@ struct Sink<'a> {
 }
 
 impl Sink<'_> {
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, to: usize, sweep: bool) {
         if let Some(seen) = self.seen.as_deref_mut() {
             if !seen.first(to, sweep) {
                 return;
             }
         }
-        self.out.push(Move { from: self.from, to: to as u16, mid: NO_SQUARE, mid2: NO_SQUARE, sweep, promote: false });
+        self.out.push(Move::simple(self.from, to as u16, sweep));
     }
 
     #[inline]
@@ -70,7 +70,7 @@ impl Sink<'_> {
     /// one: a scan of this piece's few moves drops it.
     #[inline]
     fn add_with_mids(&mut self, to: usize, mid: u16, mid2: u16) {
-        let mv = Move { from: self.from, to: to as u16, mid, mid2, sweep: false, promote: false };
+        let mv = Move::with_captures(self.from as usize, to, mid, mid2);
         if self.seen.is_some() && self.out[self.start..].contains(&mv) {
             return;
         }
@@ -143,8 +143,10 @@ impl Position {
         for &atom in table.absolute_atoms(motion, piece.color) {
             self.generate_atom(sq, piece.color, motion.range_rank, atom, &mut sink);
         }
-        if let Some(zone) = self.variant.rules.zone() {
-            self.offer_promotions(piece, zone, start, out);
+        if motion.zone_promotion && !piece.promoted {
+            if let Some(zone) = self.variant.rules.zone() {
+                self.offer_promotions(piece, zone, start, out);
+            }
         }
         if trapped {
             // A trapped piece may only leave by capturing.
@@ -162,14 +164,15 @@ impl Position {
     /// Promotion in a zone: each of the piece's moves (from `start` in `out`) that may promote
     /// is offered twice, declining and promoting (`Move::promote`), or once, promoting, where
     /// the piece would otherwise be stuck for good.
+    #[inline(never)]
     fn offer_promotions(&self, piece: Piece, zone: &Zone, start: usize, out: &mut Vec<Move>) {
         if piece.promoted || self.variant.table.get(piece.kind).promotes_to.is_none() {
             return;
         }
         for i in start..out.len() {
             match self.promotion_offer(piece, zone, out[i]) {
-                Offer::Forced => out[i].promote = true,
-                Offer::Optional => out.push(Move { promote: true, ..out[i] }),
+                Offer::Forced => out[i] = out[i].with_promotion(true),
+                Offer::Optional => out.push(out[i].with_promotion(true)),
                 Offer::None => {}
             }
         }
@@ -200,7 +203,7 @@ impl Position {
     /// Whether `mv` is the declining twin of a move that may promote (written with `=`).
     pub fn declines_promotion(&self, mv: Move) -> bool {
         let (Some(zone), Some(piece)) = (self.variant.rules.zone(), self.at(mv.from as usize)) else { return false };
-        !mv.promote
+        !mv.promote()
             && !piece.promoted
             && self.variant.table.get(piece.kind).promotes_to.is_some()
             && self.promotion_offer(piece, zone, mv) == Offer::Optional
@@ -215,7 +218,10 @@ impl Position {
         }
     }
 
-    /// One atom, its direction already absolute (`Atom::absolute`).
+    /// One atom, its direction already absolute (`Atom::absolute`). The common atoms are
+    /// generated inline; the rare powers are out-of-line calls, so this stays small enough to
+    /// inline into `generate_from` (the hot loop).
+    #[inline(always)]
     fn generate_atom(&self, sq: usize, color: Color, range_rank: u8, atom: Atom, sink: &mut Sink) {
         let g = &self.variant.geometry;
         match atom {
@@ -319,58 +325,10 @@ impl Position {
             }
             Atom::Lion => self.lion(sq, color, sink),
             Atom::LionLine { dir, reach } => self.lion_line(sq, dir as usize, reach as usize, color, sink),
-            Atom::RankJump { dir } | Atom::RankHop { dir } => {
-                let table = &self.variant.table;
-                let stops_beyond = matches!(atom, Atom::RankHop { .. });
-                let mut passed = false;
-                self.walk(sq, dir as usize, |t, occupant| match occupant {
-                    None => {
-                        if !passed || stops_beyond {
-                            sink.add(t, false);
-                        }
-                        true
-                    }
-                    Some(p) => {
-                        if p.color != color {
-                            sink.add(t, false);
-                        }
-                        passed = true;
-                        // It jumps only pieces of strictly lower rank; they stay on the board.
-                        table.get(p.kind).range_rank > range_rank
-                    }
-                });
-            }
+            Atom::RankJump { dir } => self.rank_jump(sq, dir as usize, color, range_rank, false, sink),
+            Atom::RankHop { dir } => self.rank_jump(sq, dir as usize, color, range_rank, true, sink),
             Atom::Area { steps } => self.area(sq, steps as usize, color, sink),
-            Atom::Double { dirs } => {
-                for d1 in (0..8).filter(|d| dirs & (1 << d) != 0) {
-                    if g.edge(sq, d1) == 0 {
-                        continue;
-                    }
-                    let s1 = (sq as isize + g.offset[d1]) as usize;
-                    let first = self.at(s1);
-                    if matches!(first, Some(p) if p.color == color) {
-                        continue;
-                    }
-                    sink.add(s1, false);
-                    let captured = first.is_some();
-                    for d2 in (0..8).filter(|d| dirs & (1 << d) != 0) {
-                        if g.edge(s1, d2) == 0 {
-                            continue;
-                        }
-                        let s2 = (s1 as isize + g.offset[d2]) as usize;
-                        let mid = if captured { s1 as u16 } else { NO_SQUARE };
-                        if s2 == sq {
-                            sink.add_with_mids(sq, mid, NO_SQUARE); // igui, or a pass
-                        } else if self.enterable(s2, color) {
-                            if captured {
-                                sink.add_with_mids(s2, mid, NO_SQUARE);
-                            } else {
-                                sink.add(s2, false);
-                            }
-                        }
-                    }
-                }
-            }
+            Atom::Double { dirs } => self.double(sq, dirs, color, sink),
             Atom::Igui => {
                 for d in 0..8 {
                     if g.edge(sq, d) > 0 {
@@ -461,10 +419,68 @@ impl Position {
         }
     }
 
+    /// Tenjiku range jump along `d` (`rankjump`; `rankhop` when `stops_beyond`).
+    #[inline(never)]
+    fn rank_jump(&self, sq: usize, d: usize, color: Color, range_rank: u8, stops_beyond: bool, sink: &mut Sink) {
+        let table = &self.variant.table;
+        let mut passed = false;
+        self.walk(sq, d, |t, occupant| match occupant {
+            None => {
+                if !passed || stops_beyond {
+                    sink.add(t, false);
+                }
+                true
+            }
+            Some(p) => {
+                if p.color != color {
+                    sink.add(t, false);
+                }
+                passed = true;
+                // It jumps only pieces of strictly lower rank; they stay on the board.
+                table.get(p.kind).range_rank > range_rank
+            }
+        });
+    }
+
+    /// Two steps along the directions of `dirs` (absolute), capturing on either (`double`).
+    #[inline(never)]
+    fn double(&self, sq: usize, dirs: u8, color: Color, sink: &mut Sink) {
+        let g = &self.variant.geometry;
+        for d1 in (0..8).filter(|d| dirs & (1 << d) != 0) {
+            if g.edge(sq, d1) == 0 {
+                continue;
+            }
+            let s1 = (sq as isize + g.offset[d1]) as usize;
+            let first = self.at(s1);
+            if matches!(first, Some(p) if p.color == color) {
+                continue;
+            }
+            sink.add(s1, false);
+            let captured = first.is_some();
+            for d2 in (0..8).filter(|d| dirs & (1 << d) != 0) {
+                if g.edge(s1, d2) == 0 {
+                    continue;
+                }
+                let s2 = (s1 as isize + g.offset[d2]) as usize;
+                let mid = if captured { s1 as u16 } else { NO_SQUARE };
+                if s2 == sq {
+                    sink.add_with_mids(sq, mid, NO_SQUARE); // igui, or a pass
+                } else if self.enterable(s2, color) {
+                    if captured {
+                        sink.add_with_mids(s2, mid, NO_SQUARE);
+                    } else {
+                        sink.add(s2, false);
+                    }
+                }
+            }
+        }
+    }
+
     /// Area move: up to `steps` king steps over empty squares in any directions, ending on any
     /// of them or capturing on the first enemy reached (which ends the move); coming back to
     /// its own square is a pass. Only where it ends matters, so a breadth-first search over
     /// the empty squares around it gives every move once.
+    #[inline(never)]
     fn area(&self, sq: usize, steps: usize, color: Color, sink: &mut Sink) {
         let g = &self.variant.geometry;
         let (x0, y0) = g.xy(sq);
@@ -512,6 +528,7 @@ impl Position {
     /// every path of up to `reach` unit steps, each ending on an empty or enemy square (and
     /// capturing it), jumps to s2 and s3, igui and pass (via s1), and the retreat s2 → s1.
     /// A move is identified by its end and the squares it captures (docs/PIECE_TABLE.md).
+    #[inline(never)]
     fn lion_line(&self, sq: usize, d: usize, reach: usize, color: Color, sink: &mut Sink) {
         let g = &self.variant.geometry;
         let n = g.edge(sq, d).min(reach);
@@ -697,7 +714,7 @@ mod tests {
         let list = moves(&pos, "18r");
         let to = |name: &str| pos.variant.geometry.parse_square(name).unwrap() as u16;
         let take_king = list.iter().find(|m| m.to == to("18k")).expect("captures the king by landing");
-        assert!(take_king.sweep);
+        assert!(take_king.sweep());
         assert_eq!(pos.captures_of(*take_king).len(), 3);
         assert!(!list.iter().any(|m| m.to == to("18j")));
         // A vice general may not fly over a great general.

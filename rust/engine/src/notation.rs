@@ -64,7 +64,7 @@ impl Position {
         } else if mv.is_igui() {
             Action::Igui { victim: mv.mid as usize }
         } else if mv.mid != NO_SQUARE {
-            let second = (mv.mid2 != NO_SQUARE).then_some(mv.mid2 as usize);
+            let second = (mv.mid2() != NO_SQUARE).then_some(mv.mid2() as usize);
             Action::Double { first: mv.mid as usize, second, to, capture: self.at(to).is_some() }
         } else {
             Action::Simple { to, capture: self.is_capture(mv) }
@@ -159,7 +159,7 @@ impl Position {
         match matches.len() {
             0 => Err(NotationError::Illegal(format!("no legal move '{text}' for {side}"))),
             1 => Ok(matches[0]),
-            2 if matches[0].from == matches[1].from && matches[0].promote != matches[1].promote => Err(
+            2 if matches[0].from == matches[1].from && matches[0].promote() != matches[1].promote() => Err(
                 NotationError::Ambiguous(format!("'{text}' may promote or not: end it with '+' to promote or '=' to decline")),
             ),
             _ => {

@@ -35,9 +35,13 @@ pub const NO_SQUARE: u16 = u16::MAX;
 /// A move. Its whole effect follows from these fields and the board:
 /// - the piece on `from` ends on `to` (`to == from` for igui and pass);
 /// - `mid` (if set) is a square whose piece is captured on the way (lion double move, igui),
-///   `mid2` a second one (the Dai dai lion dog's three-step capture);
-/// - `sweep`: every piece strictly between `from` and `to` is removed (range capture);
+///   `mid2()` a second one (the Dai dai lion dog's three-step capture);
+/// - `sweep()`: every piece strictly between `from` and `to` is removed (range capture);
+/// - `promote()`: the mover chooses to promote (promotion in a zone);
 /// - a piece on `to` (other than the mover) is captured.
+///
+/// Eight bytes: the generator pushes about a thousand per ply, so `mid2` and the two flags share
+/// one `u16` (squares are below 2^11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move {
     /// Start square (index `y * width + x`).
@@ -46,24 +50,66 @@ pub struct Move {
     pub to: u16,
     /// Square captured on the way (lion double move, igui), or `NO_SQUARE`.
     pub mid: u16,
-    /// A second square captured on the way, after `mid` (three-step moves), or `NO_SQUARE`.
-    pub mid2: u16,
-    /// Range capture: every piece strictly between `from` and `to` is removed.
-    pub sweep: bool,
-    /// The mover chooses to promote (promotion in a zone, where a move that may promote comes
-    /// twice). Promotion by capture needs no flag: it follows from the move, see `promotes`.
-    pub promote: bool,
+    /// `mid2` in the low 11 bits (`MID2_NONE`: none), `SWEEP`, `PROMOTE`.
+    bits: u16,
 }
+
+const MID2_NONE: u16 = 0x7FF;
+const SWEEP: u16 = 1 << 14;
+const PROMOTE: u16 = 1 << 15;
 
 impl Move {
     /// A move from `from` to `to` with no capture on the way and no sweep.
+    #[inline]
     pub fn new(from: usize, to: usize) -> Move {
-        Move { from: from as u16, to: to as u16, mid: NO_SQUARE, mid2: NO_SQUARE, sweep: false, promote: false }
+        Move { from: from as u16, to: to as u16, mid: NO_SQUARE, bits: MID2_NONE }
     }
 
     /// A move from `from` to `to` capturing on `mid` (and `mid2`, or `NO_SQUARE`) on the way.
+    #[inline]
     pub fn with_captures(from: usize, to: usize, mid: u16, mid2: u16) -> Move {
-        Move { from: from as u16, to: to as u16, mid, mid2, sweep: false, promote: false }
+        Move { from: from as u16, to: to as u16, mid, bits: if mid2 == NO_SQUARE { MID2_NONE } else { mid2 } }
+    }
+
+    /// The generator's simple move (no capture on the way), branch-free.
+    #[inline(always)]
+    pub(crate) fn simple(from: u16, to: u16, sweep: bool) -> Move {
+        Move { from, to, mid: NO_SQUARE, bits: MID2_NONE | (sweep as u16) << 14 }
+    }
+
+    /// This move with the range-capture flag set as given.
+    #[inline]
+    pub fn with_sweep(self, sweep: bool) -> Move {
+        Move { bits: if sweep { self.bits | SWEEP } else { self.bits & !SWEEP }, ..self }
+    }
+
+    /// This move choosing to promote, or not (promotion in a zone).
+    #[inline]
+    pub fn with_promotion(self, promote: bool) -> Move {
+        Move { bits: if promote { self.bits | PROMOTE } else { self.bits & !PROMOTE }, ..self }
+    }
+
+    /// A second square captured on the way, after `mid` (three-step moves), or `NO_SQUARE`.
+    #[inline]
+    pub fn mid2(&self) -> u16 {
+        match self.bits & MID2_NONE {
+            MID2_NONE => NO_SQUARE,
+            sq => sq,
+        }
+    }
+
+    /// Range capture: every piece strictly between `from` and `to` is removed.
+    #[inline]
+    pub fn sweep(&self) -> bool {
+        self.bits & SWEEP != 0
+    }
+
+    /// The mover chooses to promote (promotion in a zone, where a move that may promote comes
+    /// twice). Promotion by capture needs no flag: it follows from the move, see
+    /// `Position::promotes`.
+    #[inline]
+    pub fn promote(&self) -> bool {
+        self.bits & PROMOTE != 0
     }
 
     /// Whether the piece stays on its square without capturing (a lion pass).
@@ -356,10 +402,10 @@ impl Position {
         if mv.mid != NO_SQUARE && self.board[mv.mid as usize].is_some() {
             f(mv.mid as usize);
         }
-        if mv.mid2 != NO_SQUARE && self.board[mv.mid2 as usize].is_some() {
-            f(mv.mid2 as usize);
+        if mv.mid2() != NO_SQUARE && self.board[mv.mid2() as usize].is_some() {
+            f(mv.mid2() as usize);
         }
-        if mv.sweep {
+        if mv.sweep() {
             let g = &self.variant.geometry;
             let (fx, fy) = g.xy(from);
             let (tx, ty) = g.xy(to);
@@ -389,7 +435,7 @@ impl Position {
     /// by capture), or by the move's choice (promotion in a zone).
     pub fn promotes(&self, mv: Move) -> bool {
         match self.board[mv.from as usize] {
-            Some(p) => self.after_move(p, self.variant.rules.promotes_on_capture() && self.is_capture(mv), mv.promote).promoted && !p.promoted,
+            Some(p) => self.after_move(p, self.variant.rules.promotes_on_capture() && self.is_capture(mv), mv.promote()).promoted && !p.promoted,
             None => false,
         }
     }
@@ -428,7 +474,7 @@ impl Position {
         if burns.mover {
             hash
         } else {
-            hash ^ piece_key(to, self.after_move(moved, captures, mv.promote))
+            hash ^ piece_key(to, self.after_move(moved, captures, mv.promote()))
         }
     }
 
@@ -456,7 +502,7 @@ impl Position {
         }
         let piece = self.remove(from).expect("mover present");
         if !burns.mover {
-            self.put(to, self.after_move(piece, captures, mv.promote));
+            self.put(to, self.after_move(piece, captures, mv.promote()));
         }
         self.undo.push(record);
         self.plies_before += 1;

@@ -218,6 +218,9 @@ pub struct Motion {
     pub trap: Trap,
     /// `PieceType::overlapping`.
     pub overlapping: bool,
+    /// The variant promotes in a zone and this type promotes: its moves may come twice
+    /// (set by `Variant` from the rules, so the generator tests one flag it already holds).
+    pub zone_promotion: bool,
 }
 
 /// A parsed piece table.
@@ -726,6 +729,7 @@ impl PieceTable {
                 range_rank: t.range_rank,
                 trap: t.trap,
                 overlapping: t.overlapping,
+                zone_promotion: false,
             });
             for color in Color::BOTH {
                 absolute_atoms[color.index()].extend(t.atoms.iter().map(|a| a.absolute(color)));
@@ -733,6 +737,13 @@ impl PieceTable {
         }
         let has_burners = types.iter().any(|t| t.burns);
         Ok(PieceTable { types, motions, absolute_atoms, by_key, by_name, options: all_options, has_burners })
+    }
+
+    /// Marks the types that promote as offering promotion in a zone (`Motion::zone_promotion`).
+    pub(crate) fn mark_zone_promotion(&mut self) {
+        for (motion, t) in self.motions.iter_mut().zip(&self.types) {
+            motion.zone_promotion = t.promotes_to.is_some();
+        }
     }
 
     /// A type's atoms with absolute directions for `color` (the generator's view).

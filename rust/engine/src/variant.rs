@@ -156,6 +156,10 @@ impl Variant {
         }
         let mut options = options.to_vec();
         options.sort();
+        let mut table = table;
+        if rules.zone().is_some() {
+            table.mark_zone_promotion();
+        }
         let variant = Variant { name: name.to_string(), rules, geometry, table, setup, options, dead_ends: Vec::new() };
         Ok(variant.with_dead_ends())
     }

@@ -459,9 +459,9 @@ impl Game {
             .game
             .position
             .moves_played()
-            .map(|m| match (m.mid2, m.promote) {
-                (NO_SQUARE, false) => (m.from, m.to, m.mid, m.sweep).into_py(py),
-                (mid2, promote) => (m.from, m.to, m.mid, m.sweep, mid2, promote).into_py(py),
+            .map(|m| match (m.mid2(), m.promote()) {
+                (NO_SQUARE, false) => (m.from, m.to, m.mid, m.sweep()).into_py(py),
+                (mid2, promote) => (m.from, m.to, m.mid, m.sweep(), mid2, promote).into_py(py),
             })
             .collect();
         let restore = py.import_bound("taikyoku._core")?.getattr("_restore_game")?.unbind();
@@ -543,7 +543,8 @@ pub fn _restore_game(
             Some(sq) => square(sq)?,
             None => NO_SQUARE,
         };
-        Ok(EngineMove { from: square(from)?, to: square(to)?, mid: square(mid)?, mid2, sweep, promote })
+        let (from, to) = (square(from)?, square(to)?);
+        Ok(EngineMove::with_captures(from as usize, to as usize, square(mid)?, mid2).with_sweep(sweep).with_promotion(promote))
     };
     let moves = moves
         .iter()

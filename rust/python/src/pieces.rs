@@ -116,7 +116,7 @@ impl Move {
     fn __hash__(&self) -> u64 {
         let m = self.inner;
         // 16 bits per square: from, to, mid, mid2; the sweep flag folded into the low bit.
-        ((m.from as u64) << 48 | (m.to as u64) << 32 | (m.mid as u64) << 16 | m.mid2 as u64) ^ m.sweep as u64 ^ (m.promote as u64) << 1
+        ((m.from as u64) << 48 | (m.to as u64) << 32 | (m.mid as u64) << 16 | m.mid2() as u64) ^ m.sweep() as u64 ^ (m.promote() as u64) << 1
     }
 }
 

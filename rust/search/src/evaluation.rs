@@ -499,7 +499,7 @@ mod tests {
                 let expected: f32 = pos.captures_of(mv).iter().map(|&sq| values.piece_value(pos.at(sq).unwrap())).sum();
                 let gain = values.move_gain(pos, mv, 0.0);
                 assert!((gain - expected).abs() <= 1e-3 * expected.max(1.0), "{mv:?}: {gain} vs {expected}");
-                checked_sweeps += (mv.sweep && expected > 0.0) as usize;
+                checked_sweeps += (mv.sweep() && expected > 0.0) as usize;
             }
         }
         assert!(checked_sweeps > 0, "no range capture was checked");

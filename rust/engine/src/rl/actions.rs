@@ -185,16 +185,16 @@ pub fn action_of(pos: &Position, mv: Move, frame: Frame) -> u32 {
     let flip = frame.flips(pos.side_to_move());
     let from = grid_square(geometry, mv.from as usize, flip);
     let to = grid_square(geometry, mv.to as usize, flip);
-    let promotion = if mv.promote { PROMOTION_BLOCK } else { 0 };
+    let promotion = if mv.promote() { PROMOTION_BLOCK } else { 0 };
     if mv.mid == NO_SQUARE {
         return (promotion + from * GRID_SQUARES + to) as u32;
     }
     let mid = offset(from, grid_square(geometry, mv.mid as usize, flip));
     let end = offset(from, to);
-    let template = if mv.mid2 == NO_SQUARE {
+    let template = if mv.mid2() == NO_SQUARE {
         template_index(&[mid], end)
     } else {
-        template_index(&[mid, offset(from, grid_square(geometry, mv.mid2 as usize, flip))], end)
+        template_index(&[mid, offset(from, grid_square(geometry, mv.mid2() as usize, flip))], end)
     }
     .expect("every multi-leg move has a template");
     (promotion + MOVE_BLOCK + from * TEMPLATE_COUNT + template) as u32
