@@ -8,6 +8,32 @@ use std::fmt;
 use crate::rules::{NoMoves, PerpetualCheck, RepetitionMode};
 use crate::variant::Variant;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Position hashes are already uniformly mixed 64-bit keys: hashing them again (SipHash) only
+/// costs time, so the repetition table uses them as they are.
+#[derive(Default)]
+struct PreHashed(u64);
+
+impl Hasher for PreHashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64` keys are hashed here; fold anything else in for completeness.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+/// Occurrences of each position hash.
+type Occurrences = HashMap<u64, u32, BuildHasherDefault<PreHashed>>;
 use std::sync::Arc;
 
 /// How a game ended.
@@ -82,7 +108,7 @@ pub struct Game {
     /// repetition and end bookkeeping stays in step; call `reset_history` after editing it.
     pub position: Position,
     /// Occurrences of each position hash since the start (hash covers the side to move).
-    seen: HashMap<u64, u32>,
+    seen: Occurrences,
     /// Hash after each ply, `hashes[0]` the start.
     hashes: Vec<u64>,
     /// The end reached after each ply (`None` while the game goes on).
@@ -101,7 +127,9 @@ impl Game {
     pub fn from_position(mut position: Position) -> Game {
         position.clear_history();
         let hash = position.hash();
-        Game { position, seen: HashMap::from([(hash, 1)]), hashes: vec![hash], ends: vec![None], max_plies: None }
+        let mut seen = Occurrences::default();
+        seen.insert(hash, 1);
+        Game { position, seen, hashes: vec![hash], ends: vec![None], max_plies: None }
     }
 
     /// Restarts the game's bookkeeping from the current position (after board edits).
@@ -198,10 +226,11 @@ impl Game {
         self.position.variant.rules.repetition.mode == RepetitionMode::Forbid
     }
 
-    /// Whether `mv` would make the position occur for the rule's counted time.
+    /// Whether `mv` would make the position occur for the rule's counted time. Only a quiet
+    /// move can (captures, promotions and burns never come back).
     fn repeats(&self, mv: Move) -> bool {
         let limit = self.position.variant.rules.repetition.count;
-        self.seen.get(&self.position.hash_after(mv)).is_some_and(|&n| n + 1 >= limit)
+        self.position.quiet_hash_after(mv).is_some_and(|hash| self.seen.get(&hash).is_some_and(|&n| n + 1 >= limit))
     }
 
     /// The end when the side to move has no legal move (the variant's `no-moves` rule).

@@ -133,6 +133,9 @@ pub struct Burns {
 }
 
 impl Burns {
+    /// Nothing burns.
+    pub const NONE: Burns = Burns { squares: [0; 8], len: 0, mover: false };
+
     /// The squares of the enemies the mover burns.
     pub fn squares(&self) -> impl Iterator<Item = usize> + '_ {
         self.squares[..self.len as usize].iter().map(|&sq| sq as usize)
@@ -476,6 +479,24 @@ impl Position {
         } else {
             hash ^ piece_key(to, self.after_move(moved, captures, mv.promote()))
         }
+    }
+
+    /// The hash after `mv` when it only moves the mover (no capture, promotion or burning),
+    /// else `None`: pieces never come back, so only such a move can recreate an earlier
+    /// position (the repetition rules ask this of every legal move).
+    #[inline]
+    pub fn quiet_hash_after(&self, mv: Move) -> Option<u64> {
+        let (from, to) = (mv.from as usize, mv.to as usize);
+        if mv.mid != NO_SQUARE || mv.promote() || (to != from && self.board[to].is_some()) {
+            return None;
+        }
+        if mv.sweep() || (self.variant.table.has_burners && self.burns(mv) != Burns::NONE) {
+            // A range capture only sweeps over pieces; a burn removes some.
+            return None;
+        }
+        let moved = self.board[from]?;
+        let hash = self.hash ^ WHITE_TO_MOVE_KEY;
+        Some(if to == from { hash } else { hash ^ piece_key(from, moved) ^ piece_key(to, moved) })
     }
 
     /// Plays a move (assumed pseudo-legal for the side to move).
