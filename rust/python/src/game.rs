@@ -138,11 +138,17 @@ impl Game {
         Ok(Game::wrap(engine::Game::from_position(Position::empty(v, side))))
     }
 
-    /// A game starting from a position text written by `to_text()`.
+    /// A game starting from a position text written by `to_text()`. Without `variant`, the
+    /// variant is the one whose board has the text's number of ranks (each variant's board
+    /// differs in size).
     #[staticmethod]
-    #[pyo3(signature = (text, variant = "taikyoku", options = None))]
-    fn from_text(text: &str, variant: &str, options: Option<Vec<String>>) -> PyResult<Game> {
-        let v = pieces::variant(variant, &options.unwrap_or_default())?;
+    #[pyo3(signature = (text, variant = None, options = None))]
+    fn from_text(text: &str, variant: Option<&str>, options: Option<Vec<String>>) -> PyResult<Game> {
+        let variant = match variant {
+            Some(name) => name.to_string(),
+            None => variant_of_text(text)?,
+        };
+        let v = pieces::variant(&variant, &options.unwrap_or_default())?;
         let pos = shield(|| Position::from_text(v, text).map_err(|e| PositionTextError::new_err(convert::clip_message(&format!("bad position text: {e}")))))?;
         Ok(Game::wrap(engine::Game::from_position(pos)))
     }
@@ -495,6 +501,22 @@ impl Game {
     /// The board as text: one row per rank, `.` for empty squares, White's pieces lower case.
     fn __str__(&self) -> String {
         self.game.position.board_string()
+    }
+}
+
+/// The built-in variant whose board has as many ranks as the position text.
+fn variant_of_text(text: &str) -> PyResult<String> {
+    let ranks = text.split_whitespace().next().map_or(0, |board| board.split('/').count());
+    let mut matching = engine::variant_names().into_iter().filter(|name| {
+        Variant::load(name, &[]).is_ok_and(|v| v.geometry.height == ranks)
+    });
+    match (matching.next(), matching.next()) {
+        (Some(name), None) => Ok(name.to_string()),
+        (Some(_), Some(_)) => Err(PositionTextError::new_err(format!("{ranks} ranks fit several variants: pass variant=..."))),
+        (None, _) => Err(PositionTextError::new_err(format!(
+            "bad position text: no variant has a board of {ranks} ranks ({})",
+            engine::variant_names().join(", ")
+        ))),
     }
 }
 
