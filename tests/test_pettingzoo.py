@@ -372,7 +372,7 @@ def test_render_modes():
     with pytest.warns(UserWarning, match="render"):
         assert env.render() is None
     with pytest.raises(ValueError):
-        pettingzoo_env(render_mode="human")
+        pettingzoo_env(render_mode="teapot")
 
 
 def test_bad_arguments_fail_early():

@@ -53,11 +53,20 @@ GYM_IDS = {"taikyoku": "taikyoku/Taikyoku-v0", "daidai": "taikyoku/DaiDai-v0", "
 
 
 def _register() -> None:
+    """Registers every id of GYM_IDS: ``gymnasium.make(id)`` builds a TaikyokuEnv, and
+    ``gymnasium.make_vec(id, n)`` a native taikyoku.VectorEnv (its ``vector_entry_point``;
+    ``vectorization_mode="sync"`` or ``"async"`` runs n TaikyokuEnv instead). The variant is a
+    keyword argument of both, so ``make(id, variant=...)`` may still choose another."""
     import gymnasium
 
     for variant, env_id in GYM_IDS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point="taikyoku.env:TaikyokuEnv", kwargs={"variant": variant})
+            gymnasium.register(
+                id=env_id,
+                entry_point="taikyoku.env:TaikyokuEnv",
+                vector_entry_point="taikyoku.vector:VectorEnv",
+                kwargs={"variant": variant},
+            )
 
 
 _register()

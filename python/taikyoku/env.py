@@ -16,10 +16,16 @@ Registered as ``"taikyoku/Taikyoku-v0"`` when :mod:`taikyoku` is imported::
 The agent plays both sides by default (rewards from the view of the side that just moved), or
 one side against a built-in opponent (``opponent="random"`` or ``"mcts"``, or any callable that
 takes a :class:`taikyoku.Game` and returns an action). See docs/ACTIONS.md for the spaces.
+
+``info["legal_actions"]`` is a :class:`LegalActions`: the sorted legal actions, read-only, which
+``np.asarray`` turns into an int64 array without copying. It is not itself an ndarray so that
+Gymnasium's ``SyncVectorEnv`` / ``AsyncVectorEnv`` batch it into an object array (one entry per
+env) instead of failing on arrays of different lengths.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Callable, Optional, Union
 
 import gymnasium
@@ -27,8 +33,9 @@ import numpy as np
 from gymnasium import spaces
 
 from taikyoku import _core, _validate
+from taikyoku import render as render_module
 
-__all__ = ["LegalActionSpace", "TaikyokuEnv", "observation_space"]
+__all__ = ["LegalActionSpace", "LegalActions", "TaikyokuEnv", "observation_space"]
 
 Opponent = Union[None, str, Callable[["_core.Game"], int]]
 
@@ -41,6 +48,115 @@ def observation_space(variant: str = "taikyoku", compact: bool = False, dtype=No
     if compact:
         high = max(255, len(_core.piece_types(variant)))
     return spaces.Box(low=0, high=high, shape=(_core.GRID, _core.GRID, planes), dtype=dtype)
+
+
+class LegalActions(Sequence):
+    """The sorted legal actions of a position: a read-only sequence of int64 actions.
+
+    It behaves as the read-only int64 array it wraps for reading: ``len``, ``in`` (a binary
+    search), indexing and slicing (numpy results), iteration, and the array's attributes and
+    methods (``dtype``, ``size``, ``flags``, ``tolist()``, ``copy()``, ...). ``np.asarray(la)``
+    is that array, read-only and without a copy (``np.array(la)`` is a writable copy), and numpy
+    accepts it wherever it takes an array (``logits[la]``, ``np.isin(a, la)``). Writing raises
+    ``ValueError`` as for a read-only array.
+
+    It is deliberately not an ``ndarray``: Gymnasium's ``SyncVectorEnv`` and ``AsyncVectorEnv``
+    batch an ndarray info into one fixed-shape array, which fails for lists of different lengths;
+    any other object is batched into an object array, ``infos["legal_actions"][i]`` for env i.
+    Two of them compare equal (``==`` is a ``bool``) when they hold the same actions. They pickle.
+    """
+
+    __slots__ = ("_array",)
+
+    def __init__(self, actions):
+        if isinstance(actions, np.ndarray) and not actions.flags.writeable:
+            array = np.asarray(actions, dtype=np.int64)  # already read-only: shared, not copied
+        else:
+            array = np.array(actions, dtype=np.int64)  # the caller's writable data: a copy
+        if array.ndim != 1:
+            raise _core.TaikyokuError(f"legal actions are a 1-d list, not of shape {array.shape}")
+        array.flags.writeable = False
+        object.__setattr__(self, "_array", array)
+
+    @property
+    def array(self) -> np.ndarray:
+        """The read-only int64 array (no copy)."""
+        return self._array
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return self._array.astype(dtype if dtype is not None else self._array.dtype, copy=True)
+        if dtype is not None and np.dtype(dtype) != self._array.dtype:
+            if copy is False:
+                raise ValueError(f"LegalActions are int64: converting them to {np.dtype(dtype)} needs a copy")
+            return self._array.astype(dtype)
+        return self._array
+
+    def __len__(self) -> int:
+        return self._array.size
+
+    def __getitem__(self, index):
+        return self._array[index]
+
+    def __setitem__(self, index, value):
+        raise ValueError("assignment destination is read-only (legal actions are the env's; copy them to change)")
+
+    def __delitem__(self, index):
+        raise ValueError("assignment destination is read-only (legal actions are the env's; copy them to change)")
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"LegalActions are read-only: cannot set {name!r}")
+
+    def __iter__(self):
+        return iter(self._array)
+
+    def __reversed__(self):
+        return iter(self._array[::-1])
+
+    def __contains__(self, action) -> bool:
+        try:
+            value = _validate.integer("action", action)
+        except (TypeError, ValueError):
+            return False
+        index = int(np.searchsorted(self._array, value)) if -(2**63) <= value < 2**63 else self._array.size
+        return index < self._array.size and int(self._array[index]) == value
+
+    def index(self, action, *args) -> int:
+        if action in self and not args:
+            return int(np.searchsorted(self._array, int(action)))
+        return super().index(action, *args)
+
+    def count(self, action) -> int:
+        return int(action in self)
+
+    def __eq__(self, other):
+        if isinstance(other, LegalActions):
+            return bool(np.array_equal(self._array, other._array))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getattr__(self, name):
+        # The array's attributes and methods (dtype, size, flags, tolist, copy, ...). Private
+        # names are not forwarded (copy and pickle probe them before __init__ has run).
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._array, name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | {n for n in dir(self._array) if not n.startswith("_")})
+
+    def __reduce__(self):
+        return (LegalActions, (self._array,))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __repr__(self) -> str:
+        return f"LegalActions({np.array2string(self._array, separator=', ', threshold=12)}, n={self._array.size})"
 
 
 class LegalActionSpace(spaces.Discrete):
@@ -70,11 +186,21 @@ class LegalActionSpace(spaces.Discrete):
         copy.np_random.bit_generator.state = self.np_random.bit_generator.state
         return copy
 
+    def __reduce__(self):
+        # Pickled (AsyncVectorEnv sends the spaces to its workers to compare them), it is the
+        # plain Discrete it equals: a copy in another process has no position to sample from.
+        return (spaces.Discrete, (self.n,))
+
     def __eq__(self, other):
         return isinstance(other, spaces.Discrete) and other.n == self.n and other.start == self.start
 
     def __hash__(self):
         return hash((spaces.Discrete, self.n))
+
+
+#: "rgb_array" where its rasteriser (resvg-py and pillow) is installed: the modes in metadata
+#: are those that work here (gymnasium's env checker renders each of them).
+_RGB_MODES = ["rgb_array"] if render_module.rgb_available() else []
 
 
 class TaikyokuEnv(gymnasium.Env):
@@ -88,17 +214,22 @@ class TaikyokuEnv(gymnasium.Env):
         max_plies: truncate after this many plies, at least 1 (None: play to the end).
         illegal_action: ``"raise"`` (IllegalMoveError, nothing changes) or ``"lose"`` (the seed's
             rule: the mover loses at once, reward -1).
-        render_mode: None, ``"ansi"`` (text board) or ``"svg"`` (SVG document string).
+        render_mode: None, ``"ansi"`` (text board), ``"svg"`` (SVG document string),
+            or ``"rgb_array"`` (an (H, W, 3) uint8 picture, for ``gymnasium.wrappers.RecordVideo``;
+            needs resvg-py and pillow).
         frame: ``"mover"`` (board rotated for White; default) or ``"absolute"``.
         compact: piece-id planes instead of one-hot planes.
         dtype: observation dtype (uint8 one-hot / uint16 compact by default; float32 on request).
         options: rule options (``taikyoku.rule_options()``).
         mcts_simulations: simulations per move of the ``"mcts"`` opponent.
         start: position text (``Game.to_text()``) to start every episode from, instead of the
-            initial setup.
+            initial setup; ``reset(options={"start": text})`` overrides it for one episode.
+
+    ``info`` holds ``legal_actions`` (a read-only :class:`LegalActions`), ``to_play`` and
+    ``ply``, and once the game is over ``result`` and ``termination``.
     """
 
-    metadata = {"render_modes": ["ansi", "svg"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "svg", *_RGB_MODES], "render_fps": 4}
 
     def __init__(
         self,
@@ -118,6 +249,8 @@ class TaikyokuEnv(gymnasium.Env):
         if not isinstance(variant, str):
             raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
         illegal_action = _validate.choice("illegal_action", illegal_action, _core.ILLEGAL_ACTIONS)
+        if render_mode == "rgb_array":
+            render_module.require_rgb()  # a clear ImportError naming what to install
         render_mode = _validate.choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         agent_color = _validate.choice("agent_color", agent_color, ("black", "white"))
         frame = _validate.choice("frame", frame, _core.FRAMES)
@@ -154,10 +287,11 @@ class TaikyokuEnv(gymnasium.Env):
             return lambda game: _core.mcts_action(game, simulations, seed=int(self.np_random.integers(2**63)))
         raise _core.TaikyokuError(f"unknown opponent {_validate.show(opponent)} (use None, 'random', 'mcts' or a callable)")
 
-    def _new_game(self) -> "_core.Game":
-        if self.start is None:
+    def _new_game(self, start: Optional[str] = None) -> "_core.Game":
+        start = self.start if start is None else start
+        if start is None:
             return _core.Game(self.variant, options=self.rule_options, max_plies=self.max_plies)
-        game = _core.Game.from_text(self.start, variant=self.variant, options=self.rule_options)
+        game = _core.Game.from_text(start, variant=self.variant, options=self.rule_options)
         game.max_plies = self.max_plies
         return game
 
@@ -169,7 +303,8 @@ class TaikyokuEnv(gymnasium.Env):
 
     def _info(self) -> dict[str, Any]:
         info: dict[str, Any] = {
-            "legal_actions": self._legal,
+            # The env's own array, read-only, in a wrapper that vector envs batch (see LegalActions).
+            "legal_actions": LegalActions(self._legal),
             "to_play": self.game.side_to_move,
             "ply": self.game.ply,
         }
@@ -201,12 +336,21 @@ class TaikyokuEnv(gymnasium.Env):
     # -- Gymnasium API ----------------------------------------------------------------------
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Starts a new game; ``options={"start": text}`` starts this one from a position text
+        (``Game.to_text()``) instead of the env's ``start``. Other option keys are ignored."""
+        # Everything that can fail comes first: a bad seed or start text changes nothing.
         if seed is not None:
             seed = _validate.integer("seed", seed, 0)
+        start = None
+        if options and options.get("start") is not None:
+            start = options["start"]
+            if not isinstance(start, str):
+                raise _core.TaikyokuError(f"options['start'] must be a position text (Game.to_text()), not {_validate.show(start)}")
+        game = self._new_game(start)
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(int(self.np_random.integers(2**31)))
-        self.game = self._new_game()
+        self.game = game
         self._refresh()
         self._opponent_moves()
         return self._observe(), self._info()
@@ -240,13 +384,15 @@ class TaikyokuEnv(gymnasium.Env):
         return self._observe(), reward, terminated, truncated, self._info()
 
     def render(self):
-        from taikyoku import render
-
+        """The position per ``render_mode``: text (``"ansi"``), an SVG document (``"svg"``) or an
+        (H, W, 3) uint8 picture (``"rgb_array"``)."""
         if self.render_mode == "ansi":
-            return render.ansi(self.game)
+            return render_module.ansi(self.game)
         if self.render_mode == "svg":
-            return render.svg(self.game)
-        gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'svg'")
+            return render_module.svg(self.game)
+        if self.render_mode == "rgb_array":
+            return render_module.rgb_array(self.game)
+        gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi', 'svg' or 'rgb_array'")
         return None
 
     def legal_action_mask(self) -> np.ndarray:

@@ -34,7 +34,7 @@ action spaces yourself for reproducible random play.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import gymnasium
 import numpy as np
@@ -44,11 +44,15 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from taikyoku import _core, _validate
+from taikyoku import render as render_module
 from taikyoku._core import Game, IllegalMoveError, NUM_ACTIONS
 
 __all__ = ["TaikyokuAEC", "pettingzoo_env"]
 
 _AGENTS = ("black", "white")
+#: "rgb_array" where resvg-py and pillow are installed (pettingzoo's render_test renders every
+#: mode in metadata).
+_RGB_MODES = ["rgb_array"] if render_module.rgb_available() else []
 _FRAMES = _core.FRAMES
 _ILLEGAL = _core.ILLEGAL_ACTIONS
 
@@ -104,7 +108,10 @@ class TaikyokuAEC(AECEnv):
         max_plies: truncate the game after this many plies (``None``: never).
         illegal_action: ``"raise"`` raises ``IllegalMoveError`` and leaves everything as it
             was (the caller can retry); ``"lose"`` ends the game, the offender getting -1.
-        render_mode: ``"ansi"`` or ``"svg"`` (both return a ``str``), or ``None``.
+        render_mode: ``"ansi"`` or ``"svg"`` (both return a ``str``), ``"rgb_array"`` (an
+            (H, W, 3) uint8 picture; needs resvg-py and pillow), ``"human"`` (the text board
+            printed after every reset and step, and by ``render()``, which returns None), or
+            ``None``.
         frame: ``"mover"`` (each agent from its own side) or ``"absolute"`` (Black's view).
         compact: uint16 piece-id planes (8 planes) instead of uint8 one-hot ones.
         start: a position text (``Game.to_text()``) to start from instead of the initial
@@ -113,7 +120,7 @@ class TaikyokuAEC(AECEnv):
 
     metadata = {
         "name": "taikyoku_v0",
-        "render_modes": ["ansi", "svg"],
+        "render_modes": ["ansi", "svg", "human", *_RGB_MODES],
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -134,6 +141,8 @@ class TaikyokuAEC(AECEnv):
             raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
         illegal_action = _validate.choice("illegal_action", illegal_action, _ILLEGAL)
         frame = _validate.choice("frame", frame, _FRAMES)
+        if render_mode == "rgb_array":
+            render_module.require_rgb()  # a clear ImportError naming what to install
         render_mode = _validate.choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         _check_start(start)
         self.variant = variant
@@ -214,6 +223,8 @@ class TaikyokuAEC(AECEnv):
         self.agent_selection = self.game.side_to_move
         self._skip_agent_selection = None
         self._sync()
+        if self.render_mode == "human":
+            self.render()
 
     def _sync(self) -> None:
         """Reads the game's state into the AEC dicts after a move (or a reset)."""
@@ -258,6 +269,8 @@ class TaikyokuAEC(AECEnv):
             self._sync()
         self.agent_selection = self._other(agent)
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def _play(self, action: Any) -> None:
         """Plays an action of the env's frame, raising IllegalMoveError with the game intact."""
@@ -295,19 +308,23 @@ class TaikyokuAEC(AECEnv):
     # ------------------------------------------------------------------------------------------
     # Rendering
 
-    def render(self) -> Optional[str]:
-        """The position as ANSI text or as SVG, per ``render_mode``."""
+    def render(self) -> Union[None, str, np.ndarray]:
+        """The position per ``render_mode``: ANSI text, SVG, an (H, W, 3) uint8 picture
+        (``"rgb_array"``), or None after printing the text board (``"human"``)."""
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "You are calling render method without specifying any render mode "
-                "(pass render_mode='ansi' or 'svg' to the environment)."
+                "(pass render_mode='ansi', 'svg', 'rgb_array' or 'human' to the environment)."
             )
             return None
-        from taikyoku import render
-
         if self.render_mode == "ansi":
-            return render.ansi(self.game)
-        return render.svg(self.game)
+            return render_module.ansi(self.game)
+        if self.render_mode == "rgb_array":
+            return render_module.rgb_array(self.game)
+        if self.render_mode == "human":
+            render_module.print_board(self.game)
+            return None
+        return render_module.svg(self.game)
 
     def close(self) -> None:
         """Nothing to release (no window, no subprocess); present as PettingZoo expects."""

@@ -1,4 +1,5 @@
-"""Pictures of a position: a terminal board (``ansi``) and a standalone SVG (``svg``).
+"""Pictures of a position: a terminal board (``ansi``), a standalone SVG (``svg``) and an RGB
+image (``rgb_array``: the SVG rasterised by resvg-py and decoded by pillow, both optional).
 
 Both read only the public ``Game`` API (``width``/``height``, ``pieces()``, ``history()``,
 ``clone()``/``undo()``), so they work for any board size the engine supports, and they never
@@ -15,12 +16,15 @@ True
 
 from __future__ import annotations
 
+import importlib.util
+import io
+import sys
 from typing import Dict, List, Optional, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
 from taikyoku import _validate
 
-__all__ = ["ansi", "svg"]
+__all__ = ["ansi", "print_board", "rgb_array", "rgb_available", "svg"]
 
 # ---------------------------------------------------------------------------------------------
 # Squares.  Names are "<file><rank>": files count from the right (36 .. 1 seen by Black), ranks
@@ -355,3 +359,51 @@ def svg(
     out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def print_board(game, file=None) -> None:
+    """Prints ``ansi(game)`` (``render_mode="human"``), in colour when the output is a terminal."""
+    out = sys.stdout if file is None else file
+    isatty = getattr(out, "isatty", None)
+    print(ansi(game, color=bool(isatty and isatty())), file=out, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# RGB image: the SVG rasterised.  resvg-py and pillow are optional (the ``test`` extra has them).
+
+_RGB_NEEDS = ("resvg_py", "PIL")
+
+
+def rgb_available() -> bool:
+    """Whether ``rgb_array`` can work here (resvg-py and pillow are installed)."""
+    return all(importlib.util.find_spec(name) is not None for name in _RGB_NEEDS)
+
+
+def require_rgb() -> None:
+    """Raises ImportError, saying what to install, unless ``rgb_array`` can work here."""
+    missing = [name for name in _RGB_NEEDS if importlib.util.find_spec(name) is None]
+    if missing:
+        packages = " and ".join({"resvg_py": "resvg-py", "PIL": "pillow"}[name] for name in missing)
+        raise ImportError(
+            f"render_mode='rgb_array' rasterises the SVG board with resvg-py and pillow: {packages} "
+            f"{'is' if len(missing) == 1 else 'are'} not installed (pip install resvg-py pillow)"
+        )
+
+
+def rgb_array(game, *, size: Optional[float] = None, labels: str = "abbrev", last_move: bool = True,
+              coordinates: bool = True):
+    """The board as an (H, W, 3) uint8 numpy array: ``svg(game, ...)`` rasterised.
+
+    By default one square is 30 px (Taikyoku: 1124 x 1124, Dai dai: 554 x 554); ``size`` sets the
+    larger side in pixels. For ``render_mode="rgb_array"`` and ``gymnasium.wrappers.RecordVideo``.
+    Needs resvg-py and pillow (ImportError otherwise, naming them).
+    """
+    require_rgb()
+    import numpy as np
+    import resvg_py
+    from PIL import Image
+
+    picture = svg(game, labels=labels, size=size, last_move=last_move, coordinates=coordinates)
+    png = bytes(resvg_py.svg_to_bytes(svg_string=picture))
+    with Image.open(io.BytesIO(png)) as image:
+        return np.asarray(image.convert("RGB"), dtype=np.uint8).copy()

@@ -169,8 +169,10 @@ impl Position {
         if piece.promoted || self.variant.table.get(piece.kind).promotes_to.is_none() {
             return;
         }
-        for i in start..out.len() {
-            match self.promotion_offer(piece, zone, out[i]) {
+        let end = out.len();
+        for i in start..end {
+            let steps = &out[start..end];
+            match self.promotion_offer(piece, zone, out[i], || steps.to_vec()) {
                 Offer::Forced => out[i] = out[i].with_promotion(true),
                 Offer::Optional => out.push(out[i].with_promotion(true)),
                 Offer::None => {}
@@ -180,17 +182,32 @@ impl Position {
 
     /// Whether a move of `piece` (unpromoted, of a promoting type) may or must promote under
     /// the zone rule: it must where the piece would be stuck for good (`Variant::dead_ends`).
-    pub(crate) fn promotion_offer(&self, piece: Piece, zone: &Zone, mv: Move) -> Offer {
+    /// The squares a move passes through count as well as its end (seed 004, lines 148-150: a
+    /// lion next to the zone promotes with igui, or a pass, into the zone and back): the square
+    /// it captures on the way, and for a pass an empty zone square next to it that the piece
+    /// can step to (`piece_moves` gives the piece's moves; called only for passes).
+    pub(crate) fn promotion_offer(&self, piece: Piece, zone: &Zone, mv: Move, piece_moves: impl FnOnce() -> Vec<Move>) -> Offer {
         let g = &self.variant.geometry;
-        let in_zone = |sq: u16| g.rank_from_front(sq as usize, piece.color) < zone.depth as usize;
+        let in_zone = |sq: u16| sq != NO_SQUARE && g.rank_from_front(sq as usize, piece.color) < zone.depth as usize;
         let dead_ends = self.variant.dead_ends.get(piece.kind as usize).copied().unwrap_or(0);
         if dead_ends & (1 << g.rank_from_front(mv.to as usize, piece.color)) != 0 {
             return Offer::Forced;
         }
+        let path_in_zone = in_zone(mv.to)
+            || in_zone(mv.mid)
+            || in_zone(mv.mid2())
+            || (mv.is_pass() && {
+                let (x, y) = g.xy(mv.from as usize);
+                piece_moves().iter().any(|m| {
+                    let (tx, ty) = g.xy(m.to as usize);
+                    m.mid == NO_SQUARE && (tx - x).abs() <= 1 && (ty - y).abs() <= 1 && m.to != m.from
+                        && self.at(m.to as usize).is_none() && in_zone(m.to)
+                })
+            });
         let may = match zone.trigger {
-            ZoneTrigger::Touch => in_zone(mv.from) || in_zone(mv.to),
+            ZoneTrigger::Touch => in_zone(mv.from) || path_in_zone,
             ZoneTrigger::EnterOrCapture => {
-                (!in_zone(mv.from) && in_zone(mv.to)) || ((in_zone(mv.from) || in_zone(mv.to)) && self.is_capture(mv))
+                (!in_zone(mv.from) && path_in_zone) || ((in_zone(mv.from) || path_in_zone) && self.is_capture(mv))
             }
         };
         if may {
@@ -206,7 +223,11 @@ impl Position {
         !mv.promote()
             && !piece.promoted
             && self.variant.table.get(piece.kind).promotes_to.is_some()
-            && self.promotion_offer(piece, zone, mv) == Offer::Optional
+            && self.promotion_offer(piece, zone, mv, || {
+                let mut moves = Vec::new();
+                self.generate_from(mv.from as usize, &mut moves);
+                moves
+            }) == Offer::Optional
     }
 
     /// Whether `sq` may be entered by a piece of `color`: empty or an enemy.

@@ -67,7 +67,8 @@ impl Position {
             let second = (mv.mid2() != NO_SQUARE).then_some(mv.mid2() as usize);
             Action::Double { first: mv.mid as usize, second, to, capture: self.at(to).is_some() }
         } else {
-            Action::Simple { to, capture: self.is_capture(mv) }
+            // `x` whenever the move removes an enemy piece, by burning too (RULES.md §7).
+            Action::Simple { to, capture: self.is_capture(mv) || self.burns(mv).squares().next().is_some() }
         };
         WrittenAction { action, promotes: self.promotes(mv), declines: self.declines_promotion(mv) }
     }
