@@ -82,7 +82,7 @@ def test_open_reads_both_tables_with_the_documented_schemas(made, kind, fmt):
     assert len(ds.shards) == shards and len(ds.files) == 2 * shards and all(p.is_file() for p in ds.files)
     assert all(p.suffix == "." + EXT[fmt] for p in ds.files)
     assert ds.settings["players"]["kind"] == kind and ds.format == fmt and ds.max_plies == spec["max_plies"]
-    assert ds.manifest["schema_version"] == tds.SCHEMA_VERSION == 1
+    assert ds.manifest["schema_version"] == tds.SCHEMA_VERSION == 2
     assert f"games={spec['games']}" in repr(ds) and f"positions={ds.num_positions}" in repr(ds)
     assert "positions" not in ds.__dict__  # lazy: nothing read yet
     games, positions = ds.games, ds.positions
@@ -391,8 +391,10 @@ def test_open_errors_are_taikyoku_errors(made, tmp_path):
         tds.open(with_manifest('{"schema_version": 1, "shards": ['))
     with pytest.raises(TaikyokuError, match="expected a JSON object"):
         tds.open(with_manifest("[1, 2]"))
-    with pytest.raises(TaikyokuError, match="schema_version 2.*reads version 1"):
-        tds.open(with_manifest(json.dumps({**good, "schema_version": 2})))
+    with pytest.raises(TaikyokuError, match="schema_version 3.*reads versions 1, 2"):
+        tds.open(with_manifest(json.dumps({**good, "schema_version": 3})))
+    # Version 1 (before the promotion block) reads as it is.
+    assert tds.open(with_manifest(json.dumps({**good, "schema_version": 1}))).manifest["schema_version"] == 1
     with pytest.raises(TaikyokuError, match="missing shards"):
         tds.open(with_manifest(json.dumps({k: v for k, v in good.items() if k != "shards"})))
     with pytest.raises(TaikyokuError, match="unknown format"):
@@ -491,7 +493,7 @@ def test_same_settings_give_identical_bytes_for_any_thread_count(tmp_path, fmt):
     taikyoku.selfplay(str(tmp_path / "one"), threads=1, **spec)
     taikyoku.selfplay(str(tmp_path / "three"), threads=3, **spec)
     one = file_bytes(tmp_path / "one")
-    assert one == file_bytes(tmp_path / "three") and len(one) == 1 + 2 * 3
+    assert one == file_bytes(tmp_path / "three") and len(one) == 2 + 2 * 3  # manifest, card, 3 shards x 2 tables
 
 
 def test_a_rerun_resumes_and_other_settings_are_refused(tmp_path):
@@ -596,3 +598,268 @@ def test_the_samples_regenerate_identically(name, tmp_path):
     assert fresh.shards == committed.shards
     assert (tmp_path / name / "manifest.json").read_bytes() == (SAMPLES / name / "manifest.json").read_bytes()
     assert fresh.games.equals(committed.games) and fresh.positions.equals(committed.positions)
+
+
+# -- self-describing files: schema metadata and the dataset card --------------------------------------
+
+
+@pytest.mark.parametrize("kind,fmt", KINDS)
+def test_every_file_carries_its_metadata_and_field_descriptions(made, kind, fmt):
+    root = made(kind, fmt)
+    ds = tds.open(root)
+    for table in ("games", "positions"):
+        files = ds.games_files if table == "games" else ds.positions_files
+        for path in files:
+            meta = tds.file_metadata(path)
+            assert meta == {
+                "schema_version": tds.SCHEMA_VERSION,
+                "engine_version": taikyoku.__version__,
+                "table": table,
+                "description": meta["description"],
+                "variant": "taikyoku",
+                "settings": ds.settings,
+            }
+            assert table in meta["description"] and "datasets/README.md" in meta["description"]
+            schema = pq.read_schema(path) if fmt == "parquet" else pa.ipc.open_file(pa.memory_map(str(path))).schema
+            for field in schema:
+                assert field.metadata and field.metadata[b"description"], f"{path}: {field.name} has no description"
+        # Tables read from several shards keep it (every shard's is the same).
+        assert tds.file_metadata(ds.read_shard(0, table))["table"] == table
+        assert tds.file_metadata(getattr(ds, table))["settings"] == ds.settings
+    if fmt == "parquet":  # also as Parquet key-value metadata, for readers that skip the Arrow schema
+        kv = pq.read_metadata(ds.positions_files[0]).metadata
+        assert json.loads(kv[b"taikyoku.settings"]) == ds.settings and kv[b"taikyoku.table"] == b"positions"
+
+
+def test_field_descriptions_document_frames_signs_and_the_board_code():
+    def described(schema, name):
+        return schema.field(name).metadata[b"description"].decode()
+
+    positions, games = tds.positions_schema(), tds.games_schema()
+    assert all(f.metadata and f.metadata[b"description"] for f in list(positions) + list(games))
+    assert "mover's frame" in described(positions, "action") and "mover's frame" in described(games, "actions")
+    assert "mover's frame" in described(positions, "visits")
+    board = described(positions, "board")
+    assert "Black's (absolute) view" in board and "(kind + 1) << 2 | promoted << 1 | color" in board
+    assert "row 0 is rank a, column 0 is file 36" in board
+    assert "for the side to move: 1 win, -1 loss, 0 draw or truncated" in described(positions, "outcome")
+    assert "for the side to move, -1 to 1 (1: it wins)" in described(positions, "root_value")
+    # The board code as described decodes the opening's lance on 36jj (datasets/README.md §6).
+    code = int(taikyoku.Game().compact_board()[35 * 36 + 0])
+    assert taikyoku.piece_types()[(code >> 2) - 1].abbrev == "L" and code & 1 == 0
+
+
+def test_file_metadata_of_files_without_it_and_bad_input(tmp_path):
+    plain = tmp_path / "plain.arrow"
+    table = pa.table({"x": [1]})
+    with pa.OSFile(str(plain), "wb") as f, pa.ipc.new_file(f, table.schema) as writer:
+        writer.write_table(table)
+    assert tds.file_metadata(plain) == {}  # e.g. files of schema version 1
+    with pytest.raises(TaikyokuError, match="cannot read the schema"):
+        tds.file_metadata(tmp_path / "missing.arrow")
+    with pytest.raises(TaikyokuError, match="expected a shard file's path or a pyarrow schema"):
+        tds.file_metadata(42)
+
+
+def _card(root):
+    """The card's YAML header (parsed) and its text."""
+    text = (root / "README.md").read_text(encoding="utf-8")
+    assert text.startswith("---\n")
+    header, body = text[4:].split("\n---\n", 1)
+    yaml = pytest.importorskip("yaml")
+    return yaml.safe_load(header), body
+
+
+@pytest.mark.parametrize("kind,fmt", KINDS)
+def test_the_dataset_card_lets_hugging_face_find_both_tables(made, kind, fmt):
+    root = made(kind, fmt)
+    ds = tds.open(root)
+    header, body = _card(root)
+    configs = {c["config_name"]: c for c in header["configs"]}
+    assert set(configs) == {"positions", "games"} and configs["positions"].get("default") is True
+    for table, files in (("positions", ds.positions_files), ("games", ds.games_files)):
+        (split,) = configs[table]["data_files"]
+        assert split["split"] == "train"
+        assert sorted(root.glob(split["path"])) == sorted(files)  # the glob finds every shard, no manifest or .tmp
+        assert split["path"].endswith("." + EXT[fmt])
+    assert header["pretty_name"] and "self-play" in header["tags"] and header["size_categories"] == ["n<1K"]
+    # What it holds, how to read it, every column with its meaning, the settings.
+    assert f"| games | {len(ds)} |" in body and f"| positions | {ds.num_positions:,} |" in body
+    for table in (tds.positions_schema(), tds.games_schema()):
+        for field in table:
+            assert f"| `{field.name}` |" in body
+    assert "mover's frame" in body and "(kind + 1) << 2 | promoted << 1 | color" in body
+    assert json.loads(body.split("```json\n", 1)[1].split("\n```", 1)[0]) == ds.settings
+    assert "load_dataset" in body and "tds.open" in body
+
+
+def test_the_card_of_an_unfinished_run_says_so_and_a_failed_run_removes_it(tmp_path):
+    from taikyoku.selfplay import settings_json
+
+    settings = settings_json(players="random", games=4, seed=0, threads=None, format="arrow", max_plies=5,
+                             simulations=64, variant="taikyoku", options=None, games_per_shard=2, progress=False,
+                             leaves_per_game=8, concurrent_games=1, mcts={})
+    writer = core.DatasetWriter(str(tmp_path / "ds"), settings)
+    header, body = _card(tmp_path / "ds")
+    assert "size_categories" not in header and "**Incomplete:**" in body and "| games |" not in body
+    writer.abandon()
+    assert not (tmp_path / "ds").exists()
+
+
+def test_hugging_face_datasets_loads_the_directory(made):
+    """Runs where Hugging Face ``datasets`` (3.0 or later reads Arrow IPC files) is installed."""
+    hf = pytest.importorskip("datasets")
+    for fmt in ("arrow", "parquet"):
+        root = made("mcts", fmt)
+        ds = tds.open(root)
+        positions = hf.load_dataset(str(root), split="train")
+        games = hf.load_dataset(str(root), "games", split="train")
+        assert positions.num_rows == ds.num_positions and games.num_rows == len(ds)
+        assert positions[0]["board"] == ds.positions.column("board")[0].as_py()
+
+
+@pytest.mark.parametrize("fmt", ["arrow", "parquet"])
+def test_pyarrow_reads_a_table_folder_and_the_root(made, fmt):
+    root = made("random", fmt)
+    ds = tds.open(root)
+    positions = pds.dataset(root / "positions", format=PDS_FORMAT[fmt])
+    assert positions.count_rows() == ds.num_positions
+    assert positions.schema.metadata[b"taikyoku.table"] == b"positions"
+    # The root: one dataset of both folders, told apart by a partition field; the two
+    # metadata files (manifest.json, README.md) left out.
+    both = pds.dataset(root, format=PDS_FORMAT[fmt], partitioning=["table"], exclude_invalid_files=True,
+                       schema=tds.positions_schema().append(pa.field("table", pa.string())))
+    assert both.to_table(filter=pds.field("table") == "positions").num_rows == ds.num_positions
+    assert ds.pyarrow_dataset("positions").count_rows() == ds.num_positions
+    assert ds.pyarrow_dataset("games").to_table().column("game_id").to_pylist() == list(range(len(ds)))
+
+
+# -- splits and subsets -------------------------------------------------------------------------------
+
+
+def test_split_by_game_is_deterministic_disjoint_and_complete(made):
+    ds = tds.open(made("random", "arrow"))
+    train, validation = ds.split(0.34, seed=1)
+    assert (len(train), len(validation)) == (2, 1)
+    ids = lambda d: d.game_ids.tolist()  # noqa: E731
+    assert sorted(ids(train) + ids(validation)) == list(range(len(ds)))
+    again = ds.split(0.34, seed=1)
+    assert (ids(again[0]), ids(again[1])) == (ids(train), ids(validation))
+    # Positions follow their games: nothing shared, nothing lost.
+    assert set(train.positions.column("game_id").to_pylist()).isdisjoint(validation.positions.column("game_id").to_pylist())
+    assert train.positions.num_rows + validation.positions.num_rows == ds.num_positions
+    assert train.num_positions + validation.num_positions == ds.num_positions
+    assert train.games.column("game_id").to_pylist() == ids(train)
+    # Batches, observations, verify, replay and the pyarrow view see only the subset's games.
+    seen = set()
+    for batch in validation.batches(batch_size=7, shuffle=True, seed=0, compact=True):
+        seen.update(batch["game_id"].tolist())
+    assert seen == set(ids(validation))
+    assert validation.observations(compact=True).shape[0] == validation.num_positions
+    assert validation.verify() == {"games": 1, "positions": validation.num_positions}
+    assert validation.pyarrow_dataset().count_rows() == validation.num_positions
+    other = ids(train)[0]
+    with pytest.raises(TaikyokuError, match=f"game {other} is not in this subset"):
+        validation.game(other)
+    assert "subset" in repr(validation)
+    summary = validation.summary()
+    assert summary["subset"] and summary["games"] == 1 and summary["positions"] == validation.num_positions
+    # Pickled (to DataLoader workers), a subset stays one.
+    assert ids(pickle.loads(pickle.dumps(validation))) == ids(validation)
+
+
+def test_split_fractions_seeds_and_errors(tmp_path):
+    out = tmp_path / "ds"
+    taikyoku.selfplay(str(out), players="random", games=50, max_plies=2, games_per_shard=7)
+    ds = tds.open(out)
+    sizes = {f: len(ds.split(f)[1]) for f in (0.01, 0.1, 0.5, 0.99)}
+    assert sizes == {0.01: 1, 0.1: 5, 0.5: 25, 0.99: 49}  # at least one game on each side
+    vals = {tuple(ds.split(0.2, seed=s)[1].game_ids.tolist()) for s in range(5)}
+    assert len(vals) == 5  # the seed chooses
+    # A split of a bigger run of the same seed mostly agrees (per-game keys, not a permutation).
+    bigger = tmp_path / "bigger"
+    taikyoku.selfplay(str(bigger), players="random", games=100, max_plies=2, games_per_shard=7)
+    small_val = set(ds.split(0.2, seed=3)[1].game_ids.tolist())
+    big_val = set(tds.open(bigger).split(0.2, seed=3)[1].game_ids.tolist())
+    assert len(small_val & big_val) >= 5
+    # The split of a subset splits the subset.
+    train, _ = ds.split(0.5, seed=0)
+    a, b = train.split(0.2, seed=0)
+    assert set(a.game_ids.tolist()) | set(b.game_ids.tolist()) == set(train.game_ids.tolist())
+    for bad in (0, 1, -0.5, 1.5, float("nan"), "0.1", True):
+        with pytest.raises(TaikyokuError, match="val_fraction"):
+            ds.split(bad)
+    with pytest.raises(TaikyokuError, match="seed"):
+        ds.split(0.1, seed=-1)
+    with pytest.raises(TaikyokuError, match="at least 2 games"):
+        ds.subset([3]).split(0.5)
+    with pytest.raises(TaikyokuError, match="no game 50"):
+        ds.subset([1, 50])
+    with pytest.raises(TaikyokuError, match="negative"):
+        ds.subset([-1])
+    assert len(ds.subset(range(10, 20))) == 10
+
+
+# -- decoding any Arrow input --------------------------------------------------------------------------
+
+
+class _StreamOnly:
+    """An object of the Arrow PyCapsule stream interface and nothing else (as DuckDB results,
+    pandas DataFrames or nanoarrow streams are to pyarrow)."""
+
+    def __init__(self, table):
+        self._table = table
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self._table.__arrow_c_stream__(requested_schema)
+
+
+def test_decode_takes_any_arrow_input(made):
+    ds = tds.open(made("mcts", "parquet"))
+    table = ds.positions
+    expected = tds.decode(table, compact=True)
+    inputs = {
+        "table": table,
+        "record batch": table.combine_chunks().to_batches()[0],
+        "record batch reader": pa.RecordBatchReader.from_batches(table.schema, table.to_batches()),
+        "pycapsule stream": _StreamOnly(table),
+        "pyarrow dataset": ds.pyarrow_dataset(),
+        "pyarrow scanner": ds.pyarrow_dataset().scanner(columns=["board", "white_to_move", "repetitions", "ply"]),
+    }
+    for name, data in inputs.items():
+        np.testing.assert_array_equal(tds.decode(data, compact=True), expected, err_msg=name)
+    np.testing.assert_array_equal(ds.observations(_StreamOnly(table.slice(0, 3)), compact=True), expected[:3])
+    pl = pytest.importorskip("polars")
+    frame = pl.from_arrow(table)
+    np.testing.assert_array_equal(tds.decode(frame, compact=True), expected)
+    np.testing.assert_array_equal(tds.decode(frame.lazy().collect(), compact=True, chunk_size=3), expected)
+    with pytest.raises(TaikyokuError, match="expected Arrow positions data"):
+        tds.decode([1, 2, 3])
+    with pytest.raises(TaikyokuError, match="no 'board' column"):
+        tds.decode(pa.table({"ply": pa.array([0], pa.uint32())}))
+
+
+def test_the_card_is_as_reproducible_as_the_shards(tmp_path):
+    """Whatever the thread count, and after a resume, the directory holds the same bytes: the
+    manifest, the card and two files per shard."""
+    spec = dict(RANDOM, games=5)
+    taikyoku.selfplay(str(tmp_path / "one"), threads=1, **spec)
+    taikyoku.selfplay(str(tmp_path / "two"), threads=2, **spec)
+    one = file_bytes(tmp_path / "one")
+    assert one == file_bytes(tmp_path / "two") and sorted(one)[:2] == ["README.md", "games/part-00000.arrow"]
+    assert len(one) == 2 + 2 * 3
+    (tmp_path / "one" / "README.md").unlink()
+    (tmp_path / "one" / "games" / "part-00001.arrow").unlink()
+    assert taikyoku.selfplay(str(tmp_path / "one"), threads=3, **spec)["generated_games"] == 2
+    assert file_bytes(tmp_path / "one") == one
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLE_CALLS))
+def test_the_sample_cards_and_file_metadata_regenerate_identically(name, tmp_path):
+    """The committed samples' cards and file metadata are the writer's current ones (else regenerate
+    them: datasets/README.md §12)."""
+    taikyoku.selfplay(str(tmp_path / name), **SAMPLE_CALLS[name])
+    assert (tmp_path / name / "README.md").read_bytes() == (SAMPLES / name / "README.md").read_bytes()
+    fresh, committed = tds.open(tmp_path / name), tds.open(SAMPLES / name)
+    for new, old in zip(fresh.files, committed.files):
+        assert tds.file_metadata(new) == tds.file_metadata(old)

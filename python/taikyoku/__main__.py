@@ -1,19 +1,27 @@
-"""Command line: ``taikyoku selfplay`` and ``taikyoku random-games`` (also ``python -m taikyoku``).
+"""Command line (also ``python -m taikyoku``):
+
+- ``taikyoku selfplay``: generate a self-play dataset (flags, or ``--recipe FILE.json``);
+- ``taikyoku info DIR``: what a dataset holds; ``taikyoku verify DIR``: check it completely;
+- ``taikyoku random-games``: play seeded random games and summarise them;
+- ``taikyoku check-variant``: check a variant's rules files; ``taikyoku --version``.
 
 Errors never print a traceback: a bad argument (a value out of range, an output path that cannot be
-used as given) ends with the usage and a one-line message, exit status 2, as argparse does; a
-failure of the file system while writing (permissions, full disk) ends with one line on stderr,
-exit status 1.
+used as given, a directory that is not a dataset) ends with the usage and a one-line message, exit
+status 2, as argparse does; a failure of the file system while writing (permissions, full disk), or
+a damaged dataset found by ``info`` or ``verify``, ends with one line on stderr, exit status 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import stat
 import sys
 import time
+import warnings
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import taikyoku
 
@@ -32,17 +40,28 @@ def game_seed(master_seed: int, index: int) -> int:
     return (master_seed * GAME_SEED_MULTIPLIER + index) % GAME_SEED_MODULUS
 
 
-def _check_int(parser: argparse.ArgumentParser, flag: str, value, low: int, high: int) -> None:
+def _check_int(parser: argparse.ArgumentParser, flag: str, value: Optional[int], low: int, high: int) -> None:
     if value is not None and not low <= value <= high:
         parser.error(f"{flag} must be between {low} and {high}, not {value}")
 
 
-def _check_path_text(parser: argparse.ArgumentParser, flag: str, value) -> None:
+def _check_real(
+    parser: argparse.ArgumentParser, flag: str, value: Optional[float], low: float, high: float, low_open: bool = False
+) -> None:
+    if value is None:
+        return
+    above = value > low if low_open else value >= low
+    if not (math.isfinite(value) and above and value <= high):
+        lowest = f"above {low:g}" if low_open else f"from {low:g}"
+        parser.error(f"{flag} must be a number {lowest} to {high:.4g}, not {value}")
+
+
+def _check_path_text(parser: argparse.ArgumentParser, flag: str, value: Optional[str]) -> None:
     if value is not None and (not value or "\0" in value):
         parser.error(f"{flag} must be a file-system path, not {value!r}")
 
 
-def _open_record_file(parser: argparse.ArgumentParser, path: str):
+def _open_record_file(parser: argparse.ArgumentParser, path: str) -> Tuple[Any, bool]:
     """Opens random-games' --out for writing, refusing to overwrite anything: a new regular file
     (its directory must exist), or an existing special file such as /dev/stdout. Returns
     ``(file, created)``; argument problems are ``parser.error``, file-system failures OSError."""
@@ -121,43 +140,131 @@ def _random_games(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     return 0
 
 
-def _selfplay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from taikyoku.selfplay import selfplay
+#: ``taikyoku selfplay``'s defaults (those of ``taikyoku.selfplay``, but 5000 plies and 8 games
+#: are the command's own choice too). A recipe's ``args`` replace them; flags replace both.
+SELFPLAY_DEFAULTS: Dict[str, Any] = {
+    "players": "random",
+    "games": 8,
+    "seed": 0,
+    "threads": None,
+    "format": "arrow",
+    "max_plies": 5000,
+    "simulations": 64,
+    "games_per_shard": 16,
+    "variant": "taikyoku",
+    "options": None,
+}
+#: The MCTS flags: argument name -> (flag, type, help). Their defaults are the engine's.
+MCTS_FLAGS: Dict[str, Tuple[str, Any, str]] = {
+    "c_puct": ("--c-puct", float, "PUCT exploration constant, > 0"),
+    "dirichlet_alpha": ("--dirichlet-alpha", float, "concentration of the root's Dirichlet noise, > 0"),
+    "dirichlet_fraction": ("--dirichlet-fraction", float, "weight of the root noise, 0 to 1 (0: none)"),
+    "temperature": ("--temperature", float, "move-sampling temperature, >= 0 (0: most visited)"),
+    "temperature_plies": ("--temperature-plies", int, "plies the temperature applies to; then the most visited move"),
+    "priors": ("--priors", str, "leaf priors: captures (heuristic) or uniform"),
+    "rollout_plies": ("--rollout-plies", int, "random plies before the heuristic evaluates a leaf (0: none)"),
+    "reuse_tree": ("--reuse-tree", bool, "keep the chosen subtree for the next move (--no-reuse-tree: a new tree per move)"),
+}
+#: What a recipe file (datasets/recipes/*.json, datasets/README.md §11) may hold.
+RECIPE_KEYS = ("name", "description", "out", "args", "settings", "command", "python", "expect")
+#: The keys of a recipe's ``args``: keyword arguments of ``taikyoku.selfplay`` that a command runs with.
+RECIPE_ARGS = tuple(SELFPLAY_DEFAULTS) + tuple(MCTS_FLAGS)
 
-    _check_path_text(parser, "--out", args.out)
-    _check_int(parser, "--games", args.games, 1, U32_MAX)
-    _check_int(parser, "--seed", args.seed, 0, SELFPLAY_SEED_MAX)
-    _check_int(parser, "--threads", args.threads, 1, MAX_THREADS)
-    _check_int(parser, "--max-plies", args.max_plies, 1, U32_MAX)
-    _check_int(parser, "--simulations", args.simulations, 1, U32_MAX)
-    _check_int(parser, "--games-per-shard", args.games_per_shard, 1, U32_MAX)
-    mcts = {}
-    if args.temperature is not None:
-        if not (math.isfinite(args.temperature) and 0 <= args.temperature <= F32_MAX):
-            parser.error(f"--temperature must be a number from 0 to {F32_MAX:.4g}, not {args.temperature}")
-        if args.players != "mcts":
-            parser.error("--temperature applies to --players mcts")
-        mcts["temperature"] = args.temperature
-    common = dict(
-        players=args.players,
-        games=args.games,
-        seed=args.seed,
-        format=args.format,
-        max_plies=args.max_plies,
-        simulations=args.simulations,
-        variant=args.variant,
-        games_per_shard=args.games_per_shard,
-        progress=not args.quiet,
-        **mcts,
-    )
+
+def _flag(name: str) -> str:
+    return MCTS_FLAGS[name][0] if name in MCTS_FLAGS else "--" + name.replace("_", "-")
+
+
+def _read_recipe(parser: argparse.ArgumentParser, path: str) -> Dict[str, Any]:
+    """The recipe at ``path``, checked: a JSON object of RECIPE_KEYS whose ``args`` name only
+    RECIPE_ARGS. Anything else is a usage error naming what is wrong."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            recipe = json.load(f)
+    except OSError as e:
+        parser.error(f"--recipe {path}: cannot read it: {e.strerror or e}")
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        parser.error(f"--recipe {path} is not valid JSON: {e}")
+    if not isinstance(recipe, dict):
+        parser.error(f"--recipe {path} must hold a JSON object, not {type(recipe).__name__}")
+    unknown = sorted(set(recipe) - set(RECIPE_KEYS))
+    if unknown:
+        parser.error(f"--recipe {path}: unknown keys {', '.join(map(repr, unknown))} (a recipe holds {', '.join(RECIPE_KEYS)})")
+    arguments = recipe.get("args", {})
+    if not isinstance(arguments, dict):
+        parser.error(f"--recipe {path}: 'args' must be an object of taikyoku.selfplay arguments")
+    unknown = sorted(set(arguments) - set(RECIPE_ARGS))
+    if unknown:
+        parser.error(
+            f"--recipe {path}: unknown args {', '.join(map(repr, unknown))} (known: {', '.join(RECIPE_ARGS)})"
+        )
+    if "out" in recipe and (not isinstance(recipe["out"], str) or not recipe["out"]):
+        parser.error(f"--recipe {path}: 'out' must be a directory name")
+    return recipe
+
+
+def _selfplay_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Tuple[str, Dict[str, Any], Optional[Dict[str, Any]]]:
+    """``(out, keyword arguments of taikyoku.selfplay, recipe or None)``: the defaults, replaced by
+    the recipe's ``args``, replaced by the flags given."""
+    recipe = _read_recipe(parser, args.recipe) if args.recipe is not None else None
+    merged: Dict[str, Any] = dict(SELFPLAY_DEFAULTS)
+    if recipe is not None:
+        merged.update(recipe.get("args", {}))
+    given = {name: getattr(args, name) for name in RECIPE_ARGS if getattr(args, name, None) is not None}
+    merged.update(given)
+    out = args.out if args.out is not None else (recipe or {}).get("out")
+    if out is None:
+        parser.error("the following arguments are required: --out (or a --recipe that names its 'out')")
+    _check_path_text(parser, "--out", out)
+    _check_int(parser, "--games", given.get("games"), 1, U32_MAX)
+    _check_int(parser, "--seed", given.get("seed"), 0, SELFPLAY_SEED_MAX)
+    _check_int(parser, "--threads", given.get("threads"), 1, MAX_THREADS)
+    _check_int(parser, "--max-plies", given.get("max_plies"), 1, U32_MAX)
+    _check_int(parser, "--simulations", given.get("simulations"), 1, U32_MAX)
+    _check_int(parser, "--games-per-shard", given.get("games_per_shard"), 1, U32_MAX)
+    _check_real(parser, "--temperature", given.get("temperature"), 0.0, F32_MAX)
+    _check_real(parser, "--c-puct", given.get("c_puct"), 0.0, F32_MAX, low_open=True)
+    _check_real(parser, "--dirichlet-alpha", given.get("dirichlet_alpha"), 0.0, F32_MAX, low_open=True)
+    _check_real(parser, "--dirichlet-fraction", given.get("dirichlet_fraction"), 0.0, 1.0)
+    _check_int(parser, "--temperature-plies", given.get("temperature_plies"), 0, U32_MAX)
+    _check_int(parser, "--rollout-plies", given.get("rollout_plies"), 0, U32_MAX)
+    mcts = [name for name in MCTS_FLAGS if merged.get(name) is not None]
+    if mcts and merged["players"] != "mcts":
+        where = _flag(mcts[0]) if mcts[0] in given else f"the recipe's {mcts[0]!r}"
+        parser.error(f"{where} applies to --players mcts")
+    return out, merged, recipe
+
+
+def _selfplay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from taikyoku.selfplay import selfplay, settings_json
+
+    out, arguments, recipe = _selfplay_arguments(args, parser)
+    common = {k: v for k, v in arguments.items() if k != "threads" and (v is not None or k not in MCTS_FLAGS)}
+    common["progress"] = not args.quiet
+    threads = arguments.get("threads")
+    if recipe is not None and "settings" in recipe and arguments == dict(SELFPLAY_DEFAULTS, **recipe.get("args", {})):
+        # The recipe run as it is: its recorded settings should be what this taikyoku records.
+        try:
+            mcts = {k: v for k, v in common.items() if k in MCTS_FLAGS}
+            plain = {k: v for k, v in common.items() if k not in MCTS_FLAGS}
+            recorded = json.loads(settings_json(threads=threads, leaves_per_game=8, concurrent_games=1, mcts=mcts, **plain))
+        except taikyoku.TaikyokuError as e:
+            parser.error(f"--recipe {args.recipe}: {e}")
+        if recorded != recipe["settings"]:
+            print(
+                f"taikyoku selfplay: warning: --recipe {args.recipe}: its 'settings' differ from what this taikyoku "
+                f"records ({json.dumps(recorded, sort_keys=True)}); the dataset will not match the recipe's",
+                file=sys.stderr,
+            )
+    summary: Mapping[str, Any]
     try:
         if args.ray is not None:
             import taikyoku.distributed as distributed
 
             address = None if args.ray == "local" else args.ray
-            summary = distributed.selfplay(args.out, address=address, cpus_per_task=args.threads or 1, **common)
+            summary = distributed.selfplay(out, address=address, cpus_per_task=threads or 1, **common)
         else:
-            summary = selfplay(args.out, threads=args.threads, **common)
+            summary = selfplay(out, threads=threads, **common)
     except taikyoku.TaikyokuError as e:  # refused before anything was written
         parser.error(str(e))
     except OverflowError as e:  # a value the engine's bindings cannot take
@@ -190,12 +297,112 @@ def _selfplay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
-def build_parser() -> tuple:
-    """The parser and its two subcommand parsers: ``(parser, random_games, selfplay)``."""
+# -- info and verify ------------------------------------------------------------------------------
+
+
+def _open_dataset(path: str, parser: argparse.ArgumentParser) -> Tuple[Any, List[str]]:
+    """``(dataset, warnings)``. Not a dataset directory: a usage error (exit 2); a damaged one:
+    TaikyokuError, for the caller to report (exit 1)."""
+    import taikyoku.datasets as tds
+
+    _check_path_text(parser, "DIR", path)
+    if not os.path.isdir(path):
+        parser.error(f"{path} is not a directory" if os.path.exists(path) else f"{path} does not exist")
+    if not os.path.exists(os.path.join(path, "manifest.json")):
+        parser.error(f"{path} holds no manifest.json: it is not a taikyoku dataset")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", tds.IncompleteDatasetWarning)
+        dataset = tds.open(path)
+    return dataset, [str(w.message) for w in caught if issubclass(w.category, tds.IncompleteDatasetWarning)]
+
+
+def _describe_players(players: Dict[str, Any]) -> str:
+    if players.get("kind") != "mcts":
+        return str(players.get("kind", "?"))
+    knobs = ", ".join(f"{k} {json.dumps(v)}" for k, v in players.items() if k not in ("kind", "simulations"))
+    return f"mcts, {players.get('simulations')} simulations ({knobs})"
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def _info(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    try:
+        dataset, notes = _open_dataset(args.dir, parser)
+        info = dataset.summary()
+    except taikyoku.TaikyokuError as e:
+        print(f"taikyoku info: error: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(dict(info, notes=notes), indent=2))
+        return 0
+    state = "complete" if info["complete"] else (
+        f"incomplete: {info['shards']} of {info['planned_shards']} shards; rerun the generating command to finish it"
+    )
+    network = info.get("network")
+    rows = [
+        ("dataset", info["path"]),
+        ("variant", f"{info['variant']} ({', '.join(info['options']) or 'standard rules'})"),
+        ("players", _describe_players(info["players"]) + (f", evaluator {network['name']}" if network else "")),
+        ("games", f"{info['games']:,} of {info['planned_games']:,} ({state})"),
+        ("positions", f"{info['positions']:,}"),
+        ("results", f"black {info['black_wins']:,}, white {info['white_wins']:,}, draws {info['draws']:,}, "
+                    f"truncated {info['truncated']:,}"),
+        ("shards", f"{info['shards']} {info['format']} shard{'' if info['shards'] == 1 else 's'} of up to "
+                   f"{info['games_per_shard']} games"),
+        ("size", f"{_size(info['bytes'])} ({info['bytes'] / max(info['positions'], 1):.1f} bytes/position)"),
+        ("seed", f"{info['seed']}, max plies {info['max_plies']}"),
+        ("written by", f"taikyoku {info['engine_version']}, dataset schema version {info['schema_version']}"),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+    return 0
+
+
+def _verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    for game in args.game or []:
+        _check_int(parser, "--game", game, 0, U64_MAX)
+    try:
+        dataset, notes = _open_dataset(args.dir, parser)
+        checked = dataset.verify(args.game, progress=args.progress)
+    except taikyoku.TaikyokuError as e:
+        print(f"taikyoku verify: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("taikyoku verify: interrupted", file=sys.stderr)
+        return 130
+    for note in notes:
+        print(f"note: {note}")
+    print(
+        f"ok: {args.dir}: {checked['games']:,} games and {checked['positions']:,} positions verified "
+        "(file sizes and CRC-32s, and every position replayed in the engine)"
+    )
+    return 0
+
+
+def build_parser() -> Tuple[argparse.ArgumentParser, argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The parser and two of its subcommand parsers: ``(parser, random_games, selfplay)``."""
+    parser, commands = _build_parsers()
+    return parser, commands["random-games"], commands["selfplay"]
+
+
+def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.ArgumentParser]]:
+    """The parser and each command's own parser (its usage goes with its errors)."""
     parser = argparse.ArgumentParser(
         prog="taikyoku",
         description="Taikyoku shogi engine tools",
-        epilog="Exit status: 0 done, 2 a bad argument (with the usage), 1 a file-system failure while writing.",
+        epilog="Exit status: 0 done, 2 a bad argument (with the usage), 1 a file-system failure while writing "
+        "or a damaged dataset.",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"taikyoku {taikyoku.__version__} (dataset schema version {taikyoku._core.SCHEMA_VERSION})",
     )
     commands = parser.add_subparsers(dest="command", required=True)
     games = commands.add_parser(
@@ -218,23 +425,51 @@ def build_parser() -> tuple:
         "selfplay",
         help="generate a self-play dataset (Arrow IPC or Parquet)",
         description="Generate a seeded self-play dataset; see datasets/README.md. "
-        "With only --out it makes a small random dataset (8 games).",
+        "With only --out it makes a small random dataset (8 games). With --recipe FILE.json "
+        "(datasets/recipes/) the recipe's args and out are used; flags given as well override them.",
     )
-    play.add_argument("--out", required=True, help="dataset directory (new, empty, or an interrupted run to resume)")
-    play.add_argument("--players", default="random", choices=["random", "mcts"], help="who plays both sides (default random)")
-    play.add_argument("--games", type=int, default=8, help=f"number of games, 1 to {U32_MAX} (default 8)")
-    play.add_argument("--seed", type=int, default=0, help="master seed, 0 to 2**64-1 (default 0)")
+    d = SELFPLAY_DEFAULTS
+    play.add_argument(
+        "--recipe", metavar="FILE.json", default=None, help="a recipe file (datasets/recipes/*.json): its args and out"
+    )
+    play.add_argument(
+        "--out", default=None, help="dataset directory (new, empty, or an interrupted run to resume); required without --recipe"
+    )
+    play.add_argument("--players", default=None, choices=["random", "mcts"], help=f"who plays both sides (default {d['players']})")
+    play.add_argument("--games", type=int, default=None, help=f"number of games, 1 to {U32_MAX} (default {d['games']})")
+    play.add_argument("--seed", type=int, default=None, help="master seed, 0 to 2**64-1 (default 0)")
     play.add_argument(
         "--threads", type=int, default=None, help=f"worker threads, 1 to {MAX_THREADS} (default: all cores; output is the same)"
     )
-    play.add_argument("--format", default="arrow", choices=["arrow", "parquet"], help="file format (default arrow)")
-    play.add_argument("--max-plies", type=int, default=5000, help=f"ply limit per game, 1 to {U32_MAX} (default 5000)")
-    play.add_argument("--simulations", type=int, default=64, help="MCTS simulations per move (default 64)")
+    play.add_argument("--format", default=None, choices=["arrow", "parquet"], help="file format (default arrow)")
     play.add_argument(
-        "--temperature", type=float, default=None, help="MCTS move-sampling temperature, >= 0 (default 1.0; 0: most visited)"
+        "--max-plies", type=int, default=None, help=f"ply limit per game, 1 to {U32_MAX} (default {d['max_plies']})"
     )
-    play.add_argument("--games-per-shard", type=int, default=16, help="games per shard file (default 16)")
-    play.add_argument("--variant", default="taikyoku", choices=taikyoku.variants())
+    play.add_argument(
+        "--games-per-shard", type=int, default=None, help=f"games per shard file (default {d['games_per_shard']})"
+    )
+    play.add_argument("--variant", default=None, choices=taikyoku.variants(), help="variant (default taikyoku)")
+    play.add_argument(
+        "--option", dest="options", action="append", default=None, metavar="NAME",
+        help="a rule option (taikyoku.rule_options()); repeat for several",
+    )
+    mcts = play.add_argument_group("MCTS (with --players mcts; the defaults are the engine's)")
+    mcts.add_argument("--simulations", type=int, default=None, help=f"simulations per move (default {d['simulations']})")
+    try:
+        from taikyoku.selfplay import mcts_defaults
+
+        engine = mcts_defaults()
+    except Exception:  # noqa: BLE001 - help text only
+        engine = {}
+    for name, (flag, kind, text) in MCTS_FLAGS.items():
+        default = engine.get(name)
+        shown = f" (default {str(default).lower() if isinstance(default, bool) else default})" if default is not None else ""
+        if kind is bool:
+            mcts.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text + shown)
+        elif name == "priors":
+            mcts.add_argument(flag, dest=name, choices=["captures", "uniform"], default=None, help=text + shown)
+        else:
+            mcts.add_argument(flag, dest=name, type=kind, default=None, help=text + shown)
     play.add_argument("--quiet", action="store_true", help="no progress bar")
     play.add_argument(
         "--ray",
@@ -250,17 +485,40 @@ def build_parser() -> tuple:
         "with every rule option, and print a summary or the first error with its file and line.",
     )
     check.add_argument("rules", help="path of the variant's .rules file")
-    return parser, games, play
+    info = commands.add_parser(
+        "info",
+        help="what a self-play dataset holds",
+        description="Print what the dataset in DIR holds, from its manifest: variant, players and settings, "
+        "games, positions and shards (complete or not), the results, size on disk and the versions that wrote it.",
+    )
+    info.add_argument("dir", metavar="DIR", help="dataset directory")
+    info.add_argument("--json", action="store_true", help="print it as JSON (taikyoku.datasets.Dataset.summary())")
+    verify = commands.add_parser(
+        "verify",
+        help="check a self-play dataset completely",
+        description="Check the dataset in DIR: every shard file's size and CRC-32 against the manifest, and every "
+        "stored game replayed in the engine (boards, side to move, repetitions, legal-move counts, outcomes, "
+        "notation, results). Exit status 0: intact; 1: damaged (the first problem is printed); 2: not a dataset.",
+    )
+    verify.add_argument("dir", metavar="DIR", help="dataset directory")
+    verify.add_argument("--game", type=int, action="append", metavar="ID", help="verify only this game id (repeatable)")
+    verify.add_argument("--progress", action="store_true", help="show a progress bar (one step per game)")
+    return parser, {"random-games": games, "selfplay": play, "check-variant": check, "info": info, "verify": verify}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser, games, play = build_parser()
+def main(argv: Optional[List[str]] = None) -> int:
+    """Runs the command line with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
+    parser, commands = _build_parsers()
     args = parser.parse_args(argv)
     if args.command == "selfplay":
-        return _selfplay(args, play)
+        return _selfplay(args, commands["selfplay"])
     if args.command == "check-variant":
         return _check_variant(args, parser)
-    return _random_games(args, games)
+    if args.command == "info":
+        return _info(args, commands["info"])
+    if args.command == "verify":
+        return _verify(args, commands["verify"])
+    return _random_games(args, commands["random-games"])
 
 
 def _check_variant(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:

@@ -18,16 +18,22 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 import zlib
 import warnings
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Literal, Optional, Sequence, Tuple, Union
+
 
 import numpy as np
+import numpy.typing as npt
 
 from taikyoku import _core, _validate
 from taikyoku._core import Game, TaikyokuError, decode_positions
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -35,13 +41,27 @@ __all__ = [
     "IncompleteDatasetWarning",
     "PositionDataset",
     "decode",
+    "file_metadata",
     "games_schema",
     "open",
     "positions_schema",
 ]
 
+#: A path naming a dataset directory or a file.
+PathLike = Union[str, "os.PathLike[str]"]
+#: A training batch (``Dataset.batches``): names to numpy arrays.
+Batch = Dict[str, np.ndarray]
+#: The frame of observations: ``"mover"`` (the side to move's view, the actions' frame) or
+#: ``"absolute"`` (Black's view, the stored boards' frame).
+Frame = Literal["mover", "absolute"]
+#: The two tables.
+TableName = Literal["games", "positions"]
+
 #: The layout version this module reads (``manifest.json``'s ``schema_version``).
 SCHEMA_VERSION = _core.SCHEMA_VERSION
+#: Manifest versions this taikyoku reads: version 1 differs only in the action space, which
+#: version 2 extended without changing any version-1 action.
+READABLE_SCHEMA_VERSIONS = tuple(_core.READABLE_SCHEMA_VERSIONS)
 
 #: Squares of the compact board (36 x 36, row-major).
 BOARD_SQUARES = _core.GRID * _core.GRID
@@ -59,7 +79,7 @@ class IncompleteDatasetWarning(UserWarning):
     """The run that wrote the dataset has not finished: only its complete shards are read."""
 
 
-def _pa():
+def _pa() -> Any:
     """pyarrow, imported on first use so that the package itself does not depend on it."""
     try:
         import pyarrow
@@ -71,20 +91,78 @@ def _pa():
 
 
 @functools.lru_cache(maxsize=None)
-def _schema(table: str):
+def _schema(table: TableName) -> "pa.Schema":
     # The writer's own definition (rust/selfplay/src/tables.rs), sent as an empty IPC stream.
     pa = _pa()
     return pa.ipc.open_stream(pa.py_buffer(_core.dataset_schema(table))).schema
 
 
-def games_schema():
-    """The Arrow schema of the games table (one row per game), as the writer defines it."""
+def games_schema() -> "pa.Schema":
+    """The Arrow schema of the games table (one row per game), as the writer defines it.
+
+    Each field's metadata holds its ``description``; the files add the schema-level metadata
+    :func:`file_metadata` reads.
+    """
     return _schema("games")
 
 
-def positions_schema():
+def positions_schema() -> "pa.Schema":
     """The Arrow schema of the positions table (one row per position a move was played from)."""
     return _schema("positions")
+
+
+#: The schema-level metadata keys of every shard file (datasets/README.md §2), by the name
+#: :func:`file_metadata` gives them.
+METADATA_KEYS = {
+    "schema_version": "taikyoku.schema_version",
+    "engine_version": "taikyoku.engine_version",
+    "table": "taikyoku.table",
+    "description": "taikyoku.description",
+    "variant": "taikyoku.variant",
+    "settings": "taikyoku.settings",
+}
+
+
+def file_metadata(source: Any) -> Dict[str, Any]:
+    """What a shard file says about itself: its schema-level metadata, decoded.
+
+    ``source`` is a shard file's path (``.arrow`` or ``.parquet``; only the schema is read), or a
+    ``pyarrow.Schema`` or anything with a ``schema`` (a Table read from the files). Returns
+    ``{"schema_version": int, "engine_version": str, "table": "games" | "positions",
+    "description": str, "variant": str, "settings": dict}`` with the keys present (none for
+    files written before the metadata existed). Each column's meaning is its field's
+    ``description`` metadata.
+    """
+    pa = _pa()
+    schema = source
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        try:
+            if path.suffix == ".parquet":
+                schema = pa.parquet.read_schema(str(path))
+            else:
+                with pa.memory_map(str(path), "rb") as f:
+                    schema = pa.ipc.open_file(f).schema
+        except (OSError, pa.ArrowException) as e:
+            raise TaikyokuError(f"cannot read the schema of {path}: {e}") from e
+    elif not isinstance(source, pa.Schema):
+        schema = getattr(source, "schema", None)
+        if not isinstance(schema, pa.Schema):
+            raise TaikyokuError(f"expected a shard file's path or a pyarrow schema, got {type(source).__name__}")
+    raw = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in (schema.metadata or {}).items()}
+    out: Dict[str, Any] = {}
+    for name, key in METADATA_KEYS.items():
+        if key in raw:
+            value: Any = raw[key]
+            if name == "schema_version":
+                value = int(value) if value.isdigit() else value
+            elif name == "settings":
+                try:
+                    value = json.loads(value)
+                except json.JSONDecodeError as e:
+                    raise TaikyokuError(f"the {key} metadata is not valid JSON: {e}") from e
+            out[name] = value
+    return out
 
 
 _SCHEMAS = {"games": games_schema, "positions": positions_schema}
@@ -93,7 +171,7 @@ _SCHEMAS = {"games": games_schema, "positions": positions_schema}
 # -- opening ------------------------------------------------------------------------------------
 
 
-def open(path: Union[str, "Path"]) -> "Dataset":  # noqa: A001 - the module's entry point, as in io.open
+def open(path: PathLike) -> "Dataset":  # noqa: A001 - the module's entry point, as in io.open
     """Opens the dataset in directory ``path`` after checking its manifest.
 
     Raises :class:`taikyoku.TaikyokuError` when the directory, its manifest or a listed shard file
@@ -138,9 +216,10 @@ def _check_manifest(manifest: Any, where: Path) -> None:
     if "schema_version" not in manifest:
         raise bad("no schema_version")
     version = manifest["schema_version"]
-    if isinstance(version, bool) or version != SCHEMA_VERSION:
+    if isinstance(version, bool) or version not in READABLE_SCHEMA_VERSIONS:
         raise TaikyokuError(
-            f"{where} has schema_version {version!r}, but this taikyoku reads version {SCHEMA_VERSION}: "
+            f"{where} has schema_version {version!r}, but this taikyoku reads versions "
+            f"{', '.join(map(str, READABLE_SCHEMA_VERSIONS))}: "
             "read it with the taikyoku version that wrote it, or regenerate the dataset"
         )
     missing = [k for k in _MANIFEST_KEYS if k not in manifest]
@@ -224,17 +303,28 @@ def _check_of(shard: Dict[str, Any], key: str) -> Optional[Dict[str, int]]:
 
 
 class Dataset:
-    """One self-play dataset directory. Tables are read lazily, on first access, then kept."""
+    """One self-play dataset directory, or a subset of its games (:meth:`split`, :meth:`subset`).
 
-    def __init__(self, path: Union[str, Path], manifest: Dict[str, Any]):
+    Tables are read lazily, on first access, then kept. A subset reads the same files and keeps
+    the rows of its games: every method (tables, observations, batches, verify) sees only them.
+    """
+
+    path: Path
+    manifest: Dict[str, Any]
+
+    def __init__(self, path: PathLike, manifest: Dict[str, Any], game_ids: Optional[npt.ArrayLike] = None) -> None:
         self.path = Path(path)
         self.manifest = manifest
+        self._game_ids: Optional[np.ndarray] = None
+        if game_ids is not None:
+            self._game_ids = np.unique(np.asarray(game_ids, dtype=np.uint64).reshape(-1))
 
-    # Pickling (e.g. to DataLoader workers) sends the path and manifest, never loaded tables.
-    def __getstate__(self):
-        return {"path": self.path, "manifest": self.manifest}
+    # Pickling (e.g. to DataLoader workers) sends the path, manifest and subset, never loaded tables.
+    def __getstate__(self) -> Dict[str, Any]:
+        return {"path": self.path, "manifest": self.manifest, "_game_ids": self._game_ids}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        state.setdefault("_game_ids", None)
         self.__dict__.update(state)
 
     # ---- manifest views
@@ -246,8 +336,21 @@ class Dataset:
 
     @property
     def shards(self) -> List[Dict[str, Any]]:
-        """The complete shards, in game order, as the manifest lists them."""
-        return sorted(self.manifest["shards"], key=lambda s: s["first_game"])
+        """The complete shards, in game order, as the manifest lists them (for a subset: those
+        holding some of its games)."""
+        shards = sorted(self.manifest["shards"], key=lambda s: s["first_game"])
+        if self._game_ids is None:
+            return shards
+        ids = self._game_ids
+        return [
+            s for s in shards
+            if np.searchsorted(ids, s["first_game"] + s["games"]) > np.searchsorted(ids, s["first_game"])
+        ]
+
+    @property
+    def game_ids(self) -> Optional[np.ndarray]:
+        """The ``game_id`` values of a subset (sorted uint64), or None for the whole dataset."""
+        return None if self._game_ids is None else self._game_ids.copy()
 
     @property
     def variant(self) -> str:
@@ -272,10 +375,16 @@ class Dataset:
 
     @property
     def num_games(self) -> int:
+        """Games in the complete shards (of a subset: its games)."""
+        if self._game_ids is not None:
+            return int(self._game_ids.size)
         return sum(int(s["games"]) for s in self.shards)
 
     @property
     def num_positions(self) -> int:
+        """Positions of those games (a subset reads the games table to count them)."""
+        if self._game_ids is not None:
+            return int(np.asarray(self.games.column("plies").to_numpy(), dtype=np.int64).sum())
         return sum(int(s["positions"]) for s in self.shards)
 
     def __len__(self) -> int:
@@ -297,19 +406,130 @@ class Dataset:
     def __repr__(self) -> str:
         players = self.settings["players"].get("kind", "?") if isinstance(self.settings["players"], dict) else "?"
         state = "" if self.complete else ", incomplete"
+        if self._game_ids is not None:
+            # A subset's position count needs the games table: not read for a repr.
+            return (
+                f"Dataset({str(self.path)!r}, games={self.num_games}, subset, shards={len(self.shards)}, "
+                f"players={players!r}, format={self.format!r}{state})"
+            )
         return (
             f"Dataset({str(self.path)!r}, games={self.num_games}, positions={self.num_positions}, "
             f"shards={len(self.shards)}, players={players!r}, format={self.format!r}{state})"
         )
 
+    # ---- summary, subsets and splits
+
+    def summary(self) -> Dict[str, Any]:
+        """What the dataset holds, from its manifest (``taikyoku info``): variant, options,
+        players, format, versions, counts (games, positions, shards, results) and bytes on disk.
+
+        ``games`` and ``shards`` count the complete shards; ``planned_games`` and
+        ``planned_shards`` what the finished run holds. A subset counts its own games and
+        results (read from the games table) and the bytes of the shards it reads.
+        """
+        settings = self.settings
+        shards = self.shards
+        out: Dict[str, Any] = {
+            "path": str(self.path),
+            "variant": self.variant,
+            "options": self.options,
+            "players": settings["players"],
+            "network": settings.get("network"),
+            "format": self.format,
+            "seed": settings["seed"],
+            "max_plies": self.max_plies,
+            "games_per_shard": settings["games_per_shard"],
+            "schema_version": self.manifest["schema_version"],
+            "engine_version": self.manifest.get("engine_version"),
+            "complete": self.complete,
+            "subset": self._game_ids is not None,
+            "games": self.num_games,
+            "planned_games": settings["games"],
+            "positions": 0,
+            "shards": len(shards),
+            "planned_shards": -(-int(settings["games"]) // int(settings["games_per_shard"])),
+            "black_wins": 0,
+            "white_wins": 0,
+            "draws": 0,
+            "truncated": 0,
+            "bytes": sum(int(s.get("bytes", 0)) for s in shards),
+        }
+        if self._game_ids is None:
+            for key in ("positions", "black_wins", "white_wins", "draws", "truncated"):
+                out[key] = sum(int(s.get(key, 0)) for s in shards)
+        else:
+            games = self.games
+            out["positions"] = int(np.asarray(games.column("plies").to_numpy(), dtype=np.int64).sum())
+            results = games.column("result").to_pylist()
+            out["black_wins"] = results.count("black")
+            out["white_wins"] = results.count("white")
+            out["draws"] = results.count("draw")
+            out["truncated"] = results.count(None)
+        return out
+
+    def _all_game_ids(self) -> np.ndarray:
+        """The game ids of the view (the subset's, or every game of the complete shards), sorted."""
+        if self._game_ids is not None:
+            return self._game_ids
+        ranges = [np.arange(s["first_game"], s["first_game"] + s["games"], dtype=np.uint64) for s in self.shards]
+        return np.concatenate(ranges) if ranges else np.empty(0, np.uint64)
+
+    def subset(self, game_ids: Iterable[int]) -> "Dataset":
+        """The dataset restricted to the games ``game_ids`` (of this dataset or subset): a
+        :class:`Dataset` that reads the same files and keeps only their rows."""
+        ids = np.asarray(list(game_ids) if not isinstance(game_ids, np.ndarray) else game_ids)
+        if ids.size and not np.issubdtype(ids.dtype, np.integer):
+            raise TaikyokuError(f"game_ids must be integers, not {ids.dtype}")
+        if ids.size and ids.min() < 0:
+            raise TaikyokuError(f"game id {int(ids.min())} is negative")
+        ids = np.unique(ids.astype(np.uint64).reshape(-1))
+        known = self._all_game_ids()
+        unknown = ids[~np.isin(ids, known)]
+        if unknown.size:
+            raise TaikyokuError(f"no game {int(unknown[0])} in {self.path} (its shards hold games {self._id_ranges()})")
+        return Dataset(self.path, self.manifest, ids)
+
+    def split(self, val_fraction: float = 0.1, seed: int = 0) -> Tuple["Dataset", "Dataset"]:
+        """``(train, validation)``: the games split in two, so that no game has positions in both.
+
+        The validation games are the ``round(val_fraction * games)`` games (at least one, and
+        at least one left for training) whose ``splitmix64(splitmix64(game_id) ^ seed)`` is
+        smallest: the same arguments give the same split on every machine, whatever the shard
+        layout or thread count, and a game's side rarely changes as a dataset grows.
+        """
+        val_fraction = _validate.real("val_fraction", val_fraction, 0.0, 1.0)
+        if not 0.0 < val_fraction < 1.0:
+            raise TaikyokuError(f"val_fraction must be between 0 and 1 (exclusive), not {val_fraction}")
+        seed = _validate.integer("seed", seed, 0, _validate.U64_MAX)
+        ids = self._all_game_ids()
+        if ids.size < 2:
+            raise TaikyokuError(f"{self.path}: a split needs at least 2 games, this dataset has {ids.size}")
+        count = min(max(int(round(val_fraction * ids.size)), 1), int(ids.size) - 1)
+        keys = _splitmix64(_splitmix64(ids) ^ np.uint64(seed))
+        order = np.lexsort((ids, keys))
+        validation = np.sort(ids[order[:count]])
+        train = np.sort(ids[order[count:]])
+        return Dataset(self.path, self.manifest, train), Dataset(self.path, self.manifest, validation)
+
     # ---- tables
 
-    def read_shard(self, shard: int, table: str = "positions"):
+    def read_shard(self, shard: int, table: TableName = "positions") -> "pa.Table":
         """Reads one shard's ``"games"`` or ``"positions"`` table (``shard`` indexes :attr:`shards`).
 
         The file's size and CRC-32 are checked against the manifest, and its row count against
-        the shard's entry: a damaged file raises TaikyokuError naming it.
+        the shard's entry: a damaged file raises TaikyokuError naming it. A subset keeps the
+        rows of its games.
         """
+        data = self._read_checked(shard, table)
+        if self._game_ids is not None:
+            import pyarrow.compute as pc
+
+            pa = _pa()
+            data = data.filter(pc.is_in(data.column("game_id"), value_set=pa.array(self._game_ids, pa.uint64())))
+        return data
+
+    def _read_checked(self, shard: int, table: str) -> "pa.Table":
+        """One shard's whole table, checked (``read_shard`` without a subset's filter)."""
         if table not in _SCHEMAS:
             raise TaikyokuError(f"unknown table {_validate.show(table)} (use 'games' or 'positions')")
         shard = _validate.integer("shard", shard, 0, len(self.shards) - 1) if self.shards else self._no_shards()
@@ -323,7 +543,7 @@ class Dataset:
             )
         return data
 
-    def _read_file(self, path: Path, table: str, check: Optional[Dict[str, int]] = None):
+    def _read_file(self, path: Path, table: str, check: Optional[Dict[str, int]] = None) -> "pa.Table":
         pa = _pa()
         try:
             raw = path.read_bytes()
@@ -350,7 +570,23 @@ class Dataset:
             )
         return data
 
-    def _read_all(self, table: str):
+    def pyarrow_dataset(self, table: TableName = "positions") -> Any:
+        """The table as a lazy ``pyarrow.dataset.Dataset`` over the complete shards' files (for
+        a subset, filtered to its games): project, filter and stream batches without reading
+        everything, or hand it to DuckDB or polars. Unlike :meth:`read_shard`, it does not check
+        the files' CRC-32s (:meth:`verify` or ``taikyoku verify`` does)."""
+        import pyarrow.dataset as pds
+
+        if table not in _SCHEMAS:
+            raise TaikyokuError(f"unknown table {_validate.show(table)} (use 'games' or 'positions')")
+        files = [str(f) for f in (self.games_files if table == "games" else self.positions_files)]
+        fmt = "ipc" if self.format == "arrow" else "parquet"
+        dataset = pds.dataset(files, format=fmt) if files else pds.dataset([], format=fmt, schema=_SCHEMAS[table]())
+        if self._game_ids is not None:
+            dataset = dataset.filter(pds.field("game_id").isin(_pa().array(self._game_ids, _pa().uint64())))
+        return dataset
+
+    def _read_all(self, table: TableName) -> "pa.Table":
         pa = _pa()
         parts = [self.read_shard(i, table) for i in range(len(self.shards))]
         if not parts:
@@ -358,12 +594,12 @@ class Dataset:
         return pa.concat_tables(parts)
 
     @cached_property
-    def games(self):
+    def games(self) -> "pa.Table":
         """The games table (``pyarrow.Table``, one row per game), all shards concatenated."""
         return self._read_all("games")
 
     @cached_property
-    def positions(self):
+    def positions(self) -> "pa.Table":
         """The positions table (``pyarrow.Table``, one row per position), all shards concatenated.
 
         Boards take 2.6 KB per position before compression: for big datasets, stream
@@ -371,11 +607,13 @@ class Dataset:
         """
         return self._read_all("positions")
 
-    def _no_shards(self):
+    def _no_shards(self) -> Any:
         raise TaikyokuError(f"{self.path} holds no complete shard yet")
 
     def _shard_of(self, game_id: int) -> int:
         game_id = _validate.integer("game_id", game_id, 0)
+        if self._game_ids is not None and not np.isin(np.uint64(game_id), self._game_ids):
+            raise TaikyokuError(f"game {game_id} is not in this subset of {self.path}")
         for i, s in enumerate(self.shards):
             if s["first_game"] <= game_id < s["first_game"] + s["games"]:
                 return i
@@ -384,7 +622,7 @@ class Dataset:
     def _id_ranges(self) -> str:
         return ", ".join(f"{s['first_game']}..{s['first_game'] + s['games'] - 1}" for s in self.shards) or "none"
 
-    def _game_tables(self, game_id: int, table: str):
+    def _game_tables(self, game_id: int, table: TableName) -> "pa.Table":
         """``table`` rows of one game, from the loaded table if any, else from its shard alone."""
         game_id = _validate.integer("game_id", game_id, 0)
         pa = _pa()
@@ -407,7 +645,7 @@ class Dataset:
             raise TaikyokuError(f"{self.path}: game {game_id} has {len(rows)} rows in the games table")
         return rows[0]
 
-    def game_positions(self, game_id: int):
+    def game_positions(self, game_id: int) -> "pa.Table":
         """The positions of one game, by ply (``pyarrow.Table``)."""
         return self._game_tables(game_id, "positions")
 
@@ -440,6 +678,8 @@ class Dataset:
         if wanted is not None:
             for game_id in wanted:
                 self._shard_of(game_id)
+        elif self._game_ids is not None:
+            wanted = {int(g) for g in self._game_ids}
         checked = {"games": 0, "positions": 0}
         bar = None
         if progress:
@@ -453,13 +693,16 @@ class Dataset:
                 bar.close()
         return checked
 
-    def _verify_shards(self, wanted, checked: Dict[str, int], bar) -> None:
+    def _verify_shards(self, wanted: Optional[set], checked: Dict[str, int], bar: Any) -> None:
         for i, shard in enumerate(self.shards):
             ids = range(shard["first_game"], shard["first_game"] + shard["games"])
             if wanted is not None and not wanted.intersection(ids):
                 continue
-            games = self.read_shard(i, "games").to_pylist()
-            positions = self.read_shard(i, "positions")
+            games_table = self._read_checked(i, "games")
+            positions = self._read_checked(i, "positions")
+            for name, table in (("games", games_table), ("positions", positions)):
+                self._verify_metadata(shard, name, table)
+            games = games_table.to_pylist()
             if len(games) != shard["games"] or positions.num_rows != shard["positions"]:
                 raise TaikyokuError(
                     f"{self.path}: shard {shard['index']} holds {len(games)} games and {positions.num_rows} positions, "
@@ -477,6 +720,24 @@ class Dataset:
                 checked["positions"] += len(rows)
                 if bar is not None:
                     bar.update(1)
+
+    def _verify_metadata(self, shard: Dict[str, Any], name: str, table: Any) -> None:
+        """A file's own metadata (when it has some: files of schema version 1 have none) must
+        agree with the manifest."""
+        meta = file_metadata(table.schema)
+        expected = {
+            "table": name,
+            "schema_version": self.manifest["schema_version"],
+            "engine_version": self.manifest.get("engine_version"),
+            "variant": self.variant,
+            "settings": self.settings,
+        }
+        for key, value in expected.items():
+            if key in meta and meta[key] != value:
+                raise TaikyokuError(
+                    f"{self.path / shard[name + '_file']}: its metadata says {key} {meta[key]!r}, "
+                    f"the manifest {value!r}: the file belongs to another dataset"
+                )
 
     def _verify_game(self, record: Dict[str, Any], rows: Dict[str, np.ndarray]) -> None:
         game_id = record["game_id"]
@@ -525,11 +786,19 @@ class Dataset:
 
     # ---- observations and batches
 
-    def observations(self, positions=None, *, dtype=None, frame: str = "mover", compact: bool = False, chunk_size: int = 4096):
+    def observations(
+        self,
+        positions: Any = None,
+        *,
+        dtype: Optional[npt.DTypeLike] = None,
+        frame: Frame = "mover",
+        compact: bool = False,
+        chunk_size: int = 4096,
+    ) -> np.ndarray:
         """Observation planes ``(N, 36, 36, P)`` of stored positions, as ``Game.observation()`` gives.
 
-        ``positions``: a positions ``pyarrow.Table``/``RecordBatch`` (e.g. a slice or filter of
-        :attr:`positions`), a polars DataFrame, a Python ``slice`` or row indices into
+        ``positions``: any Arrow positions data :func:`decode` takes (e.g. a slice or filter of
+        :attr:`positions`, a polars DataFrame), a Python ``slice`` or row indices into
         :attr:`positions`, or None for all of them. Mind the size: the default one-hot layout
         takes 789 KB per position (``compact=True``: 21 KB).
         """
@@ -558,12 +827,12 @@ class Dataset:
         shuffle: bool = False,
         seed: Optional[int] = None,
         *,
-        dtype=None,
-        frame: str = "mover",
+        dtype: Optional[npt.DTypeLike] = None,
+        frame: Frame = "mover",
         compact: bool = False,
         visits: bool = True,
         drop_last: bool = False,
-    ) -> Iterator[Dict[str, np.ndarray]]:
+    ) -> Iterator[Batch]:
         """Training batches: dicts of numpy arrays (keys in ``datasets/README.md``), reading one shard at a time.
 
         ``shuffle`` permutes the shard order and the rows inside each shard (memory stays bounded by
@@ -585,35 +854,74 @@ class Dataset:
 # -- decoding -------------------------------------------------------------------------------------
 
 
+_DECODED_COLUMNS = ("board", "white_to_move", "repetitions", "ply")
+
+
+def _as_arrow(data: Any) -> Any:
+    """Arrow data of any kind as a ``pyarrow.Table`` or ``RecordBatch``.
+
+    Takes pyarrow Tables, RecordBatches, RecordBatchReaders, datasets and scanners; any object
+    of the Arrow PyCapsule interface (``__arrow_c_stream__``: polars and pandas DataFrames,
+    DuckDB results, nanoarrow, ...; ``__arrow_c_array__``: a record batch); and, for older
+    libraries, objects with ``to_arrow()``, ``arrow()`` or ``fetch_arrow_table()``.
+    """
+    pa = _pa()
+    if isinstance(data, (pa.Table, pa.RecordBatch)):
+        return data
+    if isinstance(data, pa.RecordBatchReader):
+        return data.read_all()
+    try:
+        import pyarrow.dataset as pds
+    except ImportError:  # pragma: no cover - pyarrow.dataset is part of every pyarrow wheel
+        pds = None
+    if pds is not None and isinstance(data, (pds.Dataset, pds.Scanner)):
+        names = data.schema.names if isinstance(data, pds.Dataset) else data.projected_schema.names
+        wanted = [c for c in _DECODED_COLUMNS if c in names]
+        return data.to_table(columns=wanted) if isinstance(data, pds.Dataset) else data.to_table()
+    if hasattr(data, "__arrow_c_stream__"):
+        return pa.table(data)
+    if hasattr(data, "__arrow_c_array__"):
+        return pa.record_batch(data)
+    for method in ("to_arrow", "arrow", "fetch_arrow_table"):
+        convert = getattr(data, method, None)
+        if callable(convert):
+            converted = convert()
+            if isinstance(converted, pa.RecordBatchReader):
+                converted = converted.read_all()
+            if isinstance(converted, (pa.Table, pa.RecordBatch)):
+                return converted
+    raise TaikyokuError(
+        f"expected Arrow positions data (a pyarrow Table, RecordBatch or RecordBatchReader, or an object with "
+        f"__arrow_c_stream__ such as a polars DataFrame or a DuckDB result), got {type(data).__name__}"
+    )
+
+
 def decode(
-    positions,
+    positions: Any,
     variant: str = "taikyoku",
     options: Optional[Sequence[str]] = None,
     *,
-    dtype=None,
-    frame: str = "mover",
+    dtype: Optional[npt.DTypeLike] = None,
+    frame: Frame = "mover",
     compact: bool = False,
     chunk_size: int = 4096,
-):
+) -> np.ndarray:
     """Observation planes ``(N, 36, 36, P)`` of a positions table read by any means.
 
-    ``positions`` is a ``pyarrow.Table`` or ``RecordBatch`` (or anything with ``to_arrow()``, such
-    as a polars DataFrame) holding at least the ``board``, ``white_to_move``, ``repetitions`` and
-    ``ply`` columns. Decoding runs in parallel in Rust, ``chunk_size`` rows per call, which bounds
-    the temporary arrays next to the output.
+    ``positions`` is any Arrow data holding at least the ``board``, ``white_to_move``,
+    ``repetitions`` and ``ply`` columns: a ``pyarrow.Table``, ``RecordBatch`` or
+    ``RecordBatchReader`` (read whole), a ``pyarrow.dataset`` dataset or scanner, or any object
+    of the Arrow PyCapsule stream interface (``__arrow_c_stream__``), such as a polars DataFrame
+    or a DuckDB result (objects with ``to_arrow()`` work too). Decoding runs in parallel in
+    Rust, ``chunk_size`` rows per call, which bounds the temporary arrays next to the output.
     """
-    pa = _pa()
-    if not isinstance(positions, (pa.Table, pa.RecordBatch)) and hasattr(positions, "to_arrow"):
-        positions = positions.to_arrow()
-    if not isinstance(positions, (pa.Table, pa.RecordBatch)):
-        raise TaikyokuError(f"expected a positions pyarrow.Table or RecordBatch, got {type(positions).__name__}")
-    if chunk_size < 1:
-        raise TaikyokuError(f"chunk_size must be positive, not {chunk_size}")
+    positions = _as_arrow(positions)
+    chunk_size = _validate.integer("chunk_size", chunk_size, 1)
     n = positions.num_rows
     options = list(options or [])
 
-    def one(part):
-        columns = _position_columns(part, ("board", "white_to_move", "repetitions", "ply"))
+    def one(part: Any) -> np.ndarray:
+        columns = _position_columns(part, _DECODED_COLUMNS)
         return decode_positions(
             columns["board"],
             columns["white_to_move"],
@@ -710,7 +1018,17 @@ def _make_batch(data, variant, options, decode_args, visits: bool) -> Dict[str, 
 
 
 def _fresh_seed() -> int:
-    return int(np.random.SeedSequence().entropy)
+    return int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]  # an int when drawn
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function on uint64 arrays (the mixing the engine seeds games with)."""
+    z = np.asarray(x, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = z + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 def _iter_batches(dataset, shards, batch_size, shuffle, seed, epoch, decode_args, visits, drop_last):
@@ -762,19 +1080,29 @@ def _samples(batch: Dict[str, np.ndarray]) -> Iterator[Dict[str, Any]]:
 class _PositionDatasetMixin:
     """The logic of :class:`PositionDataset`; the class itself is built on first use (see below)."""
 
+    _get_worker_info: Any = None
+    dataset: Dataset
+    batch_size: Optional[int]
+    shuffle: bool
+    seed: Optional[int]
+    epoch: int
+    decode_args: Dict[str, Any]
+    visits: bool
+    drop_last: bool
+
     def __init__(
         self,
-        source: Union[str, Path, Dataset],
+        source: Union[PathLike, Dataset],
         batch_size: Optional[int] = None,
         shuffle: bool = False,
         seed: Optional[int] = None,
         *,
-        dtype=None,
-        frame: str = "mover",
+        dtype: Optional[npt.DTypeLike] = None,
+        frame: Frame = "mover",
         compact: bool = False,
         visits: bool = True,
         drop_last: bool = False,
-    ):
+    ) -> None:
         super().__init__()
         self.dataset = source if isinstance(source, Dataset) else open(source)
         if batch_size is not None and batch_size < 1:
@@ -791,7 +1119,7 @@ class _PositionDatasetMixin:
         """With a fixed seed, gives each epoch its own (reproducible) order."""
         self.epoch = int(epoch)
 
-    def _worker(self):
+    def _worker(self) -> Tuple[int, int]:
         """``(worker id, worker count)`` inside a torch DataLoader worker, else ``(0, 1)``."""
         info = self._get_worker_info() if self._get_worker_info is not None else None
         return (0, 1) if info is None else (info.id, info.num_workers)
@@ -800,7 +1128,7 @@ class _PositionDatasetMixin:
         """The shards (indices into ``dataset.shards``) that worker ``worker`` of ``workers`` reads."""
         return list(range(len(self.dataset.shards)))[worker::workers]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Dict[str, Any]]:
         worker, workers = self._worker()
         seed = self.seed
         if self.shuffle and seed is None:
@@ -828,7 +1156,7 @@ class _PositionDatasetMixin:
         )
 
 
-def _build_position_dataset():
+def _build_position_dataset() -> type:
     """Builds PositionDataset on a torch ``IterableDataset`` if torch imports, else on ``object``."""
     try:
         from torch.utils.data import IterableDataset, get_worker_info
@@ -837,7 +1165,7 @@ def _build_position_dataset():
     else:
         base, worker_info = IterableDataset, get_worker_info
 
-    class PositionDataset(_PositionDatasetMixin, base):
+    class PositionDataset(_PositionDatasetMixin, base):  # type: ignore[valid-type,misc]  # torch's or object
         """Positions of a dataset as an iterable of samples, or of batches when ``batch_size`` is set.
 
         A ``torch.utils.data.IterableDataset`` when torch is installed: in a DataLoader each worker
@@ -854,7 +1182,14 @@ def _build_position_dataset():
     return PositionDataset
 
 
-def __getattr__(name: str):
+if TYPE_CHECKING:
+
+    class PositionDataset(_PositionDatasetMixin):
+        """Positions of a dataset as an iterable of samples, or of batches when ``batch_size`` is
+        set (a ``torch.utils.data.IterableDataset`` when torch is installed)."""
+
+
+def __getattr__(name: str) -> Any:
     # PositionDataset is made on first access so that importing this module never imports torch.
     if name == "PositionDataset":
         cls = _build_position_dataset()
@@ -863,5 +1198,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> List[str]:
     return sorted(set(globals()) | {"PositionDataset"})

@@ -10,14 +10,40 @@ and schemas are in datasets/README.md; read the result with :func:`taikyoku.data
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union
 
 import numpy as np
 
 from taikyoku import _core, _validate
 from taikyoku._validate import F32_MAX, U32_MAX, U64_MAX
 
-__all__ = ["selfplay", "Evaluator"]
+__all__ = ["selfplay", "Evaluator", "SelfplaySummary", "Players", "Format", "Priors", "MCTS_KNOBS", "mcts_defaults"]
+
+#: Who plays both sides.
+Players = Literal["random", "mcts"]
+#: The shard file format.
+Format = Literal["arrow", "parquet"]
+#: MCTS priors: heuristic ones favouring captures, or uniform.
+Priors = Literal["captures", "uniform"]
+
+
+class SelfplaySummary(TypedDict):
+    """What :func:`selfplay` returns. Totals count the whole dataset, ``generated_*`` what this
+    call played (the rest was resumed)."""
+
+    games: int
+    positions: int
+    plies: int  # the same as positions
+    black_wins: int
+    white_wins: int
+    draws: int
+    truncated: int
+    bytes: int
+    generated_games: int
+    generated_plies: int
+    repaired: List[str]  # shards found damaged and generated again, with why
+    seconds: float
+    out: str
 
 #: A network guiding MCTS: ``evaluator(observations, legal) -> (priors, values)``.
 #:
@@ -31,10 +57,12 @@ __all__ = ["selfplay", "Evaluator"]
 #: - It returns ``priors``, aligned with the actions (one flat array, or one array per leaf; any
 #:   non-negative scale: they are normalised), and B ``values`` in [-1, 1] from the view of each
 #:   leaf's side to move.
-Evaluator = Callable[[np.ndarray, Any], tuple]
+Evaluator = Callable[[np.ndarray, Any], Tuple[Any, Any]]
 
 
-def _evaluate(evaluator: Evaluator, observations: np.ndarray, actions: np.ndarray, offsets: np.ndarray, csr: bool):
+def _evaluate(
+    evaluator: Evaluator, observations: np.ndarray, actions: np.ndarray, offsets: np.ndarray, csr: bool
+) -> Tuple[np.ndarray, np.ndarray]:
     """Calls the user's evaluator on one batch and checks what it returns (called from Rust)."""
     leaves = len(offsets) - 1
     legal = (actions, offsets) if csr else [actions[offsets[i] : offsets[i + 1]] for i in range(leaves)]
@@ -68,6 +96,7 @@ def _evaluator_name(evaluator: Evaluator) -> str:
     module = getattr(evaluator, "__module__", None) or type(evaluator).__module__
     return f"{module}.{name}"
 
+
 #: The MCTS settings ``selfplay(**mcts)`` takes, with their checks (None keeps the default).
 _MCTS_KNOBS: Dict[str, Callable[[str, Any], Any]] = {
     "temperature": lambda name, v: _validate.real(name, v, 0.0, F32_MAX),
@@ -77,11 +106,26 @@ _MCTS_KNOBS: Dict[str, Callable[[str, Any], Any]] = {
     "c_puct": lambda name, v: _validate.real(name, v, 0.0, F32_MAX, low_open=True),
     "priors": lambda name, v: _validate.choice(name, v, ("captures", "uniform")),
     "rollout_plies": lambda name, v: _validate.integer(name, v, 0, U32_MAX),
+    "reuse_tree": lambda name, v: _validate.boolean(name, v),
 }
 
+#: The names of the MCTS settings :func:`selfplay` takes by keyword (``**mcts``).
+MCTS_KNOBS: Tuple[str, ...] = tuple(_MCTS_KNOBS)
 
-def _checked_settings(*, players, games, seed, threads, format, max_plies, simulations, evaluator, variant, options,
-                      games_per_shard, progress, leaves_per_game, concurrent_games, mcts) -> Dict[str, Any]:
+
+def mcts_defaults() -> Dict[str, Any]:
+    """The engine's default MCTS settings (what a manifest records when none is given)."""
+    import json
+
+    players = dict(json.loads(_core.selfplay_settings(players="mcts"))["players"])
+    players.pop("kind")
+    return players
+
+
+def _checked_settings(*, players: Any, games: Any, seed: Any, threads: Any, format: Any, max_plies: Any,
+                      simulations: Any, evaluator: Any, variant: Any, options: Any, games_per_shard: Any,
+                      progress: Any, leaves_per_game: Any, concurrent_games: Any,
+                      mcts: Dict[str, Any]) -> Dict[str, Any]:
     """Every argument of :func:`selfplay` checked in Python (before anything touches the disk) and
     converted to plain ints, floats and strings for the native call. Ranges are those the native
     side can hold, so it never sees a number it would have to refuse with an OverflowError."""
@@ -134,12 +178,12 @@ def settings_json(evaluator: Optional[Evaluator] = None, observation: str = "com
 
 
 def selfplay(
-    out: Union[str, os.PathLike],
-    players: str = "random",
+    out: Union[str, "os.PathLike[str]"],
+    players: Players = "random",
     games: int = 8,
     seed: int = 0,
     threads: Optional[int] = None,
-    format: str = "arrow",
+    format: Format = "arrow",
     max_plies: int = 5000,
     simulations: int = 64,
     evaluator: Optional[Evaluator] = None,
@@ -150,10 +194,10 @@ def selfplay(
     progress: bool = False,
     leaves_per_game: int = 8,
     concurrent_games: int = 32,
-    observation: str = "compact",
-    legal_actions: str = "csr",
+    observation: Literal["compact", "onehot"] = "compact",
+    legal_actions: Literal["csr", "list"] = "csr",
     **mcts: Any,
-) -> dict:
+) -> SelfplaySummary:
     """Plays ``games`` self-play games and writes them as a dataset in ``out``.
 
     Args:
@@ -177,13 +221,13 @@ def selfplay(
             and offsets; the default) or ``"list"`` (one array per leaf).
         games_per_shard: games per shard file.
         progress: show a progress bar (tqdm) and nothing else.
-        **mcts: MCTS settings: ``temperature``, ``temperature_plies``, ``dirichlet_alpha``,
-            ``dirichlet_fraction``, ``c_puct``, ``priors`` ("captures" or "uniform"),
-            ``rollout_plies``.
+        **mcts: MCTS settings (:data:`MCTS_KNOBS`): ``temperature``, ``temperature_plies``,
+            ``dirichlet_alpha``, ``dirichlet_fraction``, ``c_puct``, ``priors`` ("captures" or
+            "uniform"), ``rollout_plies``, ``reuse_tree``.
 
     Returns:
-        A summary: games, plies, black_wins, white_wins, draws, truncated, bytes,
-        generated_games, generated_plies (this run), seconds, out.
+        A :class:`SelfplaySummary`: games, positions (= plies), black_wins, white_wins, draws,
+        truncated, bytes, generated_games, generated_plies (this run), repaired, seconds, out.
 
     Raises:
         taikyoku.TaikyokuError (a ValueError): bad arguments (checked here, before anything is
@@ -212,7 +256,7 @@ def selfplay(
             bar.set_postfix(plies=plies, refresh=False)
 
     try:
-        return _core.selfplay_run(
+        summary: SelfplaySummary = _core.selfplay_run(
             out,
             settings,
             threads=_validate.optional_integer("threads", threads, 1, 256),
@@ -221,6 +265,7 @@ def selfplay(
             concurrent_games=_validate.integer("concurrent_games", concurrent_games, 1, 65536),
             legal_actions=_validate.choice("legal_actions", legal_actions, ("csr", "list")),
         )
+        return summary
     finally:
         if bar is not None:
             bar.close()

@@ -185,6 +185,7 @@ fn mcts_settings(
     c_puct: Option<f64>,
     priors: Option<String>,
     rollout_plies: Option<Int>,
+    reuse_tree: Option<bool>,
 ) -> PyResult<MctsSettings> {
     let d = MctsSettings::default();
     let settings = MctsSettings {
@@ -196,7 +197,7 @@ fn mcts_settings(
         c_puct: c_puct.map_or(Ok(d.c_puct), |c| convert::real("c_puct", c, f64::MIN_POSITIVE, 1e6))?,
         priors: priors.unwrap_or(d.priors),
         rollout_plies: rollout_plies.map_or(Ok(d.rollout_plies), |r| r.count("rollout_plies"))?,
-        ..d
+        reuse_tree: reuse_tree.unwrap_or(d.reuse_tree),
     };
     settings.validate().map_err(|e| invalid(e.to_string()))?;
     Ok(settings)
@@ -209,7 +210,7 @@ fn mcts_settings(
 #[pyo3(signature = (players = "random", games = Int(8), seed = Int(0), format = "arrow", max_plies = Int(5000),
     simulations = Int(64), games_per_shard = Int(16), variant = "taikyoku", options = None, temperature = None,
     temperature_plies = None, dirichlet_alpha = None, dirichlet_fraction = None, c_puct = None, priors = None,
-    rollout_plies = None, evaluator_name = None, leaves_per_game = Int(8), observation = "compact"))]
+    rollout_plies = None, evaluator_name = None, leaves_per_game = Int(8), observation = "compact", reuse_tree = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn selfplay_settings(
     players: &str,
@@ -231,6 +232,7 @@ pub fn selfplay_settings(
     evaluator_name: Option<String>,
     leaves_per_game: Int,
     observation: &str,
+    reuse_tree: Option<bool>,
 ) -> PyResult<String> {
     if !matches!(observation, "compact" | "onehot") {
         return Err(invalid(format!("unknown observation '{}' (use 'compact' or 'onehot')", convert::clip(observation))));
@@ -246,6 +248,7 @@ pub fn selfplay_settings(
             c_puct,
             priors,
             rollout_plies,
+            reuse_tree,
         )?),
         other => return Err(invalid(format!("unknown players '{}' (use 'random' or 'mcts')", convert::clip(other)))),
     };

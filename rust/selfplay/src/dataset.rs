@@ -134,6 +134,9 @@ pub struct Manifest {
 /// The manifest's path in the dataset.
 pub const MANIFEST: &str = "manifest.json";
 
+/// The dataset card's path: a README with a Hugging Face `configs:` header (`card`).
+pub const CARD: &str = "README.md";
+
 /// The engine version datasets are labelled with.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -169,6 +172,11 @@ impl Manifest {
     /// Writes the manifest atomically (temporary file, then rename).
     fn write(&self, store: &dyn Store) -> Result<(), RunError> {
         store.write(MANIFEST, self.text().as_bytes()).map_err(|e| io_error("writing", store, MANIFEST, e))
+    }
+
+    /// Writes the dataset card (`card`) atomically.
+    fn write_card(&self, store: &dyn Store) -> Result<(), RunError> {
+        store.write(CARD, card(self).as_bytes()).map_err(|e| io_error("writing", store, CARD, e))
     }
 
     /// The shard of `index` of a run with `settings`, as the manifest should list it.
@@ -306,7 +314,9 @@ impl Writer {
         let mut manifest = self.lock_manifest();
         manifest.shards.sort_by_key(|s| s.index);
         manifest.complete = false;
-        manifest.write(store).inspect_err(|_| self.abandon_locked(&manifest))
+        // The card after the manifest: a directory holding a card but no manifest would look
+        // foreign to the next run.
+        manifest.write(store).and_then(|()| manifest.write_card(store)).inspect_err(|_| self.abandon_locked(&manifest))
     }
 
     fn lock_manifest(&self) -> std::sync::MutexGuard<'_, Manifest> {
@@ -334,6 +344,7 @@ impl Writer {
         let mut manifest = self.manifest.into_inner().unwrap_or_else(|e| e.into_inner());
         manifest.complete = true;
         manifest.write(self.store.as_ref())?;
+        manifest.write_card(self.store.as_ref())?;
         let mut total = Tally::default();
         for shard in &manifest.shards {
             total.add(&shard.tally);
@@ -358,6 +369,8 @@ impl Writer {
             return;
         }
         let store = self.store.as_ref();
+        let _ = store.remove(CARD);
+        let _ = store.remove("README.md.tmp");
         let _ = store.remove(MANIFEST);
         let _ = store.remove("manifest.json.tmp");
         for sub in ["games", "positions"] {
@@ -383,9 +396,8 @@ pub fn write_shard(store: &dyn Store, settings: &Settings, index: u64, records: 
     let games = vec![tables::games_batch(&sorted, &settings.variant, settings.players.name()).map_err(usage)?];
     let mut checks = Vec::with_capacity(2);
     // Positions first, games last: a shard counts as written once its games file exists.
-    for (path, schema, batches) in
-        [(&positions_file, tables::positions_schema(), &positions), (&games_file, tables::games_schema(), &games)]
-    {
+    let schema = |table: &str| tables::file_schema(table, settings).expect("a known table");
+    for (path, schema, batches) in [(&positions_file, schema("positions"), &positions), (&games_file, schema("games"), &games)] {
         let data = tables::encode(settings.format, schema, batches).map_err(usage)?;
         store.write(path, &data).map_err(|e| io_error("writing", store, path, e))?;
         checks.push(FileCheck::of(&data));
@@ -400,4 +412,177 @@ pub fn write_shard(store: &dyn Store, settings: &Settings, index: u64, records: 
         positions_file,
         checks: Some(ShardChecks { games: checks[1], positions: checks[0] }),
     })
+}
+
+/// A table's column types as the card names them (Arrow's names, as pyarrow prints them).
+fn type_name(data_type: &arrow_schema::DataType) -> String {
+    use arrow_schema::DataType as T;
+    match data_type {
+        T::UInt8 => "uint8".into(),
+        T::UInt16 => "uint16".into(),
+        T::UInt32 => "uint32".into(),
+        T::UInt64 => "uint64".into(),
+        T::Int8 => "int8".into(),
+        T::Float32 => "float".into(),
+        T::Boolean => "bool".into(),
+        T::Utf8 => "string".into(),
+        T::List(item) => format!("list<{}>", type_name(item.data_type())),
+        T::FixedSizeList(item, n) => format!("fixed_size_list<{}>[{n}]", type_name(item.data_type())),
+        T::Struct(fields) => {
+            let inner: Vec<String> = fields.iter().map(|f| format!("{}: {}", f.name(), type_name(f.data_type()))).collect();
+            format!("struct<{}>", inner.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// `n` with thousands separators.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let first = digits.len() % 3;
+    let mut groups: Vec<&str> = Vec::new();
+    if first > 0 {
+        groups.push(&digits[..first]);
+    }
+    groups.extend(digits.as_bytes()[first..].chunks(3).map(|g| std::str::from_utf8(g).expect("ASCII digits")));
+    groups.join(",")
+}
+
+/// Hugging Face's size category of a dataset of `rows` rows.
+fn size_category(rows: u64) -> &'static str {
+    match rows {
+        0..=999 => "n<1K",
+        1_000..=9_999 => "1K<n<10K",
+        10_000..=99_999 => "10K<n<100K",
+        100_000..=999_999 => "100K<n<1M",
+        1_000_000..=9_999_999 => "1M<n<10M",
+        10_000_000..=99_999_999 => "10M<n<100M",
+        100_000_000..=999_999_999 => "100M<n<1B",
+        _ => "n>1B",
+    }
+}
+
+/// The dataset card, `README.md` at the dataset root: a YAML header whose `configs:` let
+/// Hugging Face's `datasets.load_dataset(DIR)` find the two tables (`"positions"`, the
+/// default, and `"games"`), then what the dataset holds, how to read it and its columns. It
+/// depends only on the manifest (never on time or threads), so it is as reproducible as the
+/// shard files. Until the run completes it says so, without counts.
+pub fn card(manifest: &Manifest) -> String {
+    use std::fmt::Write;
+    let settings = &manifest.settings;
+    let extension = settings.format.extension();
+    let mut total = Tally::default();
+    for shard in &manifest.shards {
+        total.add(&shard.tally);
+    }
+    let players = match &settings.players {
+        crate::Players::Random => "uniformly random players".to_string(),
+        crate::Players::Mcts(m) => format!(
+            "MCTS players ({} simulations per move, c_puct {}, Dirichlet alpha {} at weight {}, temperature {} for {} plies, {} priors, {} rollout plies{})",
+            m.simulations,
+            m.c_puct,
+            m.dirichlet_alpha,
+            m.dirichlet_fraction,
+            m.temperature,
+            m.temperature_plies,
+            m.priors,
+            m.rollout_plies,
+            if m.reuse_tree { ", tree reused" } else { "" }
+        ),
+    };
+    let evaluator = match &settings.network {
+        Some(n) => format!("guided by the evaluator `{}` ({} observations)", n.name, n.observation),
+        None if matches!(settings.players, crate::Players::Mcts(_)) => "with the rules-derived heuristic evaluator".to_string(),
+        None => String::new(),
+    };
+    let options = if settings.options.is_empty() { "standard rules".to_string() } else { settings.options.join(", ") };
+    let mut s = String::new();
+    let _ = writeln!(s, "---");
+    let _ = writeln!(s, "pretty_name: \"{} shogi self-play ({})\"", settings.variant, settings.players.name());
+    let _ = writeln!(s, "tags:\n- taikyoku-shogi\n- shogi\n- self-play\n- reinforcement-learning");
+    if manifest.complete {
+        let _ = writeln!(s, "size_categories:\n- {}", size_category(total.positions));
+    }
+    let _ = writeln!(s, "configs:");
+    for (table, default) in [("positions", true), ("games", false)] {
+        let _ = writeln!(s, "- config_name: {table}\n  data_files:\n  - split: train\n    path: \"{table}/*.{extension}\"");
+        if default {
+            let _ = writeln!(s, "  default: true");
+        }
+    }
+    let _ = writeln!(s, "---\n");
+    let _ = writeln!(s, "# {} shogi self-play\n", settings.variant);
+    let _ = writeln!(
+        s,
+        "Seeded self-play games of {} ({options}) by {players}{}{evaluator}, written by taikyoku {} \
+         (dataset schema version {}). `manifest.json` lists the complete shards with each file's size and CRC-32.\n",
+        settings.variant,
+        if evaluator.is_empty() { "" } else { " " },
+        manifest.engine_version,
+        manifest.schema_version
+    );
+    let shards = settings.shard_count();
+    let format = match settings.format {
+        crate::Format::Arrow => "Arrow IPC files (zstd)",
+        crate::Format::Parquet => "Parquet files (zstd)",
+    };
+    if manifest.complete {
+        let _ = writeln!(s, "| | |\n|---|---|");
+        let _ = writeln!(s, "| games | {} |", grouped(total.games));
+        let _ = writeln!(s, "| positions | {} |", grouped(total.positions));
+        let _ = writeln!(
+            s,
+            "| results | Black {}, White {}, draws {}, truncated {} |",
+            grouped(total.black_wins),
+            grouped(total.white_wins),
+            grouped(total.draws),
+            grouped(total.truncated)
+        );
+        let _ = writeln!(
+            s,
+            "| files | {shards} shard{} of up to {} games: {format}, {} bytes |",
+            if shards == 1 { "" } else { "s" },
+            settings.games_per_shard,
+            grouped(total.bytes)
+        );
+        let _ = writeln!(s, "| seed, max plies | {}, {} |\n", settings.seed, settings.max_plies);
+    } else {
+        let _ = writeln!(
+            s,
+            "**Incomplete:** the run writing this dataset has not finished ({} games in {shards} shard{} of {format}). \
+             Run the same command again to finish it; readers see the shards `manifest.json` lists.\n",
+            settings.games,
+            if shards == 1 { "" } else { "s" }
+        );
+    }
+    let _ = writeln!(s, "## Reading\n\n```python");
+    let _ = writeln!(s, "import taikyoku.datasets as tds                   # pip install taikyoku");
+    let _ = writeln!(s, "ds = tds.open(DIR)                                # checks manifest.json; ds.games, ds.positions");
+    let pyarrow_format = if settings.format == crate::Format::Arrow { "ipc" } else { "parquet" };
+    let _ = writeln!(s, "import pyarrow.dataset as pds");
+    let _ = writeln!(s, "positions = pds.dataset(f\"{{DIR}}/positions\", format=\"{pyarrow_format}\")");
+    let _ = writeln!(s, "import datasets                                   # Hugging Face, from the configs above");
+    let _ = writeln!(s, "positions = datasets.load_dataset(DIR, \"positions\", split=\"train\")");
+    let _ = writeln!(s, "```\n");
+    let _ = writeln!(
+        s,
+        "Actions (docs/ACTIONS.md) are in the **mover's frame** (the board turned 180 degrees when White moves); \
+         boards are in Black's view; `outcome` and `root_value` are from the view of the side to move. \
+         Compact board code: {}.\n",
+        tables::BOARD_CODE
+    );
+    for table in ["positions", "games"] {
+        let schema = tables::schema(table).expect("a known table");
+        let _ = writeln!(s, "## `{table}`\n\n| column | type | meaning |\n|---|---|---|");
+        for field in schema.fields() {
+            let mut meaning = field.metadata().get(tables::DESCRIPTION).cloned().unwrap_or_default();
+            if field.name() == "board" {
+                meaning = "the compact board (above)".into();
+            }
+            let _ = writeln!(s, "| `{}` | {} | {} |", field.name(), type_name(field.data_type()), meaning);
+        }
+        let _ = writeln!(s);
+    }
+    let _ = writeln!(s, "## Settings\n\n```json\n{}\n```", serde_json::to_string_pretty(settings).expect("settings serialize"));
+    s
 }

@@ -222,6 +222,7 @@ mod tests {
             .flat_map(|sub| fs::read_dir(dir.join(sub)).unwrap().map(|e| e.unwrap().path()))
             .collect();
         names.push(dir.join("manifest.json"));
+        names.push(dir.join(dataset::CARD));
         names.sort();
         names
             .into_iter()
@@ -343,6 +344,30 @@ mod tests {
         assert!(unattended(|c| write_shards(store.as_ref(), &settings, &[3], None, c)).is_err());
         let _ = fs::remove_dir_all(&whole);
         let _ = fs::remove_dir_all(&apart);
+    }
+
+    #[test]
+    fn files_describe_themselves_and_the_card_names_the_tables() {
+        let settings = Settings { games: 3, games_per_shard: 2, max_plies: 10, ..Settings::default() };
+        let dir = temp_dir("card");
+        run_quietly(&dir, &settings, Some(2)).unwrap();
+        let settings_json = serde_json::to_string(&settings).unwrap();
+        for table in ["games", "positions"] {
+            let file = fs::File::open(dir.join(format!("{table}/part-00001.arrow"))).unwrap();
+            let reader = arrow_ipc::reader::FileReader::try_new(file, None).unwrap();
+            let schema = reader.schema();
+            let metadata = schema.metadata();
+            assert_eq!(metadata.get(tables::keys::TABLE).map(String::as_str), Some(table));
+            assert_eq!(metadata.get(tables::keys::SETTINGS), Some(&settings_json));
+            assert_eq!(metadata.get(tables::keys::SCHEMA_VERSION), Some(&tables::SCHEMA_VERSION.to_string()));
+            assert_eq!(metadata.get(tables::keys::ENGINE_VERSION).map(String::as_str), Some(dataset::ENGINE_VERSION));
+            assert!(schema.fields().iter().all(|f| f.metadata().get(tables::DESCRIPTION).is_some_and(|d| !d.is_empty())));
+        }
+        let card = fs::read_to_string(dir.join(dataset::CARD)).unwrap();
+        assert!(card.starts_with("---\n") && card.contains("configs:\n- config_name: positions\n"), "{card}");
+        assert!(card.contains("path: \"positions/*.arrow\"\n  default: true") && card.contains("path: \"games/*.arrow\""));
+        assert!(card.contains("| games | 3 |") && card.contains("| positions | 30 |"), "{card}");
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

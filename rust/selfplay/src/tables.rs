@@ -1,9 +1,9 @@
 //! The two tables (datasets/README.md): their Arrow schemas, record batches built from game
 //! records, and shard files written as Arrow IPC or Parquet.
 
-use crate::dataset::Tally;
+use crate::dataset::{Tally, ENGINE_VERSION};
 use crate::play::GameRecord;
-use crate::settings::Format;
+use crate::settings::{Format, Settings};
 use arrow_array::builder::{ListBuilder, StringBuilder, UInt32Builder};
 use arrow_array::{
     Array, ArrayRef, BooleanArray, FixedSizeListArray, Float32Array, Int8Array, ListArray, RecordBatch, StringArray, StructArray,
@@ -12,15 +12,52 @@ use arrow_array::{
 use arrow_ipc::writer::{FileWriter, IpcWriteOptions};
 use arrow_buffer::OffsetBuffer;
 use arrow_ipc::CompressionType;
-use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef};
+use arrow_schema::{ArrowError, DataType, Field, Fields, Metadata, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 use std::sync::{Arc, OnceLock};
 use taikyoku_engine::rl::actions::GRID_SQUARES;
 
-/// Version of the layout below; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the layout below; bumped on any incompatible change. 2: the action space gained
+/// the promotion block (Tenjiku's promotion choice, `NUM_ACTIONS` doubled); the columns did not
+/// change, and a version-1 dataset reads as it is (its actions all lie below `PROMOTION_BLOCK`
+/// and keep their meaning).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The manifest versions this build reads (writing always uses `SCHEMA_VERSION`).
+pub const READABLE_SCHEMA_VERSIONS: [u32; 2] = [1, 2];
+
+/// Key of each field's description in its Arrow field metadata.
+pub const DESCRIPTION: &str = "description";
+
+/// Keys of the schema-level metadata every shard file carries (datasets/README.md §2): the
+/// file says what it is without its manifest. The same for every shard of a run, so tables
+/// concatenated from several shards keep it.
+pub mod keys {
+    /// The layout version (`SCHEMA_VERSION`), in decimal.
+    pub const SCHEMA_VERSION: &str = "taikyoku.schema_version";
+    /// The engine version that wrote the file, e.g. `"0.1.0"`.
+    pub const ENGINE_VERSION: &str = "taikyoku.engine_version";
+    /// `"games"` or `"positions"`.
+    pub const TABLE: &str = "taikyoku.table";
+    /// What a row is, in words.
+    pub const DESCRIPTION: &str = "taikyoku.description";
+    /// The variant name, as in the settings.
+    pub const VARIANT: &str = "taikyoku.variant";
+    /// The run's settings as JSON (the manifest's `settings`).
+    pub const SETTINGS: &str = "taikyoku.settings";
+}
+
+/// The compact board code, in words (the `board` field's description and the dataset card).
+pub const BOARD_CODE: &str = "36x36 squares, row-major, always Black's (absolute) view: row 0 is rank a, \
+column 0 is file 36. Code 0: empty; else (kind + 1) << 2 | promoted << 1 | color, kind indexing \
+taikyoku.piece_types(variant) (the type it moves as now), promoted 0/1, color 0 Black / 1 White";
+
+fn described(name: &str, data_type: DataType, nullable: bool, description: &str) -> Field {
+    Field::new(name, data_type, nullable).with_metadata(Metadata::from([(DESCRIPTION, description)]))
+}
 
 fn visit_fields() -> Fields {
     Fields::from(vec![Field::new("action", DataType::UInt32, false), Field::new("count", DataType::UInt32, false)])
@@ -36,16 +73,26 @@ pub fn games_schema() -> SchemaRef {
     SCHEMA
         .get_or_init(|| {
             Arc::new(Schema::new(vec![
-                Field::new("game_id", DataType::UInt64, false),
-                Field::new("seed", DataType::UInt64, false),
-                Field::new("variant", DataType::Utf8, false),
-                Field::new("black_player", DataType::Utf8, false),
-                Field::new("white_player", DataType::Utf8, false),
-                Field::new("result", DataType::Utf8, true),
-                Field::new("termination", DataType::Utf8, false),
-                Field::new("plies", DataType::UInt32, false),
-                Field::new("actions", list_of(DataType::UInt32), false),
-                Field::new("moves", list_of(DataType::Utf8), false),
+                described("game_id", DataType::UInt64, false, "index of the game in the run, 0 to games - 1; joins the positions"),
+                described("seed", DataType::UInt64, false, "the game's seed: splitmix64(master seed ^ splitmix64(game_id))"),
+                described("variant", DataType::Utf8, false, "variant name (taikyoku.variants())"),
+                described("black_player", DataType::Utf8, false, "'random' or 'mcts'"),
+                described("white_player", DataType::Utf8, false, "'random' or 'mcts'"),
+                described("result", DataType::Utf8, true, "'black', 'white' or 'draw'; null when truncated by max_plies"),
+                described(
+                    "termination",
+                    DataType::Utf8,
+                    false,
+                    "royal_capture, repetition, perpetual_check, no_moves or max_plies",
+                ),
+                described("plies", DataType::UInt32, false, "moves played (half-moves)"),
+                described(
+                    "actions",
+                    list_of(DataType::UInt32),
+                    false,
+                    "the moves as actions (docs/ACTIONS.md), each in its mover's frame (board turned 180 degrees for White)",
+                ),
+                described("moves", list_of(DataType::Utf8), false, "the moves in notation, as Game.history() gives them"),
             ]))
         })
         .clone()
@@ -59,19 +106,52 @@ pub fn positions_schema() -> SchemaRef {
             let board = DataType::FixedSizeList(Arc::new(Field::new("item", DataType::UInt16, false)), GRID_SQUARES as i32);
             let visits = DataType::List(Arc::new(Field::new("item", DataType::Struct(visit_fields()), false)));
             Arc::new(Schema::new(vec![
-                Field::new("game_id", DataType::UInt64, false),
-                Field::new("ply", DataType::UInt32, false),
-                Field::new("white_to_move", DataType::Boolean, false),
-                Field::new("board", board, false),
-                Field::new("repetitions", DataType::UInt8, false),
-                Field::new("action", DataType::UInt32, false),
-                Field::new("legal_moves", DataType::UInt32, false),
-                Field::new("visits", visits, false),
-                Field::new("root_value", DataType::Float32, true),
-                Field::new("outcome", DataType::Int8, false),
+                described("game_id", DataType::UInt64, false, "the game (joins the games table)"),
+                described("ply", DataType::UInt32, false, "moves played before this position, from 0"),
+                described("white_to_move", DataType::Boolean, false, "side to move: true when White moves"),
+                described("board", board, false, BOARD_CODE),
+                described("repetitions", DataType::UInt8, false, "earlier occurrences of this position in the game (max 255)"),
+                described(
+                    "action",
+                    DataType::UInt32,
+                    false,
+                    "the move played, as an action in the mover's frame (board turned 180 degrees for White)",
+                ),
+                described("legal_moves", DataType::UInt32, false, "number of legal moves here"),
+                described("visits", visits, false, "MCTS root visit counts by action (mover's frame), sorted; empty for random players"),
+                described(
+                    "root_value",
+                    DataType::Float32,
+                    true,
+                    "MCTS root value for the side to move, -1 to 1 (1: it wins); null for random players",
+                ),
+                described("outcome", DataType::Int8, false, "final result for the side to move: 1 win, -1 loss, 0 draw or truncated"),
             ]))
         })
         .clone()
+}
+
+/// The schema-level metadata of a `table` file of a run with `settings` (keys in `keys`).
+pub fn file_metadata(table: &str, settings: &Settings) -> Metadata {
+    let description = match table {
+        "games" => "taikyoku self-play games, one row per game (layout: taikyoku datasets/README.md)",
+        _ => "taikyoku self-play positions, one row per position a move was played from (layout: taikyoku datasets/README.md)",
+    };
+    Metadata::from([
+        (keys::SCHEMA_VERSION, SCHEMA_VERSION.to_string()),
+        (keys::ENGINE_VERSION, ENGINE_VERSION.to_string()),
+        (keys::TABLE, table.to_string()),
+        (keys::DESCRIPTION, description.to_string()),
+        (keys::VARIANT, settings.variant.clone()),
+        (keys::SETTINGS, serde_json::to_string(settings).expect("settings serialize")),
+    ])
+}
+
+/// The schema of a `table` file of a run with `settings`: the table's schema with
+/// `file_metadata`.
+pub fn file_schema(table: &str, settings: &Settings) -> Option<SchemaRef> {
+    let schema = schema(table)?;
+    Some(Arc::new(schema.as_ref().clone().with_metadata(file_metadata(table, settings))))
 }
 
 /// A table's schema by name (`"games"` or `"positions"`).
@@ -191,9 +271,13 @@ pub fn encode(format: Format, schema: SchemaRef, batches: &[RecordBatch]) -> Res
             writer.finish()?;
         }
         Format::Parquet => {
+            // The schema's metadata also as Parquet key-value metadata, for Parquet readers that
+            // do not decode the embedded Arrow schema (DuckDB's parquet_kv_metadata).
+            let key_values = schema.metadata().iter().map(|(k, v)| KeyValue::new(k.clone(), v.clone())).collect::<Vec<_>>();
             let properties = WriterProperties::builder()
                 .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).expect("valid level")))
                 .set_created_by(format!("taikyoku {}", env!("CARGO_PKG_VERSION")))
+                .set_key_value_metadata((!key_values.is_empty()).then_some(key_values))
                 .build();
             let mut writer = ArrowWriter::try_new(&mut out, schema, Some(properties))?;
             for batch in batches {
