@@ -46,7 +46,7 @@ PAGES = {
 }
 SHELL_LANGUAGES = {"bash", "sh", "shell", "console"}
 # taikyoku commands in the shell blocks of all pages, counted (a smoke check against losing them).
-EXPECTED_COMMANDS = 3
+EXPECTED_COMMANDS = 7
 
 MODULES = [
     "taikyoku",

@@ -1,0 +1,776 @@
+"""Training networks on taikyoku with PyTorch: sparse actions, a reference network, MCTS evaluators.
+
+The action space has ``taikyoku.NUM_ACTIONS`` = 5,101,056 actions (docs/ACTIONS.md) but a position
+has a few hundred legal ones, so nothing here ever builds a dense policy. Policies live on the **legal actions in CSR form**, the
+form ``taikyoku.selfplay`` hands its evaluator and :class:`LegalActionIndex` builds for datasets:
+
+- ``actions``: one flat int64 tensor, every row's legal actions one after the other;
+- ``offsets``: int64, length ``B + 1``; row ``i`` owns ``actions[offsets[i]:offsets[i + 1]]``.
+
+A network scores each flat entry (``logits``, aligned with ``actions``) and the segment operations
+below (:func:`segment_log_softmax`, :func:`segment_sample`, :func:`policy_loss`, ...) normalise,
+sample and train per row, vectorised, without a Python loop over rows.
+
+Contents:
+
+- Actions: :func:`decode_actions`, :func:`encode_actions`, :func:`move_kinds`.
+- Segments: :func:`segment_ids`, :func:`segment_max`, :func:`segment_logsumexp`,
+  :func:`segment_log_softmax`, :func:`segment_softmax`, :func:`segment_argmax`,
+  :func:`segment_sample`, :func:`segment_log_prob`, :func:`policy_loss`.
+- Data: :class:`LegalActionIndex` (a dataset's legal actions, recovered by replaying its games),
+  :func:`locate`, :func:`visit_targets`, :func:`played_targets`, :class:`TrainingBatch`,
+  :func:`training_batch`, :func:`training_batches`.
+- Network: :class:`PolicyValueNet` and :class:`NetworkEvaluator` (``evaluator=`` for
+  ``taikyoku.selfplay(players="mcts")``), :func:`policy_value_loss`.
+
+Needs torch (``pip install "taikyoku[torch]"``); ``import taikyoku`` itself never imports it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+try:
+    import torch
+    import torch.nn.functional as F
+    from torch import Tensor, nn
+except ImportError as e:  # pragma: no cover - exercised only where torch is absent
+    raise ImportError('taikyoku.nn needs PyTorch: pip install "taikyoku[torch]" (or pip install torch)') from e
+
+import taikyoku
+from taikyoku import _core
+
+__all__ = [
+    "ActionParts",
+    "LegalActionIndex",
+    "NUM_MOVE_KINDS",
+    "NetworkEvaluator",
+    "PolicyValueNet",
+    "PolicyValueOutput",
+    "TrainingBatch",
+    "decode_actions",
+    "encode_actions",
+    "locate",
+    "move_kinds",
+    "played_targets",
+    "policy_loss",
+    "policy_value_loss",
+    "segment_argmax",
+    "segment_ids",
+    "segment_log_prob",
+    "segment_log_softmax",
+    "segment_logsumexp",
+    "segment_max",
+    "segment_sample",
+    "segment_softmax",
+    "training_batch",
+    "training_batches",
+    "visit_targets",
+]
+
+ArrayLike = Union[Tensor, np.ndarray, Sequence[int]]
+
+# The action layout comes from the package (docs/ACTIONS.md §2); nothing below restates it.
+_GRID = int(_core.GRID)
+_SQUARES = _GRID * _GRID
+_MOVE_BLOCK = int(_core.MOVE_BLOCK)
+_TEMPLATES = int(_core.TEMPLATE_COUNT)
+_PROMOTION_BLOCK = int(_core.PROMOTION_BLOCK)
+_NUM_ACTIONS = int(_core.NUM_ACTIONS)
+# A simple move's displacement (rows, columns), each in [-(GRID-1), GRID-1], is one "move kind";
+# each multi-leg template is one more; and each of those again when the move promotes.
+_SPAN = 2 * _GRID - 1
+_PLAIN_KINDS = _SPAN * _SPAN + _TEMPLATES
+#: Number of distinct :func:`move_kinds`: one per simple-move displacement and one per template,
+#: twice (declining or choosing promotion).
+NUM_MOVE_KINDS = 2 * _PLAIN_KINDS
+
+
+# -- actions ----------------------------------------------------------------------------------------
+
+
+class ActionParts(NamedTuple):
+    """What an action is made of, in the frame its action was written in (the mover's, normally)."""
+
+    #: Grid square the piece starts on: ``row * 36 + column``.
+    from_square: Tensor
+    #: Grid square the piece ends on (a multi-leg move's end, from its template; the start square
+    #: for igui and the lion's pass); -1 where a template would leave the grid (never for a legal action).
+    to_square: Tensor
+    #: Multi-leg template index (``taikyoku.action_templates()``), -1 for a simple move.
+    template: Tensor
+    #: True for the promotion block: the move chooses to promote (docs/ACTIONS.md §2).
+    promotes: Tensor
+
+
+@lru_cache(maxsize=None)
+def _template_ends(device: torch.device) -> Tuple[Tensor, Tensor]:
+    """(rows, columns) of each template's end offset, from the engine's own table, on ``device``."""
+    ends = torch.tensor([end for _, end in _core.action_templates()], dtype=torch.long).reshape(-1, 2)
+    if len(ends) != _TEMPLATES:  # pragma: no cover - the engine's table and its constant agree
+        raise _core.InternalError(f"action_templates() lists {len(ends)} templates, TEMPLATE_COUNT is {_TEMPLATES}")
+    return ends[:, 0].contiguous().to(device), ends[:, 1].contiguous().to(device)
+
+
+def _as_long(values: ArrayLike, device: Optional[torch.device] = None) -> Tensor:
+    if isinstance(values, Tensor):
+        return values.to(device=device if device is not None else values.device, dtype=torch.long)
+    return torch.as_tensor(np.asarray(values, dtype=np.int64), device=device)
+
+
+def _decode(actions: Tensor) -> ActionParts:
+    """:func:`decode_actions` without the range check (no device synchronisation: the network's path)."""
+    promotes = actions >= _PROMOTION_BLOCK
+    a = torch.where(promotes, actions - _PROMOTION_BLOCK, actions)
+    simple = a < _MOVE_BLOCK
+    rest = (a - _MOVE_BLOCK).clamp_min(0)
+    from_square = torch.where(simple, a // _SQUARES, rest // _TEMPLATES)
+    template = torch.where(simple, torch.full_like(a, -1), rest % _TEMPLATES)
+    end_rows, end_columns = _template_ends(a.device)
+    t = template.clamp_min(0)
+    row = from_square // _GRID + end_rows[t]
+    column = from_square % _GRID + end_columns[t]
+    inside = (row >= 0) & (row < _GRID) & (column >= 0) & (column < _GRID)
+    multi_end = torch.where(inside, row * _GRID + column, torch.full_like(a, -1))
+    return ActionParts(from_square, torch.where(simple, a % _SQUARES, multi_end), template, promotes)
+
+
+def decode_actions(actions: ArrayLike) -> ActionParts:
+    """Splits actions into start square, end square, multi-leg template and promotion (vectorised).
+
+    Works on any shape; the result has the same shape and device. Raises ``ValueError`` for an
+    integer outside ``[0, taikyoku.NUM_ACTIONS)``. The squares are grid squares of the frame the
+    actions were written in (the mover's for everything ``taikyoku`` produces).
+
+    >>> import taikyoku, taikyoku.nn as tnn
+    >>> parts = tnn.decode_actions(taikyoku.Game().legal_actions())
+    >>> bool((parts.template == -1).all())      # the opening has no multi-leg move
+    True
+    """
+    a = _as_long(actions)
+    if a.numel() and (int(a.min()) < 0 or int(a.max()) >= _NUM_ACTIONS):
+        raise ValueError(f"actions must lie in [0, {_NUM_ACTIONS}), got values in [{int(a.min())}, {int(a.max())}]")
+    return _decode(a)
+
+
+def encode_actions(
+    from_square: ArrayLike,
+    to_square: ArrayLike,
+    template: Optional[ArrayLike] = None,
+    promotes: Optional[ArrayLike] = None,
+) -> Tensor:
+    """The actions of start squares, end squares, templates and promotions: the inverse of :func:`decode_actions`.
+
+    Where ``template`` is -1 (or ``template`` is None) the action is the simple move ``from -> to``;
+    elsewhere it is the multi-leg move ``(from, template)``, and ``to_square`` is not used (the
+    template fixes the end). Where ``promotes`` is true the action is the promoting one. Raises
+    ``ValueError`` for squares or templates out of range.
+    """
+    f = _as_long(from_square)
+    t = _as_long(to_square, f.device)
+    k = torch.full_like(f, -1) if template is None else _as_long(template, f.device)
+    for name, values, high in (("from_square", f, _SQUARES), ("template", k, _TEMPLATES)):
+        if values.numel() and (int(values.min()) < (-1 if name == "template" else 0) or int(values.max()) >= high):
+            raise ValueError(f"{name} out of range: values in [{int(values.min())}, {int(values.max())}], limit {high}")
+    simple = k < 0
+    if bool(((t < 0) | (t >= _SQUARES))[simple].any()):
+        raise ValueError(f"to_square of a simple move must lie in [0, {_SQUARES})")
+    plain = torch.where(simple, f * _SQUARES + t, _MOVE_BLOCK + f * _TEMPLATES + k.clamp_min(0))
+    if promotes is None:
+        return plain
+    return torch.where(_as_long(promotes, f.device) != 0, plain + _PROMOTION_BLOCK, plain)
+
+
+def move_kinds(actions: ArrayLike, parts: Optional[ActionParts] = None) -> Tensor:
+    """A small vocabulary for actions, for an embedding: ``0 <= kind < NUM_MOVE_KINDS``.
+
+    A simple move's kind is its displacement (rows, columns) on the grid, the same from any square;
+    a multi-leg move's kind is its template; a promoting move has kinds of its own. ``parts`` (from
+    :func:`decode_actions`) saves decoding twice.
+    """
+    p = decode_actions(actions) if parts is None else parts
+    rows = p.to_square // _GRID - p.from_square // _GRID + (_GRID - 1)
+    columns = p.to_square % _GRID - p.from_square % _GRID + (_GRID - 1)
+    plain = torch.where(p.template < 0, rows * _SPAN + columns, _SPAN * _SPAN + p.template)
+    return torch.where(p.promotes, plain + _PLAIN_KINDS, plain)
+
+
+# -- segment operations -----------------------------------------------------------------------------
+
+
+def segment_ids(offsets: Tensor, total: Optional[int] = None) -> Tensor:
+    """The row of each flat entry: ``[0, 0, 1, 2, 2, 2, ...]`` for CSR ``offsets`` (length B + 1).
+
+    ``total`` (``offsets[-1]``, the flat length) spares a device synchronisation on GPUs.
+    """
+    counts = offsets[1:] - offsets[:-1]
+    rows = torch.arange(counts.numel(), device=offsets.device)
+    return torch.repeat_interleave(rows, counts, output_size=total)
+
+
+def _rows(values: Tensor, offsets: Tensor, ids: Optional[Tensor]) -> Tuple[int, Tensor]:
+    if values.dim() != 1:
+        raise ValueError(f"segment operations take flat (1-D) values, got shape {tuple(values.shape)}")
+    return offsets.numel() - 1, segment_ids(offsets, values.numel()) if ids is None else ids
+
+
+def segment_max(values: Tensor, offsets: Tensor, ids: Optional[Tensor] = None) -> Tensor:
+    """Per-row maximum, shape (B,); ``-inf`` for an empty row."""
+    rows, ids = _rows(values, offsets, ids)
+    out = values.new_full((rows,), float("-inf"))
+    return out.scatter_reduce(0, ids, values, reduce="amax", include_self=True)
+
+
+def segment_logsumexp(logits: Tensor, offsets: Tensor, ids: Optional[Tensor] = None) -> Tensor:
+    """Per-row ``log(sum(exp(logits)))``, shape (B,), computed stably; ``-inf`` for an empty row."""
+    rows, ids = _rows(logits, offsets, ids)
+    # The shift only keeps exp() in range and cancels out, so it needs no gradient.
+    shift = segment_max(logits.detach(), offsets, ids)
+    shift = torch.where(torch.isfinite(shift), shift, torch.zeros_like(shift))
+    sums = logits.new_zeros(rows).index_add(0, ids, torch.exp(logits - shift[ids]))
+    return torch.log(sums) + shift
+
+
+def segment_log_softmax(logits: Tensor, offsets: Tensor, ids: Optional[Tensor] = None) -> Tensor:
+    """``log_softmax`` of each row's logits, flat like ``logits`` (differentiable)."""
+    _, ids = _rows(logits, offsets, ids)
+    return logits - segment_logsumexp(logits, offsets, ids)[ids]
+
+
+def segment_softmax(logits: Tensor, offsets: Tensor, ids: Optional[Tensor] = None) -> Tensor:
+    """``softmax`` of each row's logits, flat like ``logits``: each row sums to 1."""
+    return torch.exp(segment_log_softmax(logits, offsets, ids))
+
+
+def segment_argmax(values: Tensor, offsets: Tensor, ids: Optional[Tensor] = None) -> Tensor:
+    """Per row, the flat index of its largest value (the first one on ties); -1 for an empty row."""
+    rows, ids = _rows(values, offsets, ids)
+    best = segment_max(values, offsets, ids)
+    n = values.numel()
+    position = torch.arange(n, device=values.device)
+    candidate = torch.where(values == best[ids], position, torch.full_like(position, n))
+    first = torch.full((rows,), n, dtype=torch.long, device=values.device)
+    first = first.scatter_reduce(0, ids, candidate, reduce="amin", include_self=True)
+    return torch.where(first == n, torch.full_like(first, -1), first)
+
+
+def segment_sample(
+    logits: Tensor, offsets: Tensor, generator: Optional[torch.Generator] = None, ids: Optional[Tensor] = None
+) -> Tensor:
+    """Draws one entry per row from ``softmax(row logits)``: flat indices (B,), -1 for an empty row.
+
+    The Gumbel-max trick (argmax of ``logits + Gumbel noise``), so one pass over the flat array.
+    With a seeded ``generator`` (on the logits' device) the draw is reproducible. The sampled
+    actions are ``actions[index]``.
+    """
+    _, ids = _rows(logits, offsets, ids)
+    with torch.no_grad():
+        # -log(Exp(1)) is Gumbel(0, 1).
+        noise = torch.empty_like(logits, dtype=torch.float32).exponential_(generator=generator)
+        return segment_argmax(logits.detach().float() - torch.log(noise), offsets, ids)
+
+
+def segment_log_prob(logits: Tensor, offsets: Tensor, index: Tensor, ids: Optional[Tensor] = None) -> Tensor:
+    """``log pi(index[i] | row i)`` for one flat index per row (e.g. from :func:`segment_sample`), shape (B,).
+
+    An index of -1 (an empty row's draw) gives ``-inf``.
+    """
+    log_p = segment_log_softmax(logits, offsets, ids)
+    if log_p.numel() == 0:
+        return log_p.new_full(index.shape, float("-inf"))
+    return torch.where(index >= 0, log_p[index.clamp_min(0)], log_p.new_tensor(float("-inf")))
+
+
+def policy_loss(
+    logits: Tensor, offsets: Tensor, targets: Tensor, reduction: str = "mean", ids: Optional[Tensor] = None
+) -> Tensor:
+    """Cross entropy between each row's ``softmax(logits)`` and its target distribution.
+
+    ``targets`` are non-negative weights aligned with the flat legal actions (MCTS visit counts,
+    say, from :func:`visit_targets`); each row's weights are normalised to sum to 1, so raw counts
+    do. Rows whose weights are all zero have no target: they count 0 and are left out of the mean.
+    ``reduction``: ``"mean"`` (over rows with a target), ``"sum"`` or ``"none"`` (per row, (B,)).
+    """
+    rows, ids = _rows(logits, offsets, ids)
+    if targets.shape != logits.shape:
+        raise ValueError(f"targets {tuple(targets.shape)} must align with logits {tuple(logits.shape)}")
+    targets = targets.to(logits.dtype)
+    totals = logits.new_zeros(rows).index_add(0, ids, targets)
+    log_p = segment_log_softmax(logits, offsets, ids)
+    per_row = -logits.new_zeros(rows).index_add(0, ids, targets * log_p) / totals.clamp_min(torch.finfo(logits.dtype).tiny)
+    if reduction == "none":
+        return per_row
+    if reduction == "sum":
+        return per_row.sum()
+    if reduction == "mean":
+        return per_row.sum() / (totals > 0).sum().clamp_min(1)
+    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', not {reduction!r}")
+
+
+# -- data: legal actions and targets ---------------------------------------------------------------
+
+
+def locate(actions: np.ndarray, offsets: np.ndarray, rows: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Flat index of ``wanted[j]`` among row ``rows[j]``'s actions (CSR), or -1 where it is not there.
+
+    Vectorised with numpy: ``(row, action)`` pairs become one sortable key each. Rows need not be sorted.
+    """
+    actions = np.asarray(actions, dtype=np.int64)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    rows = np.asarray(rows, dtype=np.int64)
+    wanted = np.asarray(wanted, dtype=np.int64)
+    owner = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+    keys = owner * _NUM_ACTIONS + actions
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    query = rows * _NUM_ACTIONS + wanted
+    at = np.searchsorted(sorted_keys, query)
+    # A key outside its own row's range would match another row's action.
+    found = (at < len(sorted_keys)) & (wanted >= 0) & (wanted < _NUM_ACTIONS) & (rows >= 0) & (rows < len(offsets) - 1)
+    found[found] = sorted_keys[at[found]] == query[found]
+    out = np.full(len(query), -1, dtype=np.int64)
+    out[found] = order[at[found]]
+    return out
+
+
+def visit_targets(
+    actions: np.ndarray,
+    offsets: np.ndarray,
+    visit_actions: np.ndarray,
+    visit_counts: np.ndarray,
+    visit_offsets: np.ndarray,
+) -> np.ndarray:
+    """MCTS visit counts spread over the legal actions: float32 weights aligned with ``actions``.
+
+    ``visit_*`` are the CSR visit columns of ``Dataset.batches()`` (one row per position, as for
+    ``actions``/``offsets``); legal actions never visited get 0. Raises ``TaikyokuError`` if a visited
+    action is not among its position's legal actions (the visits and the legal actions disagree).
+    """
+    rows = np.repeat(np.arange(len(visit_offsets) - 1, dtype=np.int64), np.diff(visit_offsets))
+    where = locate(actions, offsets, rows, visit_actions)
+    if (where < 0).any():
+        j = int(np.flatnonzero(where < 0)[0])
+        raise _core.TaikyokuError(f"row {int(rows[j])}: visited action {int(visit_actions[j])} is not among its legal actions")
+    weights = np.zeros(len(actions), dtype=np.float32)
+    np.add.at(weights, where, np.asarray(visit_counts, dtype=np.float32))
+    return weights
+
+
+def played_targets(actions: np.ndarray, offsets: np.ndarray, played: np.ndarray) -> np.ndarray:
+    """One-hot targets on the move each position played (for datasets without visits, e.g. random play)."""
+    where = locate(actions, offsets, np.arange(len(played)), played)
+    if (where < 0).any():
+        i = int(np.flatnonzero(where < 0)[0])
+        raise _core.TaikyokuError(f"row {i}: played action {int(played[i])} is not among its legal actions")
+    weights = np.zeros(len(actions), dtype=np.float32)
+    weights[where] = 1.0
+    return weights
+
+
+def _int_column(column) -> np.ndarray:
+    """A pyarrow integer column (no nulls) as int64."""
+    parts = [chunk.to_numpy(zero_copy_only=False) for chunk in column.chunks]
+    return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+
+
+def _list_column(column) -> Tuple[np.ndarray, np.ndarray]:
+    """A pyarrow list<int> column as flat int64 values and row offsets (without boxing every item)."""
+    values, lengths = [], []
+    for chunk in column.chunks:
+        values.append(chunk.flatten().to_numpy(zero_copy_only=False))  # flatten() honours slices
+        lengths.append(chunk.value_lengths().to_numpy(zero_copy_only=False))
+    flat = np.concatenate(values).astype(np.int64) if values else np.zeros(0, np.int64)
+    offsets = np.zeros(sum(map(len, lengths)) + 1, dtype=np.int64)
+    if lengths:
+        np.cumsum(np.concatenate(lengths), out=offsets[1:])
+    return flat, offsets
+
+
+def _replay(dataset, game_id: int, played: np.ndarray) -> List[np.ndarray]:
+    """The legal actions before each move of one stored game, replayed from the start."""
+    game, legal = dataset.new_game(), []
+    for ply, action in enumerate(played.tolist()):
+        legal.append(game.legal_actions())
+        try:
+            game.play(action)
+        except _core.TaikyokuError as e:
+            raise _core.TaikyokuError(f"{dataset.path}: game {game_id} ply {ply} does not replay: {e}") from e
+    return legal
+
+
+class LegalActionIndex:
+    """The legal actions (mover's frame, sorted) of every stored position of a dataset.
+
+    Datasets store each position's legal-move *count* and the MCTS visits, not the legal actions,
+    so these are recovered by replaying each game with :class:`taikyoku.Game` (some 30 µs per
+    position on one core, once per dataset), one shard at a time. They are kept as int32, 4 bytes
+    per legal action (1–3 KB per position). :meth:`lookup` then gathers a batch's legal actions in
+    CSR form.
+
+    >>> import taikyoku.datasets as tds, taikyoku.nn as tnn          # doctest: +SKIP
+    >>> ds = tds.open("datasets/samples/mcts-tiny")                  # doctest: +SKIP
+    >>> legal = tnn.LegalActionIndex.from_dataset(ds)                # doctest: +SKIP
+    >>> actions, offsets = legal.lookup(game_ids, plies)             # doctest: +SKIP
+    """
+
+    def __init__(self, game_ids: np.ndarray, plies: np.ndarray, actions: np.ndarray, offsets: np.ndarray):
+        #: Game ids, and each game's ply count, in the order their positions are stored here.
+        self.game_ids = np.asarray(game_ids, dtype=np.int64)
+        self.plies = np.asarray(plies, dtype=np.int64)
+        #: Every position's legal actions (CSR over positions: game by game, ply by ply).
+        self.actions = np.asarray(actions, dtype=np.int32)  # every action fits: NUM_ACTIONS < 2**31
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        if len(self.offsets) != self.plies.sum() + 1 or self.offsets[-1] != len(self.actions):
+            raise ValueError("offsets must hold one entry per position plus one, ending at len(actions)")
+        first = np.zeros(len(self.plies), dtype=np.int64)
+        np.cumsum(self.plies[:-1], out=first[1:])
+        # game id -> index of its ply-0 position (-1: not in the index).
+        self._first = np.full(int(self.game_ids.max(initial=-1)) + 1, -1, dtype=np.int64)
+        self._first[self.game_ids] = first
+        self._plies = np.zeros(len(self._first), dtype=np.int64)
+        self._plies[self.game_ids] = self.plies
+
+    @classmethod
+    def from_dataset(cls, dataset: "taikyoku.datasets.Dataset", check: bool = True) -> "LegalActionIndex":
+        """Replays every game of ``dataset`` (its complete shards). With ``check``, each position's
+        legal-action count is compared with the stored ``legal_moves`` (a ``TaikyokuError`` names the
+        first mismatch: the dataset was written by another engine version, or is damaged)."""
+        ids, plies, actions, lengths = [], [], [], []
+        for shard in range(len(dataset.shards)):
+            games = dataset.read_shard(shard, "games")
+            played, starts = _list_column(games.column("actions"))
+            ids.append(_int_column(games.column("game_id")))
+            plies.append(np.diff(starts))
+            legal: List[np.ndarray] = []
+            for game_id, lo, hi in zip(ids[-1], starts[:-1], starts[1:]):
+                legal.extend(_replay(dataset, game_id, played[lo:hi]))
+            lengths.extend(map(len, legal))
+            actions.append(np.concatenate(legal).astype(np.int32) if legal else np.zeros(0, np.int32))
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(np.asarray(lengths, dtype=np.int64), out=offsets[1:])
+        join = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype)  # noqa: E731
+        index = cls(join(ids, np.int64), join(plies, np.int64), join(actions, np.int32), offsets)
+        if check:
+            for shard in range(len(dataset.shards)):
+                index._check(dataset, dataset.read_shard(shard, "positions"))
+        return index
+
+    def _check(self, dataset, positions) -> None:
+        game_ids, plies, stored = (_int_column(positions.column(name)) for name in ("game_id", "ply", "legal_moves"))
+        rows = self._rows(game_ids, plies)
+        found = self.offsets[rows + 1] - self.offsets[rows]
+        bad = np.flatnonzero(found != stored)
+        if bad.size:
+            i = int(bad[0])
+            raise _core.TaikyokuError(
+                f"{dataset.path}: game {game_ids[i]} ply {plies[i]} has {found[i]} legal actions on replay, "
+                f"the dataset says {stored[i]} (another engine version, or a damaged dataset)"
+            )
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def _rows(self, game_ids: np.ndarray, plies: np.ndarray) -> np.ndarray:
+        game_ids = np.asarray(game_ids, dtype=np.int64)
+        plies = np.asarray(plies, dtype=np.int64)
+        known = (game_ids >= 0) & (game_ids < len(self._first))
+        first = np.where(known, self._first[np.where(known, game_ids, 0)], -1)
+        bad = (first < 0) | (plies < 0) | (plies >= self._plies[np.where(known, game_ids, 0)])
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise KeyError(f"no position (game {int(game_ids[i])}, ply {int(plies[i])}) in this index")
+        return first + plies
+
+    def lookup(self, game_ids: np.ndarray, plies: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """``(actions, offsets)``: the legal actions of positions ``(game_ids[i], plies[i])``, in CSR form."""
+        rows = self._rows(game_ids, plies)
+        starts = self.offsets[rows]
+        counts = self.offsets[rows + 1] - starts
+        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        # Flat gather index: each row's range starts[i] .. starts[i] + counts[i], concatenated.
+        gather = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1] - starts, counts)
+        return self.actions[gather].astype(np.int64), offsets
+
+
+@dataclass
+class TrainingBatch:
+    """One batch of training positions as tensors (see :func:`training_batch`)."""
+
+    #: (B, 36, 36, P) int32 compact observation planes, mover's frame.
+    observations: Tensor
+    #: (N,) int64 flat legal actions and (B + 1,) int64 CSR offsets.
+    actions: Tensor
+    offsets: Tensor
+    #: (N,) float32 policy target weights aligned with ``actions`` (visit counts or one-hot).
+    policy: Tensor
+    #: (B,) float32 value targets in [-1, 1] (the game's outcome for the side to move).
+    value: Tensor
+
+    def __len__(self) -> int:
+        return self.offsets.numel() - 1
+
+    def to(self, device: Union[str, torch.device], non_blocking: bool = False) -> "TrainingBatch":
+        """The same batch on ``device``."""
+        return TrainingBatch(**{f.name: getattr(self, f.name).to(device, non_blocking=non_blocking) for f in fields(self)})
+
+
+def training_batch(batch: Dict[str, np.ndarray], legal: LegalActionIndex, device: Union[str, torch.device, None] = None) -> TrainingBatch:
+    """A :class:`TrainingBatch` from a ``Dataset.batches(compact=True)`` batch and its dataset's legal actions.
+
+    The policy target is the MCTS visit distribution where the dataset has visits, else the move
+    played; the value target is ``outcome``.
+    """
+    observations = batch["observation"]
+    if observations.ndim != 4 or observations.dtype.kind not in "iu":
+        raise ValueError("training_batch needs compact observations: Dataset.batches(compact=True)")
+    actions, offsets = legal.lookup(batch["game_id"], batch["ply"])
+    visits = batch.get("visit_offsets")
+    if visits is not None and len(batch["visit_actions"]):
+        weights = visit_targets(actions, offsets, batch["visit_actions"], batch["visit_counts"], visits)
+    else:
+        weights = played_targets(actions, offsets, batch["action"])
+    out = TrainingBatch(
+        observations=torch.from_numpy(observations.astype(np.int32)),
+        actions=torch.from_numpy(actions),
+        offsets=torch.from_numpy(offsets),
+        policy=torch.from_numpy(weights),
+        value=torch.from_numpy(batch["outcome"].astype(np.float32)),
+    )
+    if device is not None and torch.device(device).type != "cpu":
+        out = out.to(device, non_blocking=True)
+    return out
+
+
+def training_batches(
+    dataset: "taikyoku.datasets.Dataset",
+    legal: Optional[LegalActionIndex] = None,
+    batch_size: int = 64,
+    *,
+    seed: int = 0,
+    epochs: Optional[int] = None,
+    device: Union[str, torch.device, None] = None,
+) -> Iterator[TrainingBatch]:
+    """Shuffled batches of ``dataset`` as :class:`TrainingBatch`, epoch after epoch (forever if ``epochs`` is None).
+
+    Reads one shard at a time (``Dataset.batches(compact=True)``); epoch ``e`` is shuffled with
+    seed ``(seed, e)``. ``legal`` defaults to :meth:`LegalActionIndex.from_dataset`. Batches are
+    full (``drop_last``) unless the dataset holds fewer than ``batch_size`` positions.
+    """
+    if dataset.num_positions == 0:
+        raise _core.TaikyokuError(f"{dataset.path} holds no positions to train on")
+    legal = LegalActionIndex.from_dataset(dataset) if legal is None else legal
+    drop_last = dataset.num_positions >= batch_size
+    epoch = 0
+    while epochs is None or epoch < epochs:
+        order = int(np.random.SeedSequence([seed, epoch]).generate_state(1, np.uint64)[0])
+        for batch in dataset.batches(batch_size, shuffle=True, seed=order, compact=True, drop_last=drop_last):
+            yield training_batch(batch, legal, device)
+        epoch += 1
+
+
+# -- the reference network --------------------------------------------------------------------------
+
+
+class PolicyValueOutput(NamedTuple):
+    """What :class:`PolicyValueNet` returns."""
+
+    #: (N,) one logit per flat legal action.
+    logits: Tensor
+    #: (B,) position values in (-1, 1), for the side to move.
+    values: Tensor
+
+
+class _Block(nn.Module):
+    """A residual block: two 3x3 convolutions with batch norm."""
+
+    def __init__(self, channels: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.norm1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.norm2 = nn.BatchNorm2d(channels)
+
+    def forward(self, x: Tensor) -> Tensor:
+        y = F.relu(self.norm1(self.conv1(x)))
+        return F.relu(x + self.norm2(self.conv2(y)))
+
+
+class PolicyValueNet(nn.Module):
+    """A small reference policy-value network over compact observations, with a sparse policy head.
+
+    - **Input**: compact observations (B, 36, 36, 8), mover's frame, as ``taikyoku.selfplay`` hands
+      its evaluator (``observation="compact"``) and ``Dataset.batches(compact=True)`` yields. The
+      planes are found by name (``taikyoku.plane_names(variant, compact=True)``): each square's
+      mover and opponent piece ids are embedded (one table each, ``len(piece_types) + 1`` ids), and
+      the flag and constant planes (promoted, on board, repetitions, side, move number) enter
+      through a linear layer.
+    - **Trunk**: ``blocks`` residual blocks of ``channels`` 3x3 convolutions. Its receptive field
+      grows by 4 squares per block, so the policy head also gets the board-wide mean of the
+      features: long-range pieces are not blind to the far side of the board.
+    - **Value head**: 1x1 convolution, mean over the board, two linear layers, ``tanh``.
+    - **Policy head**: scores only the legal actions. Each action is decoded into its start and end
+      squares and its :func:`move_kinds` (displacement or multi-leg template, and whether it
+      promotes); its logit is
+      ``w . relu(F[from] + T[to] + K[kind] + G)``, with ``F`` and ``T`` per-square features of the
+      trunk, ``K`` a learned embedding and ``G`` from the board-wide mean. Its cost is linear in the
+      number of legal actions.
+
+    ``forward(observations, actions, offsets)`` takes the legal actions in CSR form and returns
+    :class:`PolicyValueOutput`. :meth:`evaluator` wraps the network for ``taikyoku.selfplay``.
+    """
+
+    def __init__(
+        self,
+        channels: int = 32,
+        blocks: int = 2,
+        head_channels: int = 32,
+        variant: str = "taikyoku",
+        options: Optional[Sequence[str]] = None,
+    ):
+        super().__init__()
+        if channels < 1 or blocks < 0 or head_channels < 1:
+            raise ValueError("channels and head_channels must be positive and blocks non-negative")
+        names = _core.plane_names(variant, compact=True, options=list(options or []))
+        self.config = dict(channels=channels, blocks=blocks, head_channels=head_channels, variant=variant, options=list(options or []))
+        self._mover = names.index("mover_piece")
+        self._opponent = names.index("opponent_piece")
+        self._on_board = names.index("on_board")
+        self._high, self._low = names.index("move_number_high"), names.index("move_number_low")
+        self._repetitions = names.index("repetitions")
+        self._flags = [names.index("promoted"), self._on_board, names.index("white_to_move")]
+        self.plane_count = len(names)
+        ids = len(_core.piece_types(variant)) + 1  # 0 is "no piece"
+        self.mover_embedding = nn.Embedding(ids, channels)
+        self.opponent_embedding = nn.Embedding(ids, channels)
+        # promoted, on board, white to move, repetitions, move number.
+        self.scalars = nn.Linear(len(self._flags) + 2, channels)
+        self.trunk = nn.Sequential(*(_Block(channels) for _ in range(blocks)))
+        self.policy_from = nn.Conv2d(channels, head_channels, 1)
+        self.policy_to = nn.Conv2d(channels, head_channels, 1)
+        self.policy_global = nn.Linear(channels, head_channels, bias=False)
+        self.kind_embedding = nn.Embedding(NUM_MOVE_KINDS, head_channels)
+        self.policy_out = nn.Linear(head_channels, 1)
+        self.value_conv = nn.Conv2d(channels, head_channels, 1)
+        self.value_hidden = nn.Linear(head_channels, head_channels)
+        self.value_out = nn.Linear(head_channels, 1)
+
+    def features(self, observations: Tensor) -> Tensor:
+        """Trunk features (B, channels, 36, 36) of compact observations (B, 36, 36, P), any integer dtype."""
+        if observations.dim() != 4 or observations.shape[-1] != self.plane_count:
+            raise ValueError(
+                f"expected compact observations (B, 36, 36, {self.plane_count}), got {tuple(observations.shape)}: "
+                "use observation='compact' / compact=True"
+            )
+        planes = observations.long()
+        x = self.mover_embedding(planes[..., self._mover]) + self.opponent_embedding(planes[..., self._opponent])
+        flags = planes[..., self._flags].float()
+        repetitions = planes[..., self._repetitions : self._repetitions + 1].float().clamp(max=3.0) / 3.0
+        move_number = (planes[..., self._high] * 256 + planes[..., self._low]).float().unsqueeze(-1) / 1000.0
+        x = x + self.scalars(torch.cat([flags, repetitions, move_number], dim=-1))
+        return self.trunk(x.permute(0, 3, 1, 2).contiguous())
+
+    def forward(self, observations: Tensor, actions: Tensor, offsets: Tensor) -> PolicyValueOutput:
+        """Logits of the legal actions (flat, aligned with ``actions``) and values of the positions.
+
+        ``actions`` (N,) and ``offsets`` (B + 1,) are the legal actions in CSR form (mover's frame).
+        """
+        x = self.features(observations)
+        if offsets.numel() != x.shape[0] + 1:
+            raise ValueError(f"offsets must have B + 1 = {x.shape[0] + 1} entries, got {offsets.numel()}")
+        on_board = observations[..., self._on_board].unsqueeze(1).to(x.dtype)
+        mean = (x * on_board).sum((2, 3)) / on_board.sum((2, 3)).clamp_min(1.0)  # (B, channels)
+        return PolicyValueOutput(self._policy(x, mean, actions, offsets), self._value(x, on_board))
+
+    def _policy(self, x: Tensor, mean: Tensor, actions: Tensor, offsets: Tensor) -> Tensor:
+        batch, squares = x.shape[0], x.shape[2] * x.shape[3]
+        parts = _decode(actions)
+        rows = segment_ids(offsets, actions.numel())
+        base = rows * squares
+
+        def per_square(conv: nn.Conv2d) -> Tensor:  # (B * squares, head_channels), square-major per row
+            return conv(x).flatten(2).transpose(1, 2).reshape(batch * squares, -1)
+
+        # The board-wide mean (per row) lets every action see the whole position, beyond the
+        # trunk's receptive field.
+        hidden = (
+            per_square(self.policy_from).index_select(0, base + parts.from_square)
+            + per_square(self.policy_to).index_select(0, base + parts.to_square)
+            + self.kind_embedding(move_kinds(actions, parts))
+            + self.policy_global(mean).index_select(0, rows)
+        )
+        return self.policy_out(F.relu(hidden)).squeeze(-1)
+
+    def _value(self, x: Tensor, on_board: Tensor) -> Tensor:
+        v = F.relu(self.value_conv(x))
+        v = (v * on_board).sum((2, 3)) / on_board.sum((2, 3)).clamp_min(1.0)
+        return torch.tanh(self.value_out(F.relu(self.value_hidden(v)))).squeeze(-1)
+
+    def evaluator(self, device: Union[str, torch.device, None] = None) -> "NetworkEvaluator":
+        """This network as ``evaluator=`` for ``taikyoku.selfplay(players="mcts")`` (see :class:`NetworkEvaluator`)."""
+        return NetworkEvaluator(self, device)
+
+
+def policy_value_loss(
+    net: PolicyValueNet, batch: TrainingBatch, value_weight: float = 1.0
+) -> Tuple[Tensor, Tensor, Tensor]:
+    """``(total, policy, value)`` losses of ``net`` on ``batch``: cross entropy against the policy
+    targets (:func:`policy_loss`) plus ``value_weight`` times the mean squared value error."""
+    out = net(batch.observations, batch.actions, batch.offsets)
+    policy = policy_loss(out.logits, batch.offsets, batch.policy)
+    value = F.mse_loss(out.values, batch.value)
+    return policy + value_weight * value, policy, value
+
+
+class NetworkEvaluator:
+    """Adapts a :class:`PolicyValueNet` to ``taikyoku.selfplay``'s evaluator protocol.
+
+    ``taikyoku.selfplay(out, players="mcts", evaluator=net.evaluator(device), ...)`` calls it with
+    one batch of MCTS leaves at a time:
+
+    - ``observations``: (B, 36, 36, 8) uint16 compact planes, mover's frame (the default
+      ``observation="compact"``). **The array is a view of a buffer the run reuses for its next
+      batches**: it is read during the call (copied to the device) and never kept.
+    - ``legal``: the leaves' legal actions, ``(actions, offsets)`` int64 (``legal_actions="csr"``,
+      the default; reused buffers too) or a list of B arrays (``legal_actions="list"``).
+
+    It returns ``(priors, values)``: float32 numpy arrays, the softmax of the network's logits over
+    each leaf's legal actions (flat, aligned with ``actions``) and B values in [-1, 1] for each
+    leaf's side to move. The network runs in eval mode under ``torch.inference_mode()``; its mode is
+    restored afterwards, so the evaluator can serve self-play between training steps and always
+    sees the current weights. ``device``: where the network runs; given, the network is moved there
+    (``net.to(device)``), else it runs where its parameters are.
+    """
+
+    def __init__(self, net: PolicyValueNet, device: Union[str, torch.device, None] = None):
+        self.net = net if device is None else net.to(device)
+        self.device = next(self.net.parameters()).device
+
+    def __call__(self, observations: np.ndarray, legal: Any) -> Tuple[np.ndarray, np.ndarray]:
+        if isinstance(legal, tuple) and len(legal) == 2 and isinstance(legal[0], np.ndarray):
+            actions, offsets = legal
+        else:  # legal_actions="list"
+            lengths = np.fromiter((len(a) for a in legal), dtype=np.int64, count=len(legal))
+            offsets = np.zeros(len(legal) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=offsets[1:])
+            actions = np.concatenate(legal).astype(np.int64) if len(legal) else np.zeros(0, np.int64)
+        # Copies: the run's buffers are rewritten once this call returns.
+        obs = torch.from_numpy(np.asarray(observations, dtype=np.int32)).to(self.device)
+        acts = torch.from_numpy(np.array(actions, dtype=np.int64)).to(self.device)
+        offs = torch.from_numpy(np.array(offsets, dtype=np.int64)).to(self.device)
+        training = self.net.training
+        self.net.eval()
+        try:
+            with torch.inference_mode():
+                out = self.net(obs, acts, offs)
+                priors = segment_softmax(out.logits.float(), offs)
+        finally:
+            self.net.train(training)
+        return priors.cpu().numpy(), out.values.float().cpu().numpy()
+
+    def __repr__(self) -> str:
+        return f"NetworkEvaluator({type(self.net).__name__}, device={self.device})"

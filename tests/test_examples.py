@@ -1,0 +1,76 @@
+"""The training examples (examples/README.md) run end to end at toy size, as a user runs them."""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import taikyoku.datasets as tds  # noqa: E402
+import taikyoku.nn as tnn  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+MCTS_SAMPLE = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "mcts-tiny"
+
+TIMEOUT = 180
+pytestmark = pytest.mark.usefixtures("no_hang")
+
+
+def run(script: str, *args, cwd: Path) -> subprocess.CompletedProcess:
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / script), *map(str, args)],
+        cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT - 10,
+    )
+    assert result.returncode == 0, f"{script} failed:\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+def test_train_from_dataset_generates_trains_and_times(tmp_path):
+    result = run(
+        "train_from_dataset.py", "--out", "data", "--games", 2, "--simulations", 8, "--max-plies", 16,
+        "--steps", 30, "--batch-size", 16, "--network-steps", 3, "--device", "cpu", "--metrics", "m.json",
+        cwd=tmp_path,
+    )
+    metrics = json.loads((tmp_path / "m.json").read_text())
+    assert metrics["steps"] == 30 and metrics["positions"] == tds.open(tmp_path / "data").num_positions > 0
+    for key in ("pipeline_positions_per_s", "network_positions_per_s", "ratio", "loss_first", "loss_last"):
+        assert math.isfinite(metrics[key]) and metrics[key] > 0, key
+    # 30 steps on at most 32 positions: the network fits them.
+    assert metrics["loss_last"] < metrics["loss_first"]
+    assert "pipeline, dataset to optimizer step" in result.stdout and "network alone, same batch" in result.stdout
+
+
+def test_train_from_dataset_reads_a_given_dataset(tmp_path):
+    result = run(
+        "train_from_dataset.py", "--data", MCTS_SAMPLE, "--steps", 3, "--batch-size", 4, "--network-steps", 1,
+        "--device", "cpu", cwd=tmp_path,
+    )
+    assert "self-play" not in result.stdout and list(tmp_path.iterdir()) == []  # nothing generated
+    assert "positions/s" in result.stdout
+
+
+def test_closed_loop_plays_trains_and_saves_each_iteration(tmp_path):
+    args = ["--out", "loop", "--iterations", 2, "--games", 2, "--simulations", 8, "--max-plies", 12,
+            "--steps", 5, "--batch-size", 8, "--channels", 8, "--device", "cpu"]
+    result = run("closed_loop.py", *args, cwd=tmp_path)
+    loop = tmp_path / "loop"
+    history = json.loads((loop / "metrics.json").read_text())
+    assert [h["iteration"] for h in history] == [0, 1]
+    assert result.stdout.count("iteration ") == 2
+    for h in history:
+        ds = tds.open(loop / f"iter-{h['iteration']:02d}")
+        assert ds.complete and ds.num_positions == h["positions"] > 0
+        assert ds.settings["network"]["name"] == "taikyoku.nn.NetworkEvaluator"
+        assert math.isfinite(h["loss_first"]) and math.isfinite(h["loss_last"])
+        saved = torch.load(loop / f"net-{h['iteration']:02d}.pt")
+        net = tnn.PolicyValueNet(**saved["config"])
+        net.load_state_dict(saved["state_dict"])
+    assert history[1]["train_positions"] == history[0]["positions"] + history[1]["positions"]  # window of 2
+    # A second run into the same directory would resume the old datasets: refused without --overwrite.
+    again = subprocess.run([sys.executable, str(EXAMPLES / "closed_loop.py"), *map(str, args)],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert again.returncode != 0 and "--overwrite" in again.stderr
