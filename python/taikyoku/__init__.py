@@ -28,6 +28,8 @@ from taikyoku._core import (
     __version__,
     action_templates,
     encode_observations,
+    heuristic_priors,
+    heuristic_value,
     piece_types,
     plane_names,
     random_game,
@@ -101,5 +103,7 @@ __all__ = [
     "random_game",
     "rule_options",
     "variants",
+    "heuristic_priors",
+    "heuristic_value",
     "GYM_IDS",
 ]

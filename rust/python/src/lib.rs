@@ -6,13 +6,15 @@
 //! - `workers`: the fork-safe thread pools every parallel call runs on;
 //! - `pieces`: `Piece`, `Move`, `PieceType` and the variant tables;
 //! - `game`: the `Game` class; `observations`: actions and observations as numpy arrays;
-//! - `vector`: `VectorEnvCore`; `selfplay`: self-play runs, dataset decoding, the MCTS opponent.
+//! - `vector`: `VectorEnvCore`; `selfplay`: self-play runs, dataset decoding, the MCTS opponent;
+//! - `search`: the heuristic evaluator's value and priors.
 
 mod convert;
 mod errors;
 mod game;
 mod observations;
 mod pieces;
+mod search;
 mod selfplay;
 mod store;
 mod vector;
@@ -35,6 +37,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pieces::check_variant, m)?)?;
     m.add_function(wrap_pyfunction!(game::_restore_game, m)?)?;
     m.add_function(wrap_pyfunction!(game::random_game, m)?)?;
+    m.add_function(wrap_pyfunction!(search::heuristic_value, m)?)?;
+    m.add_function(wrap_pyfunction!(search::heuristic_priors, m)?)?;
     m.add_function(wrap_pyfunction!(observations::plane_names, m)?)?;
     m.add_function(wrap_pyfunction!(observations::encode_observations, m)?)?;
     m.add_function(wrap_pyfunction!(observations::action_templates, m)?)?;
