@@ -863,3 +863,29 @@ def test_the_sample_cards_and_file_metadata_regenerate_identically(name, tmp_pat
     fresh, committed = tds.open(tmp_path / name), tds.open(SAMPLES / name)
     for new, old in zip(fresh.files, committed.files):
         assert tds.file_metadata(new) == tds.file_metadata(old)
+
+
+def test_replay_legal_actions_gives_every_stored_positions_legal_actions():
+    """Policy targets need each position's legal actions beside its visits: replayed in Rust."""
+    ds = tds.open(SAMPLES / "mcts-tiny")
+    games = ds.games
+    played = [list(a) for a in games.column("actions").to_pylist()]
+    offsets = np.cumsum([0] + [len(a) for a in played])
+    flat, ends = taikyoku._core.replay_legal_actions(
+        np.array([x for a in played for x in a], dtype=np.int64), offsets.astype(np.int64), variant=ds.variant)
+    assert flat.dtype == np.int32 and ends[-1] == len(flat) and len(ends) == sum(map(len, played)) + 1
+    position = 0
+    for actions in played:
+        game = ds.new_game()
+        for action in actions:
+            assert np.array_equal(flat[ends[position]:ends[position + 1]], game.legal_actions())
+            game.play(int(action))
+            position += 1
+    # The stored legal-move counts agree.
+    counts = np.diff(ends)
+    stored = ds.positions.sort_by([("game_id", "ascending"), ("ply", "ascending")]).column("legal_moves").to_numpy()
+    assert np.array_equal(counts, stored)
+    with pytest.raises(TaikyokuError, match="ply 0: action 7 is not legal"):
+        taikyoku._core.replay_legal_actions(np.array([7], np.int64), np.array([0, 1], np.int64))
+    with pytest.raises(TaikyokuError, match="offsets"):
+        taikyoku._core.replay_legal_actions(np.array([7], np.int64), np.array([0, 2], np.int64))

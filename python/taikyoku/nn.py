@@ -33,13 +33,14 @@ from functools import lru_cache
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
+import numpy.typing as npt
 
 try:
     import torch
     import torch.nn.functional as F
     from torch import Tensor, nn
-except ImportError as e:  # pragma: no cover - exercised only where torch is absent
-    raise ImportError('taikyoku.nn needs PyTorch: pip install "taikyoku[torch]" (or pip install torch)') from e
+except ImportError as _error:  # pragma: no cover - exercised only where torch is absent
+    raise ImportError('taikyoku.nn needs PyTorch: pip install "taikyoku[torch]" (or pip install torch)') from _error
 
 import taikyoku
 from taikyoku import _core
@@ -406,8 +407,8 @@ class LegalActionIndex:
     """The legal actions (mover's frame, sorted) of every stored position of a dataset.
 
     Datasets store each position's legal-move *count* and the MCTS visits, not the legal actions,
-    so these are recovered by replaying each game with :class:`taikyoku.Game` (some 30 µs per
-    position on one core, once per dataset), one shard at a time. They are kept as int32, 4 bytes
+    so these are recovered by replaying the games (in Rust, in parallel:
+    ``taikyoku._core.replay_legal_actions``), one shard at a time. They are kept as int32, 4 bytes
     per legal action (1–3 KB per position). :meth:`lookup` then gathers a batch's legal actions in
     CSR form.
 
@@ -417,7 +418,12 @@ class LegalActionIndex:
     >>> actions, offsets = legal.lookup(game_ids, plies)             # doctest: +SKIP
     """
 
-    def __init__(self, game_ids: np.ndarray, plies: np.ndarray, actions: np.ndarray, offsets: np.ndarray):
+    game_ids: npt.NDArray[np.int64]
+    plies: npt.NDArray[np.int64]
+    actions: npt.NDArray[np.int32]
+    offsets: npt.NDArray[np.int64]
+
+    def __init__(self, game_ids: np.ndarray, plies: np.ndarray, actions: np.ndarray, offsets: np.ndarray) -> None:
         #: Game ids, and each game's ply count, in the order their positions are stored here.
         self.game_ids = np.asarray(game_ids, dtype=np.int64)
         self.plies = np.asarray(plies, dtype=np.int64)
@@ -445,11 +451,17 @@ class LegalActionIndex:
             played, starts = _list_column(games.column("actions"))
             ids.append(_int_column(games.column("game_id")))
             plies.append(np.diff(starts))
-            legal: List[np.ndarray] = []
-            for game_id, lo, hi in zip(ids[-1], starts[:-1], starts[1:]):
-                legal.extend(_replay(dataset, game_id, played[lo:hi]))
-            lengths.extend(map(len, legal))
-            actions.append(np.concatenate(legal).astype(np.int32) if legal else np.zeros(0, np.int32))
+            try:  # every game of the shard replayed in Rust, in parallel
+                flat, ends = _core.replay_legal_actions(
+                    np.ascontiguousarray(played, dtype=np.int64), np.ascontiguousarray(starts, dtype=np.int64),
+                    variant=dataset.variant, options=list(dataset.options))
+            except _core.TaikyokuError:
+                # Name the game and ply that does not replay (the slow path, only on bad data).
+                for game_id, lo, hi in zip(ids[-1], starts[:-1], starts[1:]):
+                    _replay(dataset, game_id, played[lo:hi])
+                raise
+            lengths.extend(np.diff(ends).tolist())
+            actions.append(flat)
         offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(np.asarray(lengths, dtype=np.int64), out=offsets[1:])
         join = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype)  # noqa: E731
@@ -624,6 +636,23 @@ class PolicyValueNet(nn.Module):
     :class:`PolicyValueOutput`. :meth:`evaluator` wraps the network for ``taikyoku.selfplay``.
     """
 
+    #: The constructor's arguments (``channels``, ``blocks``, ``head_channels``, ``variant``, ``options``).
+    config: Dict[str, Any]
+    #: Planes of the compact observations it reads.
+    plane_count: int
+    mover_embedding: nn.Embedding
+    opponent_embedding: nn.Embedding
+    scalars: nn.Linear
+    trunk: nn.Sequential
+    policy_from: nn.Conv2d
+    policy_to: nn.Conv2d
+    policy_global: nn.Linear
+    kind_embedding: nn.Embedding
+    policy_out: nn.Linear
+    value_conv: nn.Conv2d
+    value_hidden: nn.Linear
+    value_out: nn.Linear
+
     def __init__(
         self,
         channels: int = 32,
@@ -631,7 +660,7 @@ class PolicyValueNet(nn.Module):
         head_channels: int = 32,
         variant: str = "taikyoku",
         options: Optional[Sequence[str]] = None,
-    ):
+    ) -> None:
         super().__init__()
         if channels < 1 or blocks < 0 or head_channels < 1:
             raise ValueError("channels and head_channels must be positive and blocks non-negative")
@@ -746,7 +775,12 @@ class NetworkEvaluator:
     (``net.to(device)``), else it runs where its parameters are.
     """
 
-    def __init__(self, net: PolicyValueNet, device: Union[str, torch.device, None] = None):
+    #: The network (moved to ``device`` when one was given).
+    net: PolicyValueNet
+    #: Where the network runs.
+    device: torch.device
+
+    def __init__(self, net: PolicyValueNet, device: Union[str, torch.device, None] = None) -> None:
         self.net = net if device is None else net.to(device)
         self.device = next(self.net.parameters()).device
 

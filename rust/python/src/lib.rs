@@ -47,6 +47,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(selfplay::selfplay_shards, m)?)?;
     m.add_class::<selfplay::DatasetWriter>()?;
     m.add_function(wrap_pyfunction!(selfplay::decode_positions, m)?)?;
+    m.add_function(wrap_pyfunction!(selfplay::replay_legal_actions, m)?)?;
     m.add_function(wrap_pyfunction!(selfplay::dataset_schema, m)?)?;
     m.add("SCHEMA_VERSION", taikyoku_selfplay::tables::SCHEMA_VERSION)?;
     m.add("READABLE_SCHEMA_VERSIONS", taikyoku_selfplay::tables::READABLE_SCHEMA_VERSIONS.to_vec())?;

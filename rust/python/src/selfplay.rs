@@ -551,3 +551,64 @@ pub fn selfplay_shards(py: Python<'_>, out: PathBuf, settings: &str, indices: Ve
     .map_err(run_error)?;
     Ok(shards.iter().map(|s| serde_json::to_string(s).expect("an entry serializes")).collect())
 }
+
+/// The legal actions (mover's frame, sorted) before every move of stored games: what policy
+/// targets need beside the visits (datasets keep only each position's legal-move count).
+/// `actions` holds the games' moves one game after another, game `g` owning
+/// `actions[offsets[g]:offsets[g+1]]`, each game replayed from the variant's start in parallel.
+/// Returns `(legal, legal_offsets)` in CSR form over the positions, game by game, ply by ply.
+#[pyfunction]
+#[pyo3(signature = (actions, offsets, variant = "taikyoku", options = None))]
+pub fn replay_legal_actions<'py>(
+    py: Python<'py>,
+    actions: PyReadonlyArray1<'py, i64>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    variant: &str,
+    options: Option<Vec<String>>,
+) -> PyResult<(Bound<'py, numpy::PyArray1<i32>>, Bound<'py, numpy::PyArray1<i64>>)> {
+    use rayon::prelude::*;
+    use taikyoku_engine::rl::actions::{legal_pairs, Frame};
+    let v = pieces::variant(variant, &options.unwrap_or_default())?;
+    let (actions, offsets) = (actions.as_slice()?, offsets.as_slice()?);
+    let bad_offsets = offsets.is_empty()
+        || offsets[0] != 0
+        || offsets.windows(2).any(|w| w[0] > w[1])
+        || *offsets.last().expect("not empty") as usize != actions.len();
+    if bad_offsets {
+        return Err(invalid("offsets must start at 0, never decrease, and end at len(actions)"));
+    }
+    let games: Vec<&[i64]> = offsets.windows(2).map(|w| &actions[w[0] as usize..w[1] as usize]).collect();
+    let replayed: Vec<Result<Vec<Vec<u32>>, String>> = shield(|| {
+        py.allow_threads(|| {
+            workers::DEFAULT.install(|| {
+                games
+                    .par_iter()
+                    .enumerate()
+                    .map(|(g, played)| {
+                        let mut game = taikyoku_engine::Game::new(v.clone());
+                        let mut legal = Vec::with_capacity(played.len());
+                        for (ply, &action) in played.iter().enumerate() {
+                            let pairs = legal_pairs(&game.position, &game.legal_moves(), Frame::Mover);
+                            let found = u32::try_from(action).ok().and_then(|a| pairs.binary_search_by_key(&a, |&(x, _)| x).ok());
+                            let Some(index) = found else {
+                                return Err(format!("game {g} (of the arrays given) ply {ply}: action {action} is not legal there"));
+                            };
+                            legal.push(pairs.iter().map(|&(a, _)| a).collect());
+                            game.play(pairs[index].1);
+                        }
+                        Ok(legal)
+                    })
+                    .collect::<Vec<Result<Vec<Vec<u32>>, String>>>()
+            })
+        })
+    })?;
+    let mut flat = Vec::new();
+    let mut ends = vec![0i64];
+    for game in replayed {
+        for position in game.map_err(TaikyokuError::new_err)? {
+            flat.extend(position.into_iter().map(|a| a as i32));
+            ends.push(flat.len() as i64);
+        }
+    }
+    Ok((numpy::PyArray1::from_vec_bound(py, flat), numpy::PyArray1::from_vec_bound(py, ends)))
+}
