@@ -8,6 +8,8 @@
 'black'
 """
 
+from typing import TYPE_CHECKING, Any, Dict, Optional
+
 from taikyoku._core import (
     AmbiguousMoveError,
     Game,
@@ -42,8 +44,11 @@ from taikyoku.env import TaikyokuEnv
 from taikyoku.selfplay import selfplay
 from taikyoku.vector import VectorEnv
 
+if TYPE_CHECKING:
+    from pettingzoo import AECEnv
 
-def pettingzoo_env(variant: str = "taikyoku", **kwargs):
+
+def pettingzoo_env(variant: str = "taikyoku", **kwargs: Any) -> "AECEnv[str, Dict[str, Any], Any]":
     """A PettingZoo AEC environment with agents "black" and "white" (needs pettingzoo)."""
     from taikyoku.multiagent import pettingzoo_env as make
 
@@ -51,7 +56,7 @@ def pettingzoo_env(variant: str = "taikyoku", **kwargs):
 
 
 #: Gymnasium id of each variant's environment (``gymnasium.make(id)``).
-GYM_IDS = {"taikyoku": "taikyoku/Taikyoku-v0", "daidai": "taikyoku/DaiDai-v0", "tenjiku": "taikyoku/Tenjiku-v0"}
+GYM_IDS: Dict[str, str] = {"taikyoku": "taikyoku/Taikyoku-v0", "daidai": "taikyoku/DaiDai-v0", "tenjiku": "taikyoku/Tenjiku-v0"}
 
 
 def _register() -> None:

@@ -20,7 +20,7 @@ import math
 import numbers
 import operator
 import os
-from typing import Any, Optional, Sequence, Type
+from typing import Any, List, Optional, Sequence, Type
 
 import numpy as np
 
@@ -47,11 +47,11 @@ def show(value: Any) -> str:
     return text
 
 
-def _number(x) -> str:
+def _number(x: object) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
-def _range(low, high, left: str = "[") -> str:
+def _range(low: Optional[float], high: Optional[float], left: str = "[") -> str:
     if low is not None and high is not None:
         return f" in {left}{_number(low)}, {_number(high)}]"
     if low is not None:
@@ -137,7 +137,7 @@ def choice(name: str, value: Any, options: Sequence[Any]) -> Any:
     return str(value) if isinstance(value, str) else value
 
 
-def string_list(name: str, value: Any) -> list:
+def string_list(name: str, value: Any) -> List[str]:
     """A list of strings from a sequence of them (``None`` gives ``[]``; a lone string is refused,
     since ``list("abc")`` would silently read it as three names)."""
     if value is None:

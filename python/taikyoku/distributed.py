@@ -25,12 +25,12 @@ import os
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from taikyoku import _core, _validate
-from taikyoku.selfplay import settings_json
+from taikyoku.selfplay import SelfplaySummary, settings_json
 
 __all__ = ["selfplay", "read_table"]
 
 
-def _ray():
+def _ray() -> Any:
     try:
         import ray
     except ImportError as e:  # pragma: no cover - the tests install ray
@@ -44,7 +44,7 @@ def _play_shards(out: str, settings: str, indices: List[int], threads: int) -> L
 
 
 def selfplay(
-    out: Union[str, os.PathLike],
+    out: Union[str, os.PathLike[str]],
     players: str = "random",
     games: int = 8,
     seed: int = 0,
@@ -61,7 +61,7 @@ def selfplay(
     games_per_shard: int = 16,
     progress: bool = False,
     **mcts: Any,
-) -> Dict[str, Any]:
+) -> SelfplaySummary:
     """Generates (or resumes) a self-play dataset in ``out`` with Ray tasks.
 
     Args:
@@ -122,7 +122,7 @@ def selfplay(
             bar.close()
 
 
-def read_table(path: Union[str, os.PathLike], table: str = "positions"):
+def read_table(path: Union[str, os.PathLike[str]], table: str = "positions") -> Any:
     """A dataset's ``"positions"`` or ``"games"`` table as a ``ray.data.Dataset``, one block per
     shard, each read (and checked: size, CRC-32, rows) by :mod:`taikyoku.datasets` in a Ray task.
     Either format; Parquet shards can also go straight to ``ray.data.read_parquet``."""
@@ -136,7 +136,7 @@ def read_table(path: Union[str, os.PathLike], table: str = "positions"):
         ray.init(log_to_driver=False)
 
     @ray.remote
-    def shard(index: int):
+    def shard(index: int) -> Any:
         return dataset.read_shard(index, table)
 
     return ray.data.from_arrow_refs([shard.remote(i) for i in range(len(dataset.shards))])

@@ -25,22 +25,33 @@ env) instead of failing on arrays of different lengths.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Callable, Optional, Union
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Optional, Union
 
 import gymnasium
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 
 from taikyoku import _core, _validate
 from taikyoku import render as render_module
 
+if TYPE_CHECKING:
+    from typing_extensions import TypeAlias
+
+    from gymnasium.spaces.space import MaskNDArray
+
+    from taikyoku._core import Color, Frame
+
 __all__ = ["LegalActionSpace", "LegalActions", "TaikyokuEnv", "observation_space"]
 
-Opponent = Union[None, str, Callable[["_core.Game"], int]]
+#: Who plays the other side: nobody (None), "random", "mcts", or a callable ``opponent(game) -> action``.
+Opponent: TypeAlias = Union[None, str, Callable[["_core.Game"], int]]
 
 
-def observation_space(variant: str = "taikyoku", compact: bool = False, dtype=None, options=None) -> spaces.Box:
+def observation_space(
+    variant: str = "taikyoku", compact: bool = False, dtype: Optional[npt.DTypeLike] = None, options: Optional[Sequence[str]] = None
+) -> spaces.Box:
     """The Box of one observation: (36, 36, P) of the layout and dtype."""
     planes = len(_core.plane_names(variant, compact=compact, options=options))
     dtype = np.dtype(dtype if dtype is not None else (np.uint16 if compact else np.uint8))
@@ -50,7 +61,7 @@ def observation_space(variant: str = "taikyoku", compact: bool = False, dtype=No
     return spaces.Box(low=0, high=high, shape=(_core.GRID, _core.GRID, planes), dtype=dtype)
 
 
-class LegalActions(Sequence):
+class LegalActions(Sequence[np.int64]):
     """The sorted legal actions of a position: a read-only sequence of int64 actions.
 
     It behaves as the read-only int64 array it wraps for reading: ``len``, ``in`` (a binary
@@ -68,7 +79,9 @@ class LegalActions(Sequence):
 
     __slots__ = ("_array",)
 
-    def __init__(self, actions):
+    _array: npt.NDArray[np.int64]
+
+    def __init__(self, actions: npt.ArrayLike) -> None:
         if isinstance(actions, np.ndarray) and not actions.flags.writeable:
             array = np.asarray(actions, dtype=np.int64)  # already read-only: shared, not copied
         else:
@@ -79,11 +92,11 @@ class LegalActions(Sequence):
         object.__setattr__(self, "_array", array)
 
     @property
-    def array(self) -> np.ndarray:
+    def array(self) -> npt.NDArray[np.int64]:
         """The read-only int64 array (no copy)."""
         return self._array
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Optional[npt.DTypeLike] = None, copy: Optional[bool] = None) -> npt.NDArray[Any]:
         if copy:
             return self._array.astype(dtype if dtype is not None else self._array.dtype, copy=True)
         if dtype is not None and np.dtype(dtype) != self._array.dtype:
@@ -95,25 +108,25 @@ class LegalActions(Sequence):
     def __len__(self) -> int:
         return self._array.size
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Any:
         return self._array[index]
 
-    def __setitem__(self, index, value):
+    def __setitem__(self, index: Any, value: Any) -> None:
         raise ValueError("assignment destination is read-only (legal actions are the env's; copy them to change)")
 
-    def __delitem__(self, index):
+    def __delitem__(self, index: Any) -> None:
         raise ValueError("assignment destination is read-only (legal actions are the env's; copy them to change)")
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"LegalActions are read-only: cannot set {name!r}")
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[np.int64]:
         return iter(self._array)
 
-    def __reversed__(self):
+    def __reversed__(self) -> Iterator[np.int64]:
         return iter(self._array[::-1])
 
-    def __contains__(self, action) -> bool:
+    def __contains__(self, action: object) -> bool:
         try:
             value = _validate.integer("action", action)
         except (TypeError, ValueError):
@@ -121,38 +134,40 @@ class LegalActions(Sequence):
         index = int(np.searchsorted(self._array, value)) if -(2**63) <= value < 2**63 else self._array.size
         return index < self._array.size and int(self._array[index]) == value
 
-    def index(self, action, *args) -> int:
+    def index(self, action: Any, *args: Any) -> int:
+        """The position of ``action`` (a binary search), as ``Sequence.index``."""
         if action in self and not args:
             return int(np.searchsorted(self._array, int(action)))
         return super().index(action, *args)
 
-    def count(self, action) -> int:
+    def count(self, action: Any) -> int:
+        """1 if ``action`` is legal, else 0 (the actions are distinct)."""
         return int(action in self)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, LegalActions):
             return bool(np.array_equal(self._array, other._array))
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         # The array's attributes and methods (dtype, size, flags, tolist, copy, ...). Private
         # names are not forwarded (copy and pickle probe them before __init__ has run).
         if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self._array, name)
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | {n for n in dir(self._array) if not n.startswith("_")})
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[LegalActions], tuple[npt.NDArray[np.int64]]]:
         return (LegalActions, (self._array,))
 
-    def __copy__(self):
+    def __copy__(self) -> LegalActions:
         return self
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: Optional[dict[int, Any]]) -> LegalActions:
         return self
 
     def __repr__(self) -> str:
@@ -168,11 +183,13 @@ class LegalActionSpace(spaces.Discrete):
     plain Discrete test.
     """
 
-    def __init__(self, legal_actions: Callable[[], np.ndarray], seed=None):
+    def __init__(self, legal_actions: Callable[[], npt.NDArray[np.int64]], seed: Union[int, np.random.Generator, None] = None):
         super().__init__(_core.NUM_ACTIONS, seed=seed)
         self._legal_actions = legal_actions
 
-    def sample(self, mask=None, probability=None) -> np.int64:
+    def sample(self, mask: Optional[MaskNDArray] = None, probability: Optional[MaskNDArray] = None) -> np.int64:
+        """A legal action of the current position, uniformly (any action when there is none);
+        with ``mask`` or ``probability``, Discrete's own sampling."""
         if mask is not None or probability is not None:
             return super().sample(mask=mask, probability=probability)
         legal = self._legal_actions()
@@ -180,30 +197,30 @@ class LegalActionSpace(spaces.Discrete):
             return super().sample()
         return np.int64(legal[self.np_random.integers(len(legal))])
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: Optional[dict[int, Any]]) -> LegalActionSpace:
         # A space describes the env; copies keep asking the same env for its legal actions.
         copy = LegalActionSpace(self._legal_actions)
         copy.np_random.bit_generator.state = self.np_random.bit_generator.state
         return copy
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[spaces.Discrete], tuple[np.int64]]:
         # Pickled (AsyncVectorEnv sends the spaces to its workers to compare them), it is the
         # plain Discrete it equals: a copy in another process has no position to sample from.
         return (spaces.Discrete, (self.n,))
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, spaces.Discrete) and other.n == self.n and other.start == self.start
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((spaces.Discrete, self.n))
 
 
 #: "rgb_array" where its rasteriser (resvg-py and pillow) is installed: the modes in metadata
 #: are those that work here (gymnasium's env checker renders each of them).
-_RGB_MODES = ["rgb_array"] if render_module.rgb_available() else []
+_RGB_MODES: list[str] = ["rgb_array"] if render_module.rgb_available() else []
 
 
-class TaikyokuEnv(gymnasium.Env):
+class TaikyokuEnv(gymnasium.Env[npt.NDArray[Any], np.int64]):
     """Taikyoku shogi (or a relative) as a Gymnasium environment.
 
     Args:
@@ -229,23 +246,44 @@ class TaikyokuEnv(gymnasium.Env):
     ``ply``, and once the game is over ``result`` and ``termination``.
     """
 
-    metadata = {"render_modes": ["ansi", "svg", *_RGB_MODES], "render_fps": 4}
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "svg", *_RGB_MODES], "render_fps": 4}
+
+    #: The variant's name.
+    variant: str
+    #: The rule options.
+    rule_options: list[str]
+    #: The ply limit (None: play to the end).
+    max_plies: Optional[int]
+    #: ``"raise"`` or ``"lose"``.
+    illegal_action: str
+    #: ``"mover"`` or ``"absolute"``.
+    frame: Frame
+    #: Piece-id planes instead of one-hot planes.
+    compact: bool
+    #: The agent's side when there is an opponent.
+    agent_color: Color
+    #: The position text every episode starts from (None: the initial setup).
+    start: Optional[str]
+    #: The game being played.
+    game: _core.Game
+    observation_space: spaces.Box
+    action_space: LegalActionSpace
 
     def __init__(
         self,
         variant: str = "taikyoku",
         opponent: Opponent = None,
-        agent_color: str = "black",
+        agent_color: Color = "black",
         max_plies: Optional[int] = None,
         illegal_action: str = "raise",
         render_mode: Optional[str] = None,
-        frame: str = "mover",
+        frame: Frame = "mover",
         compact: bool = False,
-        dtype=None,
-        options=None,
+        dtype: Optional[npt.DTypeLike] = None,
+        options: Optional[Sequence[str]] = None,
         mcts_simulations: int = 64,
         start: Optional[str] = None,
-    ):
+    ) -> None:
         if not isinstance(variant, str):
             raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
         illegal_action = _validate.choice("illegal_action", illegal_action, _core.ILLEGAL_ACTIONS)
@@ -269,15 +307,15 @@ class TaikyokuEnv(gymnasium.Env):
         self.game = self._new_game()
         # And the dtype: the engine refuses those it cannot write (before the space is built).
         self.game.observation(dtype=dtype, frame=frame, compact=self.compact)
-        self.observation_space = observation_space(variant, self.compact, dtype, self.rule_options)
+        self.observation_space = observation_space(variant, self.compact, dtype, self.rule_options)  # pyright: ignore[reportIncompatibleVariableOverride]
         self._dtype = self.observation_space.dtype
-        self.action_space = LegalActionSpace(self._current_legal_actions)
+        self.action_space = LegalActionSpace(self._current_legal_actions)  # pyright: ignore[reportIncompatibleVariableOverride]
         self._refresh()
         self._opponent = self._make_opponent(opponent, mcts_simulations)
 
     # -- helpers ----------------------------------------------------------------------------
 
-    def _make_opponent(self, opponent: Opponent, simulations: int):
+    def _make_opponent(self, opponent: Opponent, simulations: int) -> Optional[Callable[[_core.Game], Any]]:
         if opponent is None or callable(opponent):
             return opponent
         if opponent == "random":
@@ -295,10 +333,10 @@ class TaikyokuEnv(gymnasium.Env):
         game.max_plies = self.max_plies
         return game
 
-    def _current_legal_actions(self) -> np.ndarray:
+    def _current_legal_actions(self) -> npt.NDArray[np.int64]:
         return self._legal
 
-    def _observe(self) -> np.ndarray:
+    def _observe(self) -> npt.NDArray[Any]:
         return self.game.observation(dtype=self._dtype, frame=self.frame, compact=self.compact)
 
     def _info(self) -> dict[str, Any]:
@@ -330,12 +368,14 @@ class TaikyokuEnv(gymnasium.Env):
             self.game.play(_validate.integer("the opponent's action", action, error=_core.IllegalMoveError))
             self._refresh()
 
-    def _reward_for(self, color: str) -> float:
+    def _reward_for(self, color: Color) -> float:
         return float(self.game.reward(color))
 
     # -- Gymnasium API ----------------------------------------------------------------------
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+    def reset(
+        self, *, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None
+    ) -> tuple[npt.NDArray[Any], dict[str, Any]]:
         """Starts a new game; ``options={"start": text}`` starts this one from a position text
         (``Game.to_text()``) instead of the env's ``start``. Other option keys are ignored."""
         # Everything that can fail comes first: a bad seed or start text changes nothing.
@@ -355,7 +395,7 @@ class TaikyokuEnv(gymnasium.Env):
         self._opponent_moves()
         return self._observe(), self._info()
 
-    def step(self, action):
+    def step(self, action: Union[int, np.integer[Any]]) -> tuple[npt.NDArray[Any], float, bool, bool, dict[str, Any]]:
         """Plays ``action``: an integer (numpy's too) of the action space. Anything else (a float,
         even an integral one, as for Gymnasium's ``Discrete.contains``; a string; a bool) raises
         IllegalMoveError and changes nothing, whatever ``illegal_action`` says."""
@@ -383,7 +423,7 @@ class TaikyokuEnv(gymnasium.Env):
         terminated = self.game.is_over and not truncated
         return self._observe(), reward, terminated, truncated, self._info()
 
-    def render(self):
+    def render(self) -> Union[str, npt.NDArray[np.uint8], None]:
         """The position per ``render_mode``: text (``"ansi"``), an SVG document (``"svg"``) or an
         (H, W, 3) uint8 picture (``"rgb_array"``)."""
         if self.render_mode == "ansi":
@@ -395,6 +435,6 @@ class TaikyokuEnv(gymnasium.Env):
         gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi', 'svg' or 'rgb_array'")
         return None
 
-    def legal_action_mask(self) -> np.ndarray:
+    def legal_action_mask(self) -> npt.NDArray[np.bool_]:
         """Dense boolean mask of the legal actions (NUM_ACTIONS entries: build it only if needed)."""
         return self.game.legal_action_mask(self.frame)

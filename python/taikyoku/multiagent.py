@@ -34,10 +34,11 @@ action spaces yourself for reproducible random play.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
 
 import gymnasium
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
@@ -47,17 +48,20 @@ from taikyoku import _core, _validate
 from taikyoku import render as render_module
 from taikyoku._core import Game, IllegalMoveError, NUM_ACTIONS
 
+if TYPE_CHECKING:
+    from taikyoku._core import Frame
+
 __all__ = ["TaikyokuAEC", "pettingzoo_env"]
 
 _AGENTS = ("black", "white")
 #: "rgb_array" where resvg-py and pillow are installed (pettingzoo's render_test renders every
 #: mode in metadata).
-_RGB_MODES = ["rgb_array"] if render_module.rgb_available() else []
+_RGB_MODES: List[str] = ["rgb_array"] if render_module.rgb_available() else []
 _FRAMES = _core.FRAMES
 _ILLEGAL = _core.ILLEGAL_ACTIONS
 
 
-def _plane_highs(variant: str, compact: bool, dtype: np.dtype) -> np.ndarray:
+def _plane_highs(variant: str, compact: bool, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
     """Largest value of each plane, so the observation Box is tight (useful for scaling).
 
     Piece ids in compact planes go up to the number of piece types; the repetition count is
@@ -66,7 +70,7 @@ def _plane_highs(variant: str, compact: bool, dtype: np.dtype) -> np.ndarray:
     """
     names = _core.plane_names(variant, compact=compact)
     kinds = sum(name.startswith("mover/") for name in _core.plane_names(variant, compact=False))
-    highs = []
+    highs: List[int] = []
     for name in names:
         if name.endswith("_piece"):
             highs.append(kinds)
@@ -84,7 +88,7 @@ def _check_start(start: Any) -> None:
         raise _core.TaikyokuError(f"start must be a position text (Game.to_text()) or None, not {_validate.show(start)}")
 
 
-def _swap_permutation(names: Sequence[str]) -> np.ndarray:
+def _swap_permutation(names: Sequence[str]) -> npt.NDArray[np.intp]:
     """Plane order that exchanges every ``mover…`` plane with its ``opponent…`` partner."""
     index = {name: i for i, name in enumerate(names)}
     perm = []
@@ -99,7 +103,7 @@ def _swap_permutation(names: Sequence[str]) -> np.ndarray:
     return np.asarray(perm, dtype=np.intp)
 
 
-class TaikyokuAEC(AECEnv):
+class TaikyokuAEC(AECEnv[str, Dict[str, Any], Any]):
     """Taikyoku shogi for two agents, ``"black"`` (moves first) and ``"white"``.
 
     Args:
@@ -118,12 +122,42 @@ class TaikyokuAEC(AECEnv):
             setup; ``reset(options={"start": text})`` overrides it for one episode.
     """
 
-    metadata = {
+    metadata: Dict[str, Any] = {
         "name": "taikyoku_v0",
         "render_modes": ["ansi", "svg", "human", *_RGB_MODES],
         "is_parallelizable": False,
         "render_fps": 1,
     }
+
+    #: The variant's name.
+    variant: str
+    #: The rule options (None: the variant's defaults).
+    options: Optional[List[str]]
+    #: The ply limit (None: never truncated).
+    max_plies: Optional[int]
+    #: ``"raise"`` or ``"lose"``.
+    illegal_action: str
+    #: None, ``"ansi"``, ``"svg"``, ``"human"`` or ``"rgb_array"``.
+    render_mode: Optional[str]
+    #: ``"mover"`` or ``"absolute"``.
+    frame: Frame
+    #: Piece-id planes instead of one-hot planes.
+    compact: bool
+    #: The position text every episode starts from (None: the initial setup).
+    start: Optional[str]
+    #: The game being played.
+    game: Game
+    possible_agents: List[str]
+    agents: List[str]
+    observation_spaces: Dict[str, spaces.Dict]
+    action_spaces: Dict[str, spaces.Discrete]
+    #: Seeded by ``reset(seed=...)``; the game itself has no randomness.
+    np_random: np.random.Generator
+    rewards: Dict[str, float]
+    terminations: Dict[str, bool]
+    truncations: Dict[str, bool]
+    infos: Dict[str, Dict[str, Any]]
+    agent_selection: str
 
     def __init__(
         self,
@@ -132,10 +166,10 @@ class TaikyokuAEC(AECEnv):
         max_plies: Optional[int] = None,
         illegal_action: str = "raise",
         render_mode: Optional[str] = None,
-        frame: str = "mover",
+        frame: Frame = "mover",
         compact: bool = False,
         start: Optional[str] = None,
-    ):
+    ) -> None:
         super().__init__()
         if not isinstance(variant, str):
             raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
@@ -154,17 +188,17 @@ class TaikyokuAEC(AECEnv):
         self.compact = _validate.boolean("compact", compact)
         self.start = start
         # Built now so a bad variant, option or start text fails at construction, not later.
-        self.game: Game = self._new_game(start)
+        self.game = self._new_game(start)
 
-        self.possible_agents: List[str] = list(_AGENTS)
-        self.agents: List[str] = []
+        self.possible_agents = list(_AGENTS)
+        self.agents = []
         names = _core.plane_names(variant, compact=self.compact)
         self._swap = _swap_permutation(names)
         self._dtype = np.dtype(np.uint16 if self.compact else np.uint8)
         shape = (_core.GRID, _core.GRID, len(names))
         highs = np.broadcast_to(_plane_highs(variant, self.compact, self._dtype), shape)
         # One space object per agent, made once: api_test (and seeding) needs the same object.
-        self.observation_spaces = {
+        self.observation_spaces = {  # pyright: ignore[reportIncompatibleVariableOverride]
             agent: spaces.Dict(
                 {
                     "observation": spaces.Box(0, np.array(highs), shape, self._dtype),
@@ -173,17 +207,19 @@ class TaikyokuAEC(AECEnv):
             )
             for agent in self.possible_agents
         }
-        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}  # pyright: ignore[reportIncompatibleVariableOverride]
         self._legal = np.empty(0, dtype=np.int64)
         self.np_random, _ = seeding.np_random(None)
 
     # ------------------------------------------------------------------------------------------
     # Spaces
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Dict:
+        """The agent's observation space: a Dict of ``"observation"`` (Box) and ``"action_mask"``."""
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Discrete:
+        """The agent's action space: ``Discrete(NUM_ACTIONS)``."""
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------------------------------------
@@ -290,7 +326,7 @@ class TaikyokuAEC(AECEnv):
     # ------------------------------------------------------------------------------------------
     # Observations
 
-    def observe(self, agent: str) -> Dict[str, np.ndarray]:
+    def observe(self, agent: str) -> Dict[str, npt.NDArray[Any]]:
         """The board as ``agent`` sees it, and its action mask (see the module docstring)."""
         game = self.game
         obs = game.observation(frame=self.frame, compact=self.compact)
@@ -308,7 +344,7 @@ class TaikyokuAEC(AECEnv):
     # ------------------------------------------------------------------------------------------
     # Rendering
 
-    def render(self) -> Union[None, str, np.ndarray]:
+    def render(self) -> Union[None, str, npt.NDArray[np.uint8]]:
         """The position per ``render_mode``: ANSI text, SVG, an (H, W, 3) uint8 picture
         (``"rgb_array"``), or None after printing the text board (``"human"``)."""
         if self.render_mode is None:
@@ -330,7 +366,9 @@ class TaikyokuAEC(AECEnv):
         """Nothing to release (no window, no subprocess); present as PettingZoo expects."""
 
 
-def pettingzoo_env(variant: str = "taikyoku", *, wrap: bool = True, **kwargs: Any) -> AECEnv:
+def pettingzoo_env(
+    variant: str = "taikyoku", *, wrap: bool = True, **kwargs: Any
+) -> AECEnv[str, Dict[str, Any], Any]:
     """A :class:`TaikyokuAEC` (keyword arguments as its constructor).
 
     By default it is wrapped in PettingZoo's ``OrderEnforcingWrapper``, as the classic

@@ -19,10 +19,16 @@ from __future__ import annotations
 import importlib.util
 import io
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, TextIO, Tuple
 from xml.sax.saxutils import escape, quoteattr
 
 from taikyoku import _validate
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from taikyoku._core import Game, Move
 
 __all__ = ["ansi", "print_board", "rgb_array", "rgb_available", "svg"]
 
@@ -33,7 +39,7 @@ __all__ = ["ansi", "print_board", "rgb_array", "rgb_available", "svg"]
 
 
 
-def _last_move(game):
+def _last_move(game: Game) -> Optional[Move]:
     """The last move played, found on a clone so the caller's game is left untouched."""
     if not game.history():
         return None
@@ -43,7 +49,7 @@ def _last_move(game):
         return None
 
 
-def _move_marks(game) -> Dict[Tuple[int, int], str]:
+def _move_marks(game: Game) -> Dict[Tuple[int, int], str]:
     """Squares touched by the last move, mapped to their role ("from", "mid", "to", "capture").
 
     A pass (a lion's "!" move) and igui (capture without moving) start and end on one square,
@@ -66,7 +72,7 @@ def _move_marks(game) -> Dict[Tuple[int, int], str]:
 _GAME_API = ("width", "height", "pieces", "history", "side_to_move", "is_over")
 
 
-def _check_game(caller: str, game) -> None:
+def _check_game(caller: str, game: object) -> None:
     """A clear TypeError for a non-game (anything with the public Game API used here will do)."""
     if not all(hasattr(game, name) for name in _GAME_API):
         raise TypeError(f"{caller}() draws a taikyoku.Game, not {type(game).__name__}")
@@ -76,7 +82,7 @@ def _check_game(caller: str, game) -> None:
 MAX_SVG_SIZE = 100_000
 
 
-def _status(game) -> str:
+def _status(game: Game) -> str:
     """One line: whose move it is, or how the game ended."""
     if game.is_over:
         result, why = game.result, game.termination
@@ -97,7 +103,7 @@ _RESET = "\x1b[0m"
 _SGR = {"black": "\x1b[1m", "white": "\x1b[1;31m", "empty": "\x1b[2m", "mark": "\x1b[7m"}
 
 
-def ansi(game, *, last_move: bool = True, color: bool = True) -> str:
+def ansi(game: Game, *, last_move: bool = True, color: bool = True) -> str:
     """The board as text for ``render_mode="ansi"`` and terminals.
 
     Black's pieces are upper case, White's lower case (as in ``str(game)``), so the board still
@@ -256,7 +262,7 @@ def _kanji_label(text: str, out: List[str]) -> None:
 
 
 def svg(
-    game,
+    game: Game,
     *,
     labels: str = "abbrev",
     size: Optional[float] = None,
@@ -361,7 +367,7 @@ def svg(
     return "\n".join(out) + "\n"
 
 
-def print_board(game, file=None) -> None:
+def print_board(game: Game, file: Optional[TextIO] = None) -> None:
     """Prints ``ansi(game)`` (``render_mode="human"``), in colour when the output is a terminal."""
     out = sys.stdout if file is None else file
     isatty = getattr(out, "isatty", None)
@@ -390,8 +396,8 @@ def require_rgb() -> None:
         )
 
 
-def rgb_array(game, *, size: Optional[float] = None, labels: str = "abbrev", last_move: bool = True,
-              coordinates: bool = True):
+def rgb_array(game: Game, *, size: Optional[float] = None, labels: str = "abbrev", last_move: bool = True,
+              coordinates: bool = True) -> npt.NDArray[np.uint8]:
     """The board as an (H, W, 3) uint8 numpy array: ``svg(game, ...)`` rasterised.
 
     By default one square is 30 px (Taikyoku: 1124 x 1124, Dai dai: 554 x 554); ``size`` sets the

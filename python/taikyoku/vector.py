@@ -17,9 +17,11 @@ entry of legal actions per env (with the ``_legal_actions`` mask), and
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Optional, Union
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, Union
 
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector import VectorEnv as GymVectorEnv
@@ -28,9 +30,16 @@ from gymnasium.vector.utils import batch_space
 
 from taikyoku import _core, _validate
 from taikyoku import render as render_module
-from taikyoku.env import _RGB_MODES, observation_space
+from taikyoku.env import _RGB_MODES, Opponent, observation_space
+
+if TYPE_CHECKING:
+    from gymnasium.spaces.space import MaskNDArray
+
+    from taikyoku._core import Color, Frame
 
 __all__ = ["LegalMultiDiscrete", "VectorEnv", "sample_legal_actions"]
+
+_Scalar = TypeVar("_Scalar", bound=np.generic)
 
 #: The most games one VectorEnv holds (the native side's limit).
 MAX_ENVS = 1 << 20
@@ -44,7 +53,7 @@ def _physical_memory() -> Optional[int]:
         return None
 
 
-def _check_buffer_size(num_envs: int, variant: str, compact: bool, dtype, options: list) -> None:
+def _check_buffer_size(num_envs: int, variant: str, compact: bool, dtype: Optional[npt.DTypeLike], options: list[str]) -> None:
     """Refuses, with the figures, an observation buffer larger than the machine's memory (the
     native side would fail to allocate it, or the machine would start swapping to death)."""
     planes = len(_core.plane_names(variant, compact=compact, options=options))  # checks variant, options
@@ -68,6 +77,7 @@ def _check_buffer_size(num_envs: int, variant: str, compact: bool, dtype, option
         )
 
 
+#: A random generator, an integer seed, or None.
 RNG = Union[None, int, np.random.Generator]
 
 
@@ -79,7 +89,9 @@ def _generator(rng: RNG, default: Callable[[], np.random.Generator]) -> np.rando
     return np.random.default_rng(_validate.integer("rng (a seed)", rng, 0))
 
 
-def _sample_csr(flat: np.ndarray, offsets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _sample_csr(
+    flat: npt.NDArray[np.int64], offsets: npt.NDArray[np.int64], rng: np.random.Generator
+) -> npt.NDArray[np.int64]:
     """One uniformly random entry of each CSR row (0 for an empty row)."""
     counts = np.diff(offsets)
     picks = offsets[:-1] + np.floor(rng.random(counts.size) * counts).astype(np.int64)
@@ -89,7 +101,7 @@ def _sample_csr(flat: np.ndarray, offsets: np.ndarray, rng: np.random.Generator)
     return actions
 
 
-def sample_legal_actions(infos: dict, rng: RNG = None) -> np.ndarray:
+def sample_legal_actions(infos: dict[str, Any], rng: RNG = None) -> npt.NDArray[np.int64]:
     """One uniformly random legal action per env, from the ``infos`` of a vector env.
 
     Works with the infos of :class:`VectorEnv` and of Gymnasium's ``SyncVectorEnv`` and
@@ -116,31 +128,42 @@ class LegalMultiDiscrete(spaces.MultiDiscrete):
     Pickled, it is the plain MultiDiscrete it equals.
     """
 
-    def __init__(self, num_envs: int, legal_flat: Callable[[], tuple], seed=None):
+    def __init__(
+        self,
+        num_envs: int,
+        legal_flat: Callable[[], tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]],
+        seed: Union[int, np.random.Generator, None] = None,
+    ) -> None:
         super().__init__(np.full(num_envs, _core.NUM_ACTIONS, dtype=np.int64), dtype=np.int64, seed=seed)
         self._legal_flat = legal_flat
 
-    def sample(self, mask=None, probability=None) -> np.ndarray:
+    def sample(
+        self,
+        mask: Optional[tuple[MaskNDArray, ...]] = None,
+        probability: Optional[tuple[MaskNDArray, ...]] = None,
+    ) -> npt.NDArray[np.int64]:
+        """One legal action per env, uniformly (0 where there is none); with ``mask`` or
+        ``probability``, MultiDiscrete's own sampling."""
         if mask is not None or probability is not None:
             return super().sample(mask=mask, probability=probability)
         flat, offsets = self._legal_flat()
         return _sample_csr(flat, offsets, self.np_random)
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: Optional[dict[int, Any]]) -> LegalMultiDiscrete:
         copy = LegalMultiDiscrete(len(self.nvec), self._legal_flat)
         copy.np_random.bit_generator.state = self.np_random.bit_generator.state
         return copy
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[spaces.MultiDiscrete], tuple[npt.NDArray[np.integer[Any]], type[np.int64]]]:
         return (spaces.MultiDiscrete, (self.nvec.copy(), np.int64))
 
 
-def _frozen(array: np.ndarray) -> np.ndarray:
+def _frozen(array: npt.NDArray[_Scalar]) -> npt.NDArray[_Scalar]:
     array.flags.writeable = False
     return array
 
 
-def _per_env(values: list) -> np.ndarray:
+def _per_env(values: Sequence[object]) -> npt.NDArray[np.object_]:
     """An object array of ``values``, one per env (never broadcast into a 2-d array)."""
     out = np.empty(len(values), dtype=object)
     for i, value in enumerate(values):
@@ -148,7 +171,7 @@ def _per_env(values: list) -> np.ndarray:
     return out
 
 
-class VectorEnv(GymVectorEnv):
+class VectorEnv(GymVectorEnv[npt.NDArray[Any], npt.NDArray[np.int64], npt.NDArray[Any]]):
     """``num_envs`` games of ``variant`` stepped together.
 
     Args:
@@ -200,7 +223,27 @@ class VectorEnv(GymVectorEnv):
     ``random_actions()`` with the native seeded stream (fastest).
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", *_RGB_MODES]}
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": ["ansi", *_RGB_MODES]}
+
+    #: The number of games.
+    num_envs: int
+    #: The variant's name.
+    variant: str
+    #: None, ``"ansi"`` or ``"rgb_array"``.
+    render_mode: Optional[str]
+    #: The ply limit of every game (None: none).
+    max_plies: Optional[int]
+    #: The opponent (None, ``"random"``, ``"mcts"`` or a callable).
+    opponent: Opponent
+    #: The agent's side when there is an opponent.
+    agent_color: Color
+    #: The position text every game starts from (None: the initial setup).
+    start: Optional[str]
+    single_observation_space: spaces.Box
+    single_action_space: spaces.Discrete
+    #: ``single_observation_space`` batched: a Box of shape (num_envs, 36, 36, P).
+    observation_space: spaces.Space[Any]
+    action_space: LegalMultiDiscrete
 
     def __init__(
         self,
@@ -210,18 +253,18 @@ class VectorEnv(GymVectorEnv):
         threads: Optional[int] = None,
         max_plies: Optional[int] = None,
         illegal_action: str = "raise",
-        frame: str = "mover",
+        frame: Frame = "mover",
         compact: bool = False,
-        dtype=None,
+        dtype: Optional[npt.DTypeLike] = None,
         copy: bool = True,
-        options=None,
+        options: Optional[Sequence[str]] = None,
         render_mode: Optional[str] = None,
-        opponent=None,
-        agent_color: str = "black",
+        opponent: Opponent = None,
+        agent_color: Color = "black",
         mcts_simulations: int = 64,
         start: Optional[str] = None,
         max_episode_steps: Optional[int] = None,
-    ):
+    ) -> None:
         num_envs = _validate.integer("num_envs", num_envs, 1, MAX_ENVS)
         if not isinstance(variant, str):
             raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
@@ -274,10 +317,10 @@ class VectorEnv(GymVectorEnv):
         self.opponent = opponent
         self.agent_color = agent_color
         self.start = start
-        self.single_observation_space = observation_space(variant, compact, self._core.dtype, options)
-        self.single_action_space = spaces.Discrete(_core.NUM_ACTIONS)
+        self.single_observation_space = observation_space(variant, compact, self._core.dtype, options)  # pyright: ignore[reportIncompatibleVariableOverride]
+        self.single_action_space = spaces.Discrete(_core.NUM_ACTIONS)  # pyright: ignore[reportIncompatibleVariableOverride]
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = LegalMultiDiscrete(self.num_envs, self.legal_actions_flat)
+        self.action_space = LegalMultiDiscrete(self.num_envs, self.legal_actions_flat)  # pyright: ignore[reportIncompatibleVariableOverride]
         self._frame = frame
         self._compact = compact
 
@@ -301,7 +344,9 @@ class VectorEnv(GymVectorEnv):
             _frozen(value)
         return infos
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+    def reset(
+        self, *, seed: Optional[int] = None, options: Optional[dict[str, Any]] = None
+    ) -> tuple[npt.NDArray[Any], dict[str, Any]]:
         """Restarts every game (or, with ``options={"reset_mask": mask}``, those where the boolean
         mask of shape (num_envs,) is true). ``seed`` reseeds ``random_actions()``, the built-in
         opponents, ``np_random`` and ``action_space`` (games have no randomness of their own).
@@ -328,7 +373,11 @@ class VectorEnv(GymVectorEnv):
         observations = self._core.reset(mask=mask, start=start_game)
         return observations, self._infos()
 
-    def step(self, actions):
+    def step(
+        self, actions: npt.ArrayLike
+    ) -> tuple[npt.NDArray[Any], npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]]:
+        """Plays one action per env (an integer array of shape (num_envs,)); returns the batched
+        (observations, rewards, terminated, truncated, infos), games that ended already restarted."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise _core.TaikyokuError(f"step() needs an integer array of shape ({self.num_envs},), not {actions.dtype} {actions.shape}")
@@ -354,25 +403,25 @@ class VectorEnv(GymVectorEnv):
             infos["final_info"], infos["_final_info"] = _frozen(final_info), _frozen(done.copy())
         return observations, rewards, terminated, truncated, infos
 
-    def legal_actions(self) -> list[np.ndarray]:
+    def legal_actions(self) -> list[npt.NDArray[np.int64]]:
         """The sorted legal actions of every env (read-only int64 arrays)."""
         return [_frozen(a) for a in self._core.legal_actions()]
 
-    def legal_actions_flat(self) -> tuple[np.ndarray, np.ndarray]:
+    def legal_actions_flat(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """All legal actions in one read-only int64 array plus ``num_envs + 1`` offsets (CSR
         layout): env i's are ``flat[offsets[i]:offsets[i + 1]]``."""
         flat, offsets = self._core.legal_actions_flat()
         return _frozen(flat), _frozen(offsets)
 
-    def legal_action_mask(self) -> np.ndarray:
+    def legal_action_mask(self) -> npt.NDArray[np.bool_]:
         """Dense (num_envs, NUM_ACTIONS) boolean mask: ~2.5 MB per env, build it only if needed."""
         return self._core.legal_action_mask()
 
-    def random_actions(self) -> np.ndarray:
+    def random_actions(self) -> npt.NDArray[np.int64]:
         """A uniformly random legal action per env, from the native seeded stream (``seed``)."""
         return self._core.random_actions()
 
-    def sample_legal_actions(self, rng: RNG = None) -> np.ndarray:
+    def sample_legal_actions(self, rng: RNG = None) -> npt.NDArray[np.int64]:
         """A uniformly random legal action per env, int64 of shape (num_envs,).
 
         ``rng``: a ``numpy.random.Generator``, an integer seed, or None for the env's
@@ -385,12 +434,15 @@ class VectorEnv(GymVectorEnv):
         """A copy of env ``index``'s game."""
         return self._core.game(_validate.integer("index", index, 0, self.num_envs - 1))
 
-    def render(self):
+    def render(self) -> Union[tuple[str, ...], tuple[npt.NDArray[np.uint8], ...], None]:
+        """Every env's position per ``render_mode``: a tuple of text boards (``"ansi"``) or of
+        (H, W, 3) uint8 pictures (``"rgb_array"``); None without a render mode."""
         if self.render_mode == "ansi":
             return tuple(render_module.ansi(self._core.game(i)) for i in range(self.num_envs))
         if self.render_mode == "rgb_array":
             return tuple(render_module.rgb_array(self._core.game(i)) for i in range(self.num_envs))
         return None
 
-    def close_extras(self, **kwargs):
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release: the games live in the native core, freed with the env."""
         pass
