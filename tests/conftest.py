@@ -36,3 +36,21 @@ def no_hang(request):
 def contents(root: Path) -> dict:
     """Every file below ``root`` with its bytes: datasets compared byte for byte."""
     return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    """Runs the test in its own empty working directory (the command-line tests)."""
+    monkeypatch.chdir(tmp_path)
+
+
+def run_cli(argv, capsys):
+    """``(exit status, stdout, stderr)`` of ``taikyoku ARGV``, run in this process."""
+    from taikyoku.__main__ import main
+
+    try:
+        code = main(argv)
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -12,26 +12,15 @@ from pathlib import Path
 import pytest
 
 import taikyoku
-from taikyoku.__main__ import GAME_SEED_MODULUS, game_seed, main
+from conftest import run_cli as run
+from taikyoku.__main__ import GAME_SEED_MODULUS, game_seed
 
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
 HUGE = "99999999999999999999"
 
 
-@pytest.fixture(autouse=True)
-def in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-
-
-def run(argv, capsys):
-    """``(exit code, stdout, stderr)`` of the command in this process."""
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
+pytestmark = pytest.mark.usefixtures("in_tmp")  # conftest.py: each test in its own directory
 
 
 def error_line(command, err):

@@ -31,6 +31,7 @@ import pytest
 
 import taikyoku
 import taikyoku._core
+from boards import STEPS, VariantBoard, destinations, k, move_keys, moves_to, pawns, play
 
 pytestmark = pytest.mark.skipif(
     "daidai" not in taikyoku.variants(),
@@ -40,123 +41,21 @@ pytestmark = pytest.mark.skipif(
 VARIANT = "daidai"
 VARIANT_DIR = Path(__file__).resolve().parent.parent / "rust" / "engine" / "variants"
 SIZE = 17
-RANKS = "abcdefghijklmnopq"
 START = "9i"
 
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
 
-
-def sq(file, rank):
-    """Square name from a file number and a rank number (1 = a)."""
-    return f"{file}{RANKS[rank - 1]}"
-
-
-def parse_sq(name):
-    return int(name[:-1]), RANKS.index(name[-1]) + 1
-
-
-ALL_SQUARES = {sq(f, r) for f in range(1, SIZE + 1) for r in range(1, SIZE + 1)}
-
-
-def make_game(*pieces, to_move="black", options=None):
-    """pieces: (square, piece, color) or (square, piece, color, promoted)."""
-    g = taikyoku.Game.empty(variant=VARIANT, side_to_move=to_move, options=options)
-    for square, piece, color, *promoted in pieces:
-        g.place(square, piece, color, promoted=bool(promoted and promoted[0]))
-    return g
-
-
-def pawns(color, *squares):
-    """Pawns of `color` on `squares`, as make_game arguments."""
-    return [(square, "Pawn", color) for square in squares]
-
-
-def destinations(g, square):
-    return {m.to_square for m in g.moves_from(square)}
-
-
-def move_keys(g, square):
-    """Each move of the piece on `square` as (destination, frozenset of captured squares)."""
-    return {(m.to_square, frozenset(m.captures)) for m in g.moves_from(square)}
-
-
-def moves_to(g, square, to, captures=None):
-    return [
-        m
-        for m in g.moves_from(square)
-        if m.to_square == to and (captures is None or set(m.captures) == set(captures))
-    ]
-
-
-def play(g, square, to, captures=None):
-    candidates = moves_to(g, square, to, captures)
-    assert candidates, f"no move {square} -> {to} capturing {captures}"
-    assert len(candidates) == 1, f"several moves {square} -> {to} capturing {captures}: {candidates}"
-    g.play(candidates[0])
-    return candidates[0]
-
-
-def k(to, *captures):
-    """A move key: destination and captured squares."""
-    return (to, frozenset(captures))
+BOARD = VariantBoard(VARIANT, SIZE, START)
+sq, parse_sq, make_game = BOARD.sq, BOARD.parse_sq, BOARD.make_game
+diagram_destinations, on_board_or_none = BOARD.diagram_destinations, BOARD.on_board_or_none
+ALL_SQUARES = BOARD.all_squares
 
 
 # --------------------------------------------------------------------------------------------
 # movement diagrams (seed glyphs), one per piece type
 # --------------------------------------------------------------------------------------------
-
-TARGETS = set("○☆!")
-LINES = {  # ranging glyph -> its two directions as (row step, column step) in the diagram
-    "│": [(-1, 0), (1, 0)],
-    "─": [(0, -1), (0, 1)],
-    "╲": [(-1, -1), (1, 1)],
-    "╱": [(-1, 1), (1, -1)],
-}
-
-
-def parse_diagram(text):
-    grid = [line.split() for line in text.strip("\n").splitlines() if line.strip()]
-    width = len(grid[0])
-    assert all(len(row) == width for row in grid), f"ragged diagram:\n{text}"
-    cells = {c for row in grid for c in row}
-    assert cells <= TARGETS | set(LINES) | {".", "?"}, f"unknown glyphs {cells}"
-    assert sum(row.count("?") for row in grid) == 1
-    return grid
-
-
-def diagram_destinations(text, start=START, color="black"):
-    """The squares a diagram names for a piece of `color` on `start` of an empty 17x17 board."""
-    grid = parse_diagram(text)
-    if color == "white":
-        grid = [list(reversed(row)) for row in reversed(grid)]
-    height, width = len(grid), len(grid[0])
-    (hr, hc), = [(r, c) for r in range(height) for c in range(width) if grid[r][c] == "?"]
-    file0, rank0 = parse_sq(start)
-
-    def square(r, c):  # columns to the right are lower file numbers, rows down are higher ranks
-        return file0 - (c - hc), rank0 + (r - hr)
-
-    def on_board(f, r):
-        return 1 <= f <= SIZE and 1 <= r <= SIZE
-
-    out = set()
-    for r, row in enumerate(grid):
-        for c, glyph in enumerate(row):
-            if glyph in (".", "?"):
-                continue
-            assert on_board(*square(r, c)), "diagram larger than the board"
-            out.add(square(r, c))
-            for dr, dc in LINES.get(glyph, []):
-                rr, cc = r + dr, c + dc
-                if 0 <= rr < height and 0 <= cc < width:
-                    continue  # the line goes on (or stops) inside the diagram
-                while on_board(*square(rr, cc)):  # on the diagram's edge: on to the board's edge
-                    out.add(square(rr, cc))
-                    rr, cc = rr + dr, cc + dc
-    return {sq(f, r) for f, r in out}
-
 
 # name -> (seed lines of its diagram or text, diagram). The seed's diagrams lost their empty cells
 # when flattened; each is rebuilt here row by row from the cell order and the entry's text.
@@ -1035,11 +934,6 @@ def test_furious_fiend_is_lion_plus_lion_dog():
 # lion-type moves against a reference written from the seed (random positions)
 # --------------------------------------------------------------------------------------------
 
-STEPS = {  # direction -> (file step, rank step) for Black; White's are the negatives
-    "f": (0, -1), "b": (0, 1), "l": (1, 0), "r": (-1, 0),
-    "fl": (1, -1), "fr": (-1, -1), "bl": (1, 1), "br": (-1, 1),
-}
-
 
 class Board:
     """Pieces around a mover: square -> "own" / "enemy"; off-board squares are None."""
@@ -1052,10 +946,6 @@ class Board:
 
     def caps(self, *squares):
         return frozenset(p for p in squares if self.pieces.get(p) == "enemy")
-
-
-def on_board_or_none(f, r):
-    return (f, r) if 1 <= f <= SIZE and 1 <= r <= SIZE else None
 
 
 def ref_lionline(board, s0, color, dirs):
@@ -1342,19 +1232,8 @@ SEED_COUNTS = {
 }
 
 
-def black_square(file_letter_index, own_rank):
-    """Black's own (file a..q = 0..16, rank 1..) -> engine square: file a is 17, rank 1 is q."""
-    return sq(SIZE - file_letter_index, SIZE + 1 - own_rank)
-
-
-def rotated(square):
-    f, r = parse_sq(square)
-    return sq(SIZE + 1 - f, SIZE + 1 - r)
-
-
-@pytest.fixture(scope="module")
-def start_game():
-    return taikyoku.Game(variant=VARIANT)
+black_square, rotated = BOARD.black_square, BOARD.rotated
+start_game = BOARD.start_game_fixture()
 
 
 def test_board_and_piece_count(start_game):

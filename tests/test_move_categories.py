@@ -8,46 +8,21 @@ the top. Black moves up (towards rank a), White down. From Black's square 18r:
     forward 18q, backward 18s, left 19r, right 17r, forward-left 19q, forward-right 17q.
 """
 
+import functools
+
 import pytest
 
+import boards
 import taikyoku
+from boards import destinations, moves_to
 
 
 # --------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------
 
-
-def make_game(*pieces, to_move="black"):
-    """pieces: (square, piece, color) or (square, piece, color, promoted)."""
-    g = taikyoku.Game.empty(variant="taikyoku", side_to_move=to_move)
-    for square, piece, color, *promoted in pieces:
-        if promoted:
-            g.place(square, piece, color, promoted=promoted[0])
-        else:
-            g.place(square, piece, color)
-    return g
-
-
-def destinations(g, square):
-    return {m.to_square for m in g.moves_from(square)}
-
-
-def moves_to(g, square, to, captures=None):
-    """Moves of the piece on `square` to `to` (with exactly these captured squares, if given)."""
-    return [
-        m
-        for m in g.moves_from(square)
-        if m.to_square == to and (captures is None or set(m.captures) == set(captures))
-    ]
-
-
-def play(g, square, to, captures=None):
-    candidates = moves_to(g, square, to, captures)
-    assert candidates, f"no move {square} -> {to} with captures {captures}"
-    m = candidates[0]
-    g.play(m)
-    return m
+make_game = functools.partial(boards.make_game, "taikyoku")
+play = functools.partial(boards.play, unique=False)  # the first of the moves that fit
 
 
 def on_line(start, step_file, step_rank, n):

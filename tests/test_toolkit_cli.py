@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 import taikyoku
-from taikyoku.__main__ import MCTS_FLAGS, RECIPE_ARGS, RECIPE_KEYS, main
+from conftest import run_cli as run
+from taikyoku.__main__ import MCTS_FLAGS, RECIPE_ARGS, RECIPE_KEYS
 from taikyoku.selfplay import MCTS_KNOBS, mcts_defaults
 
 pytest.importorskip("pyarrow")
@@ -24,19 +25,7 @@ RECIPES = sorted((REPO / "datasets" / "recipes").glob("*.json"))
 SAMPLES = REPO / "datasets" / "samples"
 
 
-@pytest.fixture(autouse=True)
-def in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-
-
-def run(argv, capsys):
-    """``(exit status, stdout, stderr)`` of the command in this process."""
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    return code, out, err
+pytestmark = pytest.mark.usefixtures("in_tmp")  # conftest.py: each test in its own directory
 
 
 def one_error(command, err):
