@@ -191,7 +191,10 @@ def test_piece_at_works_or_is_an_unknown_square(position, square):
         if isinstance(square, str):
             assert square.strip() in SQUARES  # names are trimmed; a leading zero is refused
         else:
-            assert 1 <= square[0] <= 36 and 1 <= square[1] <= 36
+            file, rank = square
+            assert 1 <= file <= 36 and 1 <= rank <= 36
+            # A (file, rank) pair names the same square as its written name.
+            assert result == g.piece_at(f"{file}{g.rank_names[rank - 1]}")
     else:
         assert isinstance(result, UnknownSquareError)
         assert square not in SQUARES

@@ -104,12 +104,18 @@ def test_info_json_is_the_dataset_summary(small, capsys):
     assert info["bytes"] == sum(p.stat().st_size for p in small.rglob("part-*"))
 
 
-def test_info_of_an_incomplete_dataset(small, tmp_path, capsys):
+def partial_copy(small, tmp_path):
+    """A copy of `small` whose manifest lists only its first shard, as an interrupted run leaves it."""
     root = tmp_path / "partial"
     shutil.copytree(small, root)
     manifest = json.loads((root / "manifest.json").read_text())
     manifest["shards"], manifest["complete"] = manifest["shards"][:1], False
     (root / "manifest.json").write_text(json.dumps(manifest))
+    return root
+
+
+def test_info_of_an_incomplete_dataset(small, tmp_path, capsys):
+    root = partial_copy(small, tmp_path)
     code, out, err = run(["info", str(root)], capsys)
     assert code == 0 and err == ""
     assert "2 of 3 (incomplete: 1 of 2 shards; rerun the generating command to finish it)" in out
@@ -228,11 +234,7 @@ def test_verify_finds_a_file_of_another_dataset(small, tmp_path, capsys):
 
 
 def test_verify_an_incomplete_dataset_checks_its_complete_shards(small, tmp_path, capsys):
-    root = tmp_path / "partial"
-    shutil.copytree(small, root)
-    manifest = json.loads((root / "manifest.json").read_text())
-    manifest["shards"], manifest["complete"] = manifest["shards"][:1], False
-    (root / "manifest.json").write_text(json.dumps(manifest))
+    root = partial_copy(small, tmp_path)
     code, out, _ = run(["verify", str(root)], capsys)
     assert code == 0 and "2 games" in out and "note:" in out and "has not finished" in out
 

@@ -214,12 +214,7 @@ impl Game {
         if !self.forbids_repetition() {
             return self.position.has_legal_move();
         }
-        let mut moves = Vec::with_capacity(64);
-        self.position.squares_of(self.side_to_move()).any(|sq| {
-            moves.clear();
-            self.position.generate_from(sq, &mut moves);
-            moves.iter().any(|&mv| !self.repeats(mv))
-        })
+        self.position.has_move_where(|mv| !self.repeats(mv))
     }
 
     fn forbids_repetition(&self) -> bool {

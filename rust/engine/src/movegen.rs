@@ -88,11 +88,17 @@ impl Position {
 
     /// Whether the side to move has a legal move (stops at the first piece that has one).
     pub fn has_legal_move(&self) -> bool {
+        self.has_move_where(|_| true)
+    }
+
+    /// Whether the side to move has a move that `keep` accepts (stops at the first piece that
+    /// has one; `Game` adds its history rules this way).
+    pub fn has_move_where(&self, mut keep: impl FnMut(Move) -> bool) -> bool {
         let mut moves = Vec::with_capacity(64);
         self.squares_of(self.side_to_move()).any(|sq| {
             moves.clear();
             self.generate_from(sq, &mut moves);
-            !moves.is_empty()
+            moves.iter().any(|&mv| keep(mv))
         })
     }
 
