@@ -13,7 +13,7 @@ import taikyoku.datasets as tds
 from taikyoku import PositionTextError
 
 VARIANTS = taikyoku.variants()
-SIZES = {"taikyoku": (36, 36, 402), "daidai": (17, 17, 96), "tenjiku": (16, 16, 78)}
+SIZES = {"taikyoku": (36, 36, 402), "daidai": (17, 17, 96), "tenjiku": (16, 16, 78), "taishin": (25, 25, 177)}
 
 
 def test_the_variants_are_listed_with_their_gym_ids():

@@ -181,14 +181,16 @@ fn check_table(table: &PieceTable) {
                 | Atom::Jump { dir, .. }
                 | Atom::Hop { dir, .. }
                 | Atom::RangeCapture { dir }
-                | Atom::RangeJump { dir }
+                | Atom::RangeJump { dir, .. }
                 | Atom::Hook { dir }
                 | Atom::RankJump { dir }
                 | Atom::RankHop { dir } => assert!(dir < 8),
                 Atom::Area { steps } => assert!((2..=4).contains(&steps)),
                 Atom::Double { dirs } => assert!(dirs != 0),
-                Atom::LionLine { dir, reach } => assert!(dir < 8 && (2..=3).contains(&reach)),
-                Atom::Leap { .. } | Atom::Lion | Atom::Igui => {}
+                Atom::LionLine { dir, reach, every_step } => {
+                    assert!(dir < 8 && (2..=3).contains(&reach) && (every_step || reach == 3))
+                }
+                Atom::Leap { .. } | Atom::Lion | Atom::Igui | Atom::Teleport => {}
             }
             for color in Color::BOTH {
                 let _ = a.absolute(color);

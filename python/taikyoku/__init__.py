@@ -56,7 +56,8 @@ def pettingzoo_env(variant: str = "taikyoku", **kwargs: Any) -> "AECEnv[str, Dic
 
 
 #: Gymnasium id of each variant's environment (``gymnasium.make(id)``).
-GYM_IDS: Dict[str, str] = {"taikyoku": "taikyoku/Taikyoku-v0", "daidai": "taikyoku/DaiDai-v0", "tenjiku": "taikyoku/Tenjiku-v0"}
+GYM_IDS: Dict[str, str] = {"taikyoku": "taikyoku/Taikyoku-v0", "daidai": "taikyoku/DaiDai-v0", "tenjiku": "taikyoku/Tenjiku-v0",
+                           "taishin": "taikyoku/Taishin-v0"}
 
 
 def _register() -> None:

@@ -19,6 +19,24 @@ pub(crate) enum Offer {
     Forced,
 }
 
+/// Keeps the moves from `start` on that `keep` accepts, in order.
+trait RetainFrom {
+    fn retain_from(&mut self, start: usize, keep: impl FnMut(Move) -> bool);
+}
+
+impl RetainFrom for Vec<Move> {
+    fn retain_from(&mut self, start: usize, mut keep: impl FnMut(Move) -> bool) {
+        let mut kept = start;
+        for i in start..self.len() {
+            if keep(self[i]) {
+                self[kept] = self[i];
+                kept += 1;
+            }
+        }
+        self.truncate(kept);
+    }
+}
+
 /// Squares a single piece's generation has already produced (for pieces whose atoms overlap).
 struct Seen {
     bits: [u64; 64],
@@ -154,17 +172,39 @@ impl Position {
                 self.offer_promotions(piece, zone, start, out);
             }
         }
+        if motion.far_promotion && !piece.promoted {
+            self.offer_far_promotions(piece, start, out);
+        }
+        if let Some(limit) = self.variant.rules.max_consecutive_passes {
+            if self.consecutive_passes(piece.color) >= limit {
+                out.retain_from(start, |mv| !mv.is_pass());
+            }
+        }
         if trapped {
             // A trapped piece may only leave by capturing.
-            let mut kept = start;
-            for i in start..out.len() {
-                if self.is_capture(out[i]) {
-                    out[kept] = out[i];
-                    kept += 1;
-                }
-            }
-            out.truncate(kept);
+            out.retain_from(start, |mv| self.is_capture(mv));
         }
+    }
+
+    /// `farpromote`: each non-capturing move to the piece's furthest rank comes twice,
+    /// promoting (`Move::promote`) and not (a capture there promotes anyway, by the capture
+    /// rule).
+    #[inline(never)]
+    fn offer_far_promotions(&self, piece: Piece, start: usize, out: &mut Vec<Move>) {
+        for i in start..out.len() {
+            if self.far_promotion_offered(piece, out[i]) {
+                out.push(out[i].with_promotion(true));
+            }
+        }
+    }
+
+    /// Whether `mv` of `piece` may promote by `farpromote`: an unpromoted such piece moving
+    /// to its furthest rank without capturing.
+    fn far_promotion_offered(&self, piece: Piece, mv: Move) -> bool {
+        self.variant.table.get(piece.kind).far_promotion
+            && !piece.promoted
+            && self.variant.geometry.rank_from_front(mv.to as usize, piece.color) == 0
+            && !self.is_capture(mv)
     }
 
     /// Promotion in a zone: each of the piece's moves (from `start` in `out`) that may promote
@@ -225,7 +265,11 @@ impl Position {
 
     /// Whether `mv` is the declining twin of a move that may promote (written with `=`).
     pub fn declines_promotion(&self, mv: Move) -> bool {
-        let (Some(zone), Some(piece)) = (self.variant.rules.zone(), self.at(mv.from as usize)) else { return false };
+        let Some(piece) = self.at(mv.from as usize) else { return false };
+        if !mv.promote() && self.far_promotion_offered(piece, mv) {
+            return true;
+        }
+        let Some(zone) = self.variant.rules.zone() else { return false };
         !mv.promote()
             && !piece.promoted
             && self.variant.table.get(piece.kind).promotes_to.is_some()
@@ -316,20 +360,23 @@ impl Position {
                     }
                 });
             }
-            Atom::RangeJump { dir } => {
-                let mut blocked = false;
-                self.walk(sq, dir as usize, |t, occupant| {
-                    match occupant {
-                        None if !blocked => sink.add(t, false),
-                        None => {}
-                        Some(p) => {
-                            if p.color != color {
-                                sink.add(t, false);
-                            }
-                            blocked = true;
+            Atom::RangeJump { dir, pieces } => {
+                let mut passed = 0u8;
+                self.walk(sq, dir as usize, |t, occupant| match occupant {
+                    None => {
+                        if passed == 0 {
+                            sink.add(t, false);
                         }
+                        true
                     }
-                    true
+                    Some(p) => {
+                        if p.color != color {
+                            sink.add(t, false);
+                        }
+                        // It captures beyond at most `pieces` pieces, never stops beyond them.
+                        passed = passed.saturating_add(1);
+                        passed <= pieces
+                    }
                 });
             }
             Atom::Hook { dir } => {
@@ -351,7 +398,8 @@ impl Position {
                 });
             }
             Atom::Lion => self.lion(sq, color, sink),
-            Atom::LionLine { dir, reach } => self.lion_line(sq, dir as usize, reach as usize, color, sink),
+            Atom::LionLine { dir, reach, every_step } => self.lion_line(sq, dir as usize, reach as usize, every_step, color, sink),
+            Atom::Teleport => self.teleport(sq, color, sink),
             Atom::RankJump { dir } => self.rank_jump(sq, dir as usize, color, range_rank, false, sink),
             Atom::RankHop { dir } => self.rank_jump(sq, dir as usize, color, range_rank, true, sink),
             Atom::Area { steps } => self.area(sq, steps as usize, color, sink),
@@ -551,12 +599,14 @@ impl Position {
         }
     }
 
-    /// Lion power along one line (`lionline(D,n,n)`): with s1, s2, s3 the squares along `d`,
-    /// every path of up to `reach` unit steps, each ending on an empty or enemy square (and
-    /// capturing it), jumps to s2 and s3, igui and pass (via s1), and the retreat s2 → s1.
+    /// Lion power along one line: with s1, s2, s3 the squares along `d`, jumps to each, igui
+    /// and pass (via s1), a step on after capturing on s1 or s2, and the retreat s2 → s1.
+    /// `every_step` (`lionline(D,n,n)`, Dai dai): any path of up to `reach` unit steps, each
+    /// ending on an empty or enemy square and capturing it. Otherwise (`lionline(D,n)`,
+    /// Taishin) two legs, the second only after a capture: s3 after capturing s1 jumps s2.
     /// A move is identified by its end and the squares it captures (docs/PIECE_TABLE.md).
     #[inline(never)]
-    fn lion_line(&self, sq: usize, d: usize, reach: usize, color: Color, sink: &mut Sink) {
+    fn lion_line(&self, sq: usize, d: usize, reach: usize, every_step: bool, color: Color, sink: &mut Sink) {
         let g = &self.variant.geometry;
         let n = g.edge(sq, d).min(reach);
         if n == 0 {
@@ -594,11 +644,57 @@ impl Position {
             if enemy(1) {
                 sink.add_with_mids(s[2], mid(1), NO_SQUARE);
             }
-            if enemy(0) && open(1) {
+            if every_step && enemy(0) && open(1) {
                 let second = if enemy(1) { mid(1) } else { NO_SQUARE };
                 sink.add_with_mids(s[2], mid(0), second);
+            } else if !every_step && enemy(0) {
+                sink.add_with_mid(s[2], s[0]);
             }
         }
+    }
+
+    /// `teleport`: every empty or enemy square of the board, except an enemy royal that is
+    /// protected, i.e. that a piece of its side could capture the mover on after the capture
+    /// (seed 001, Taishin's emperor).
+    #[inline(never)]
+    fn teleport(&self, sq: usize, color: Color, sink: &mut Sink) {
+        for t in 0..self.variant.geometry.size() {
+            match self.at(t) {
+                _ if t == sq => {}
+                None => sink.add(t, false),
+                Some(p) if p.color != color => {
+                    if !(self.variant.table.get(p.kind).royal && self.protected_after(Move::new(sq, t))) {
+                        sink.add(t, false);
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// Whether the side whose piece `capture` takes could take the mover back on its square.
+    /// A teleporting defender counts as able to (its own protection rule is not looked at:
+    /// that would recurse, and a piece that reaches every square is read as protecting it).
+    fn protected_after(&self, capture: Move) -> bool {
+        let to = capture.to as usize;
+        let Some(defender) = self.at(to).map(|p| p.color) else { return false };
+        let mut after = self.scratch_copy();
+        after.make(capture);
+        let mut moves = Vec::with_capacity(256);
+        let protected = after.squares_of(defender).any(|s| {
+            let kind = after.at(s).expect("occupied").kind;
+            if after.variant.table.motion_of(kind).teleports {
+                return true;
+            }
+            moves.clear();
+            after.generate_from(s, &mut moves);
+            moves.iter().any(|&m| {
+                let mut hit = false;
+                after.for_each_capture(m, |c| hit |= c == to);
+                hit
+            })
+        });
+        protected
     }
 
     /// Whether any piece of `by` could capture on `sq` with its next move.
@@ -687,6 +783,177 @@ mod tests {
             moves(&pos, "9i").into_iter().filter(|m| m.to != m.from && pos.variant.geometry.xy(m.to as usize).0 == pos.variant.geometry.xy(m.from as usize).0).collect();
         let ends: Vec<String> = forward.iter().filter(|m| (m.to as usize) < (m.from as usize)).map(|m| name(m.to as usize)).collect();
         assert!(!ends.contains(&"9h".to_string()) && ends.contains(&"9g".to_string()) && ends.contains(&"9f".to_string()), "{ends:?}");
+    }
+
+    /// A Taishin board (25×25) with the given pieces, `side` to move.
+    fn taishin(side: Color, pieces: &[(&str, &str, Color)]) -> Position {
+        let variant = Variant::load("taishin", &[]).unwrap();
+        let mut pos = Position::empty(variant.clone(), side);
+        for &(sq, key, color) in pieces {
+            let kind = variant.table.lookup(key).unwrap();
+            let piece = variant.table.placement(kind, false, color).unwrap();
+            pos.put(variant.geometry.parse_square(sq).unwrap(), piece);
+        }
+        pos
+    }
+
+    /// (end, captured squares) of each move, sorted.
+    fn effects(pos: &Position, list: &[Move]) -> Vec<(String, Vec<String>)> {
+        let name = |sq: usize| pos.variant.geometry.square_name(sq);
+        let mut out: Vec<(String, Vec<String>)> =
+            list.iter().map(|&m| (name(m.to as usize), pos.captures_of(m).into_iter().map(name).collect())).collect();
+        out.sort();
+        out
+    }
+
+    fn owned(list: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
+        list.iter().map(|(to, c)| (to.to_string(), c.iter().map(|s| s.to_string()).collect())).collect()
+    }
+
+    #[test]
+    fn taishin_lion_dog_captures_at_most_twice() {
+        use Color::*;
+        // docs/notes/daidai_taishin_gaps.md §2.1, Taishin column: white pawns on 9h, 9g, 9f.
+        let pos = taishin(Black, &[("9i", "LD", Black), ("9h", "P", White), ("9g", "P", White), ("9f", "P", White)]);
+        let list = moves(&pos, "9i");
+        let forward: Vec<Move> = list.iter().copied().filter(|&m| pos.is_capture(m)).collect();
+        assert_eq!(
+            effects(&pos, &forward),
+            owned(&[
+                ("9f", &["9f"]),
+                ("9f", &["9g", "9f"]),
+                ("9f", &["9h", "9f"]), // take 9h, jump over 9g: the Dai dai version takes all three
+                ("9g", &["9g"]),
+                ("9g", &["9h", "9g"]),
+                ("9h", &["9g", "9h"]),
+                ("9h", &["9h"]),
+                ("9i", &["9h"]),
+            ])
+        );
+        assert_eq!(list.len(), 8 + 21 + 1, "{list:?}");
+        // After capturing on the first square it may jump a friend on the second.
+        let pos = taishin(Black, &[("9i", "LD", Black), ("9h", "P", White), ("9g", "P", Black)]);
+        let ends = effects(&pos, &moves(&pos, "9i"));
+        assert!(ends.contains(&("9f".to_string(), vec!["9h".to_string()])), "{ends:?}");
+    }
+
+    #[test]
+    fn range_jump_over_at_most_two_pieces() {
+        use Color::*;
+        // Gaps note §2.3: a black great general on 13m; file 13 ahead: 13k a black pawn, 13i,
+        // 13h and 13g white pawns.
+        let pos = taishin(
+            Black,
+            &[("13m", "GG", Black), ("13k", "P", Black), ("13i", "P", White), ("13h", "P", White), ("13g", "P", White)],
+        );
+        let file: Vec<String> = targets(&pos, "13m").into_iter().filter(|t| t.starts_with("13") && t.as_str() < "13m").collect();
+        assert_eq!(file, ["13h", "13i", "13l"]);
+    }
+
+    #[test]
+    fn emperor_cannot_capture_a_protected_royal() {
+        use Color::*;
+        // Gaps note §2.4: a black emperor on 25y, a white king on 13b, a white pawn on 1a.
+        let protected = taishin(
+            Black,
+            &[("25y", "Emperor", Black), ("13b", "K", White), ("13a", "G", White), ("1a", "P", White)],
+        );
+        let t = targets(&protected, "25y");
+        assert!(t.contains(&"1a".to_string()) && t.contains(&"13a".to_string()) && !t.contains(&"13b".to_string()));
+        // Every square but its own and the king's: 625 - 2.
+        assert_eq!(t.len(), 623);
+        // With the gold on 10a nothing protects the king: the emperor may take it.
+        let open = taishin(Black, &[("25y", "Emperor", Black), ("13b", "K", White), ("10a", "G", White)]);
+        assert!(targets(&open, "25y").contains(&"13b".to_string()));
+        // The king is not in check from a protected position either.
+        assert!(!protected.attacks(Black, protected.variant.geometry.parse_square("13b").unwrap()));
+    }
+
+    #[test]
+    fn capturing_a_deva_or_dark_spirit_confers_its_type() {
+        use Color::*;
+        let kind_after = |mover: &str, promoted: bool, victims: &[(&str, &str)], to: &str| {
+            let variant = Variant::load("taishin", &[]).unwrap();
+            let mut pieces = vec![("13m", mover, Black)];
+            pieces.extend(victims.iter().map(|&(sq, key)| (sq, key, White)));
+            let mut pos = taishin(Black, &pieces);
+            if promoted {
+                let kind = variant.table.lookup(mover).unwrap();
+                pos.put(variant.geometry.parse_square("13m").unwrap(), variant.table.placement(kind, true, Black).unwrap());
+            }
+            let g = &pos.variant.geometry;
+            let (to, mids): (usize, Vec<usize>) =
+                (g.parse_square(to).unwrap(), victims.iter().map(|(sq, _)| g.parse_square(sq).unwrap()).collect());
+            let mv = moves(&pos, "13m")
+                .into_iter()
+                .find(|&m| m.to as usize == to && pos.captures_of(m).len() == mids.len())
+                .expect("the capture is legal");
+            assert!(pos.promotes(mv));
+            pos.make(mv);
+            assert_eq!(pos.hash(), pos.compute_hash());
+            let p = pos.at(to).unwrap();
+            (pos.variant.table.get(p.kind).name.clone(), p.promoted)
+        };
+        // An unpromoted rook takes a deva: a teaching king, not a dragon king.
+        assert_eq!(kind_after("R", false, &[("13l", "DV")], "13l"), ("Teaching king".into(), true));
+        // A dragon king (a promoted rook) takes a dark spirit: a divine dragon.
+        assert_eq!(kind_after("R", true, &[("13l", "DS")], "13l"), ("Divine dragon".into(), true));
+        // A lion takes a deva, then a dark spirit: the second capture decides.
+        assert_eq!(kind_after("LN", false, &[("13l", "DV"), ("13k", "DS")], "13k"), ("Divine dragon".into(), true));
+        // A king promotes as usual; a drunk elephant (it promotes to a prince) too.
+        assert_eq!(kind_after("K", false, &[("13l", "DV")], "13l"), ("Emperor".into(), true));
+        assert_eq!(kind_after("DE", false, &[("13l", "DV")], "13l"), ("Prince".into(), true));
+    }
+
+    #[test]
+    fn pawn_may_decline_promotion_on_the_last_rank() {
+        use Color::*;
+        let pos = taishin(Black, &[("13b", "P", Black), ("5e", "K", White)]);
+        let list = moves(&pos, "13b");
+        assert_eq!(list.len(), 2);
+        let written: Vec<String> = list.iter().map(|&m| pos.move_notation(m)).collect();
+        assert_eq!(written, ["P-13a=", "P-13a+"]);
+        for (mv, text) in list.iter().zip(&written) {
+            assert_eq!(pos.parse_move(text), Ok(*mv));
+        }
+        assert!(pos.parse_move("P-13a").is_err(), "a bare move is ambiguous");
+        // Declined, it stays a pawn with no moves; a capture there promotes, one move.
+        let mut declined = pos.clone();
+        declined.make(list[0]);
+        assert!(moves(&declined, "13a").is_empty());
+        let pos = taishin(Black, &[("13b", "P", Black), ("13a", "P", White)]);
+        let list = moves(&pos, "13b");
+        assert_eq!(list.len(), 1);
+        assert!(pos.promotes(list[0]) && pos.move_notation(list[0]).ends_with('+'));
+    }
+
+    #[test]
+    fn a_fourth_pass_in_a_row_is_not_legal() {
+        use Color::*;
+        let mut pos = taishin(Black, &[("13m", "LN", Black), ("1a", "K", White), ("25y", "K", Black)]);
+        let pass = |pos: &Position| pos.legal_moves().into_iter().find(|m| m.is_pass());
+        for n in 1..=3u8 {
+            let mv = pass(&pos).expect("a pass");
+            pos.make(mv);
+            assert_eq!(pos.consecutive_passes(Black), n);
+            assert_eq!(pos.hash(), pos.compute_hash());
+            let text = pos.to_text();
+            assert!(text.ends_with(&format!("passes={n},0")), "{text}");
+            let back = Position::from_text(pos.variant.clone(), &text).unwrap();
+            assert_eq!((back.hash(), back.to_text()), (pos.hash(), text));
+            let white = pos.legal_moves().into_iter().find(|m| !m.is_pass()).unwrap();
+            pos.make(white);
+        }
+        assert!(pass(&pos).is_none(), "the fourth pass");
+        // Any other move starts the count again.
+        let king = pos.variant.geometry.parse_square("25y").unwrap() as u16;
+        let step = pos.legal_moves().into_iter().find(|m| m.from == king).unwrap();
+        pos.make(step);
+        assert_eq!(pos.consecutive_passes(Black), 0);
+        pos.unmake();
+        assert_eq!(pos.consecutive_passes(Black), 3);
+        // The same board without the counter is a different position.
+        assert!(Position::from_text(pos.variant.clone(), "25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25 b 1 passes=4,0").is_err());
     }
 
     #[test]

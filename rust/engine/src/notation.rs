@@ -9,7 +9,9 @@
 //! Positions: ranks from the top separated by `/`, cells separated by `,`; a number is a run of
 //! empty squares, a piece is its table key (upper case Black, lower case White) with `+` in
 //! front when promoted (key of the piece it was before promotion). Then the side to move (`b`
-//! or `w`) and the move number (plies played + 1, at most 2^31): `36/.../5,ln,30 w 12`.
+//! or `w`) and the move number (plies played + 1, at most 2^31): `36/.../5,ln,30 w 12`. In a
+//! variant that limits passes in a row, a fourth field gives each side's current run when one
+//! is not zero: `... w 12 passes=2,0` (Black has passed twice in a row).
 
 use crate::geometry::{Color, Geometry};
 use crate::position::{Move, Piece, Position, NO_SQUARE};
@@ -202,7 +204,12 @@ impl Position {
             ranks.push(cells.join(","));
         }
         let side = if self.side_to_move() == Color::Black { 'b' } else { 'w' };
-        format!("{} {} {}", ranks.join("/"), side, self.move_number())
+        let mut text = format!("{} {} {}", ranks.join("/"), side, self.move_number());
+        let passes = [self.consecutive_passes(Color::Black), self.consecutive_passes(Color::White)];
+        if passes != [0, 0] {
+            text.push_str(&format!(" passes={},{}", passes[0], passes[1]));
+        }
+        text
     }
 
     /// The board as rows of codes (`.` empty, White lower case), with file and rank labels.
@@ -237,9 +244,22 @@ impl Position {
     pub fn from_text(variant: std::sync::Arc<crate::variant::Variant>, text: &str) -> Result<Position, PositionTextError> {
         use PositionTextError as E;
         let fields: Vec<&str> = text.split_whitespace().collect();
-        if fields.len() != 3 {
+        if fields.len() != 3 && fields.len() != 4 {
             return Err(E::Fields(fields.len()));
         }
+        // Each side's passes in a row, where the variant limits them (`passes=B,W`).
+        let passes = match fields.get(3) {
+            None => [0, 0],
+            Some(field) => {
+                let limit = variant.rules.max_consecutive_passes.unwrap_or(0);
+                field
+                    .strip_prefix("passes=")
+                    .and_then(|counts| counts.split_once(','))
+                    .and_then(|(b, w)| Some([b.parse::<u8>().ok()?, w.parse::<u8>().ok()?]))
+                    .filter(|counts| counts.iter().all(|&c| c <= limit))
+                    .ok_or_else(|| E::Passes(field.to_string()))?
+            }
+        };
         let side = match fields[1] {
             "b" => Color::Black,
             "w" => Color::White,
@@ -298,6 +318,8 @@ impl Position {
             }
         }
         pos.set_move_number(number);
+        pos.set_consecutive_passes(Color::Black, passes[0]);
+        pos.set_consecutive_passes(Color::White, passes[1]);
         Ok(pos)
     }
 }
@@ -308,8 +330,10 @@ pub const MAX_MOVE_NUMBER: u32 = 1 << 31;
 /// Why `Position::from_text` refused a position text. Ranks count from 1 at the top.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PositionTextError {
-    /// Not the three fields `board side move-number`; carries how many there were.
+    /// Not the fields `board side move-number [passes=B,W]`; carries how many there were.
     Fields(usize),
+    /// The passes field is not `passes=B,W` with counts within the variant's pass limit.
+    Passes(String),
     /// The side to move is neither `b` nor `w`.
     Side(String),
     /// The move number is not an integer in 1..=`MAX_MOVE_NUMBER`.
@@ -363,7 +387,10 @@ pub enum PositionTextError {
 impl fmt::Display for PositionTextError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Fields(n) => write!(f, "expected 'board side move-number', found {n} fields"),
+            Self::Fields(n) => write!(f, "expected 'board side move-number [passes=B,W]', found {n} fields"),
+            Self::Passes(s) => {
+                write!(f, "'{s}' is not 'passes=B,W' with each side's passes in a row within the variant's limit")
+            }
             Self::Side(s) => write!(f, "side to move must be 'b' or 'w', not '{s}'"),
             Self::MoveNumber(s) => write!(f, "move number must be a positive integer up to {MAX_MOVE_NUMBER}, not '{s}'"),
             Self::RankCount { expected, found } => write!(f, "expected {expected} ranks, found {found}"),

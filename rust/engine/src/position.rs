@@ -150,6 +150,7 @@ struct Undo {
     captured_from: usize,
     hash: u64,
     royals: [u16; 2],
+    passes: [u8; 2],
 }
 
 /// A position with the history needed to undo moves.
@@ -167,6 +168,8 @@ pub struct Position {
     plies_before: u32,
     hash: u64,
     royals: [u16; 2],
+    /// Each side's passes in a row (kept only under `max-consecutive-passes`, else 0).
+    passes: [u8; 2],
     /// Pieces captured by the moves in `undo`, in order.
     captured: Vec<(u16, Piece)>,
     undo: Vec<Undo>,
@@ -182,6 +185,17 @@ fn piece_key(sq: usize, p: Piece) -> u64 {
 
 const WHITE_TO_MOVE_KEY: u64 = 0xA3B1_95C4_27D8_E1F6;
 
+/// The hash key of `color` having passed `count` times in a row (0 for none, so variants
+/// without a pass limit hash as before).
+#[inline]
+fn passes_key(color: Color, count: u8) -> u64 {
+    if count == 0 {
+        0
+    } else {
+        splitmix64(0x9A55_0000_0000_0000 ^ (color as u64) << 8 ^ count as u64)
+    }
+}
+
 impl Position {
     /// An empty board.
     pub fn empty(variant: Arc<Variant>, side: Color) -> Position {
@@ -195,11 +209,57 @@ impl Position {
             plies_before: 0,
             hash: 0,
             royals: [0, 0],
+            passes: [0, 0],
             captured: Vec::new(),
             undo: Vec::new(),
         };
         pos.set_side(side);
         pos
+    }
+
+    /// A copy of the board and counters without the undo history (for look-ahead tests).
+    pub(crate) fn scratch_copy(&self) -> Position {
+        Position {
+            variant: self.variant.clone(),
+            board: self.board.clone(),
+            occupied: self.occupied.clone(),
+            colors: self.colors.clone(),
+            side: self.side,
+            plies_before: self.plies_before,
+            hash: self.hash,
+            royals: self.royals,
+            passes: self.passes,
+            captured: Vec::new(),
+            undo: Vec::new(),
+        }
+    }
+
+    /// How many times in a row `color` has passed (counted only in variants with a
+    /// `max-consecutive-passes` rule; 0 otherwise).
+    pub fn consecutive_passes(&self, color: Color) -> u8 {
+        self.passes[color.index()]
+    }
+
+    /// Sets `color`'s count of passes in a row (editing, and position texts). Ignored in a
+    /// variant without a pass limit.
+    pub fn set_consecutive_passes(&mut self, color: Color, count: u8) {
+        if self.variant.rules.max_consecutive_passes.is_none() {
+            return;
+        }
+        let i = color.index();
+        self.hash ^= passes_key(color, self.passes[i]) ^ passes_key(color, count);
+        self.passes[i] = count;
+    }
+
+    /// The change `mv` makes to the hash through the mover's count of passes in a row.
+    #[inline]
+    fn passes_hash_delta(&self, color: Color, mv: Move) -> u64 {
+        if self.variant.rules.max_consecutive_passes.is_none() {
+            return 0;
+        }
+        let old = self.passes[color.index()];
+        let new = if mv.is_pass() { old.saturating_add(1) } else { 0 };
+        passes_key(color, old) ^ passes_key(color, new)
     }
 
     /// The variant's initial position, Black to move.
@@ -434,23 +494,55 @@ impl Position {
         any
     }
 
-    /// Whether the mover would promote: by its first capture, if its type promotes (promotion
-    /// by capture), or by the move's choice (promotion in a zone).
+    /// Whether the mover changes type with this move: by its first capture, if its type
+    /// promotes (promotion by capture), by the move's choice (promotion in a zone, or on the
+    /// furthest rank), or by capturing a piece that confers a type (`confers=`).
     pub fn promotes(&self, mv: Move) -> bool {
         match self.board[mv.from as usize] {
-            Some(p) => self.after_move(p, self.variant.rules.promotes_on_capture() && self.is_capture(mv), mv.promote()).promoted && !p.promoted,
+            Some(p) => {
+                let after = self.after_move(p, self.is_capture(mv), mv.promote(), self.conferred_by(mv));
+                after.kind != p.kind || after.promoted != p.promoted
+            }
             None => false,
         }
     }
 
-    /// The mover as it stands after its move: promoted when the move promotes it (by capture,
-    /// or by choice in a zone) and its type promotes (the one definition `make`, `hash_after`
-    /// and `promotes` share).
+    /// The type the last conferring piece (`confers=`) that `mv` captures confers, if any.
     #[inline]
-    fn after_move(&self, mut piece: Piece, captures: bool, chosen: bool) -> Piece {
-        let promotes = if self.variant.rules.promotes_on_capture() { captures } else { chosen };
+    fn conferred_by(&self, mv: Move) -> Option<Kind> {
+        if !self.variant.table.has_conferrers {
+            return None;
+        }
+        let mut conferred = None;
+        self.for_each_capture(mv, |sq| {
+            if let Some(kind) = self.board[sq].and_then(|p| self.variant.table.get(p.kind).confers) {
+                conferred = Some(kind);
+            }
+        });
+        conferred
+    }
+
+    /// The mover as it stands after its move (the one definition `make`, `hash_after` and
+    /// `promotes` share):
+    /// - capturing a piece that confers a type (`conferred`) turns it into that type, as the
+    ///   promoted form of the type's first origin (so the text `+DV` reads it back), unless it
+    ///   is royal or promotes to a royal type: those promote normally;
+    /// - else it promotes, if its type promotes and it has not yet, when the move captures
+    ///   (promotion by capture) or chooses to (`chosen`: in a zone, or on the furthest rank).
+    #[inline]
+    fn after_move(&self, mut piece: Piece, captures: bool, chosen: bool, conferred: Option<Kind>) -> Piece {
+        let table = &self.variant.table;
+        if let Some(target) = conferred {
+            let ty = table.get(piece.kind);
+            let potentially_royal = ty.royal || ty.promotes_to.is_some_and(|t| table.get(t).royal);
+            if !potentially_royal {
+                let origin = table.origins_of(target).next();
+                return Piece { kind: target, origin: origin.unwrap_or(target), color: piece.color, promoted: origin.is_some() };
+            }
+        }
+        let promotes = chosen || (captures && self.variant.rules.promotes_on_capture());
         if promotes && !piece.promoted {
-            if let Some(promoted) = self.variant.table.get(piece.kind).promotes_to {
+            if let Some(promoted) = table.get(piece.kind).promotes_to {
                 piece.kind = promoted;
                 piece.promoted = true;
             }
@@ -463,7 +555,8 @@ impl Position {
     pub fn hash_after(&self, mv: Move) -> u64 {
         let (from, to) = (mv.from as usize, mv.to as usize);
         let moved = self.board[from].expect("hash_after: no piece on the start square");
-        let mut hash = self.hash ^ WHITE_TO_MOVE_KEY;
+        let conferred = self.conferred_by(mv);
+        let mut hash = self.hash ^ WHITE_TO_MOVE_KEY ^ self.passes_hash_delta(moved.color, mv);
         let mut captures = false;
         self.for_each_capture(mv, |sq| {
             hash ^= piece_key(sq, self.board[sq].expect("captured square is occupied"));
@@ -477,7 +570,7 @@ impl Position {
         if burns.mover {
             hash
         } else {
-            hash ^ piece_key(to, self.after_move(moved, captures, mv.promote()))
+            hash ^ piece_key(to, self.after_move(moved, captures, mv.promote(), conferred))
         }
     }
 
@@ -495,7 +588,7 @@ impl Position {
             return None;
         }
         let moved = self.board[from]?;
-        let hash = self.hash ^ WHITE_TO_MOVE_KEY;
+        let hash = self.hash ^ WHITE_TO_MOVE_KEY ^ self.passes_hash_delta(moved.color, mv);
         Some(if to == from { hash } else { hash ^ piece_key(from, moved) ^ piece_key(to, moved) })
     }
 
@@ -504,8 +597,14 @@ impl Position {
         let from = mv.from as usize;
         let to = mv.to as usize;
         let moved = self.board[from].expect("make: no piece on the start square");
-        let record = Undo { mv, moved, captured_from: self.captured.len(), hash: self.hash, royals: self.royals };
+        let record =
+            Undo { mv, moved, captured_from: self.captured.len(), hash: self.hash, royals: self.royals, passes: self.passes };
         let burns = self.burns(mv);
+        let conferred = self.conferred_by(mv);
+        if self.variant.rules.max_consecutive_passes.is_some() {
+            let count = if mv.is_pass() { self.passes[moved.color.index()].saturating_add(1) } else { 0 };
+            self.set_consecutive_passes(moved.color, count);
+        }
         let mut victims: [usize; 48] = [0; 48];
         let mut n = 0;
         self.for_each_capture(mv, |sq| {
@@ -523,7 +622,7 @@ impl Position {
         }
         let piece = self.remove(from).expect("mover present");
         if !burns.mover {
-            self.put(to, self.after_move(piece, captures, mv.promote()));
+            self.put(to, self.after_move(piece, captures, mv.promote(), conferred));
         }
         self.undo.push(record);
         self.plies_before += 1;
@@ -545,6 +644,7 @@ impl Position {
         self.plies_before -= 1;
         self.hash = record.hash;
         self.royals = record.royals;
+        self.passes = record.passes;
         Some(mv)
     }
 
@@ -561,6 +661,7 @@ impl Position {
     /// Recomputes the hash from scratch (tests check the incremental one against it).
     pub fn compute_hash(&self) -> u64 {
         let mut h = if self.side == Color::White { WHITE_TO_MOVE_KEY } else { 0 };
+        h ^= passes_key(Color::Black, self.passes[0]) ^ passes_key(Color::White, self.passes[1]);
         for (sq, p) in self.squares() {
             h ^= piece_key(sq, p);
         }

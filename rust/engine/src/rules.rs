@@ -93,6 +93,9 @@ pub struct Rules {
     pub perpetual_check: PerpetualCheck,
     /// What a side with no legal move gets (`no-moves` key).
     pub no_moves: NoMoves,
+    /// The most consecutive passes a player may make (`max-consecutive-passes` key); `None`:
+    /// no limit.
+    pub max_consecutive_passes: Option<u8>,
 }
 
 /// A rules-file error, with its line (1-based; 0 for the file as a whole).
@@ -130,6 +133,7 @@ impl Rules {
             repetition: Repetition { count: 4, mode: RepetitionMode::End },
             perpetual_check: PerpetualCheck::Loses,
             no_moves: NoMoves::Loses,
+            max_consecutive_passes: None,
         };
         let mut seen: Vec<&str> = Vec::new();
         let mut zone = Zone { depth: 5, trigger: ZoneTrigger::EnterOrCapture, forced_dead_end: true };
@@ -192,9 +196,15 @@ impl Rules {
                     rules.perpetual_check = [PerpetualCheck::Loses, PerpetualCheck::Repetition][choice(&["loses", "repetition"])?];
                 }
                 "no-moves" => rules.no_moves = [NoMoves::Loses, NoMoves::Draw][choice(&["loses", "draw"])?],
+                "max-consecutive-passes" => {
+                    let limit: u8 = value.parse().ok().filter(|c| (1..=100).contains(c)).ok_or_else(|| {
+                        err(format!("max-consecutive-passes must be the number of passes in a row allowed, 1 to 100, not '{value}'"))
+                    })?;
+                    rules.max_consecutive_passes = Some(limit);
+                }
                 other => {
                     return Err(err(format!(
-                        "unknown key '{other}' (known: board, promotion, promotion-zone, promotion-trigger, promotion-forced, repetition, repetition-mode, perpetual-check, no-moves)"
+                        "unknown key '{other}' (known: board, promotion, promotion-zone, promotion-trigger, promotion-forced, repetition, repetition-mode, perpetual-check, no-moves, max-consecutive-passes)"
                     )))
                 }
             }

@@ -57,10 +57,13 @@ pub enum Atom {
         /// Direction, as in `Slide`.
         dir: u8,
     },
-    /// Ranging, capturing beyond any number of pieces.
+    /// Ranging, capturing beyond up to `pieces` pieces of either colour (`UNLIMITED`: any
+    /// number; Taishin's jumping generals: 2), which stay on the board.
     RangeJump {
         /// Direction, as in `Slide`.
         dir: u8,
+        /// Most pieces it may pass over to capture.
+        pieces: u8,
     },
     /// Ranging with one optional 90° turn.
     Hook {
@@ -69,14 +72,18 @@ pub enum Atom {
     },
     /// Two king steps, double capture, igui, pass, jump within two squares.
     Lion,
-    /// Lion power along one line (Dai dai lion dog): up to `reach` unit steps along `dir`, each
-    /// of which may capture, jumps to every square within `reach`, a retreat to the first
-    /// square after capturing on the second, igui and pass (docs/PIECE_TABLE.md).
+    /// Lion power along one line: jumps to every square within `reach` along `dir`, igui and
+    /// pass, a retreat to the first square after capturing on the second, and captures on the
+    /// way (docs/PIECE_TABLE.md).
     LionLine {
         /// Direction, as in `Slide`.
         dir: u8,
         /// Squares along the line it reaches: 2 or 3.
         reach: u8,
+        /// Every unit step may capture (Dai dai's three-step lion dog, `lionline(D,n,n)`);
+        /// otherwise two legs, the second only after a capture (Taishin, `lionline(D,n)`).
+        /// The two readings differ only at reach 3; reach 2 is always stored as `true`.
+        every_step: bool,
     },
     /// Capture an adjacent piece without moving.
     Igui,
@@ -104,6 +111,9 @@ pub enum Atom {
         /// Bit `d` set: direction `d` (as in `Slide`) may be stepped.
         dirs: u8,
     },
+    /// To any square of the board, empty or enemy, but not to capture a protected enemy
+    /// royal (Taishin's emperor).
+    Teleport,
 }
 
 impl Atom {
@@ -119,16 +129,17 @@ impl Atom {
             },
             Atom::Hop { dir, pieces } => Atom::Hop { dir: turn(dir), pieces },
             Atom::RangeCapture { dir } => Atom::RangeCapture { dir: turn(dir) },
-            Atom::RangeJump { dir } => Atom::RangeJump { dir: turn(dir) },
+            Atom::RangeJump { dir, pieces } => Atom::RangeJump { dir: turn(dir), pieces },
             Atom::Hook { dir } => Atom::Hook { dir: turn(dir) },
             Atom::Lion => Atom::Lion,
-            Atom::LionLine { dir, reach } => Atom::LionLine { dir: turn(dir), reach },
+            Atom::LionLine { dir, reach, every_step } => Atom::LionLine { dir: turn(dir), reach, every_step },
             Atom::RankJump { dir } => Atom::RankJump { dir: turn(dir) },
             Atom::RankHop { dir } => Atom::RankHop { dir: turn(dir) },
             Atom::Area { steps } => Atom::Area { steps },
             // White's directions are Black's turned by 4: rotate the mask.
             Atom::Double { dirs } => Atom::Double { dirs: if color == Color::White { dirs.rotate_left(4) } else { dirs } },
             Atom::Igui => Atom::Igui,
+            Atom::Teleport => Atom::Teleport,
         }
     }
 }
@@ -176,6 +187,12 @@ pub struct PieceType {
     /// Fire demon burning (`burn`): where it stops, adjacent enemies are removed (but other
     /// burners), and an enemy that stops next to it is removed (docs/PIECE_TABLE.md).
     pub burns: bool,
+    /// `confers=NAME`: a piece that captures this one becomes NAME (Taishin's deva and dark
+    /// spirit), unless the capturer is royal or promotes to a royal type.
+    pub confers: Option<Kind>,
+    /// `farpromote`: besides promoting by capture, it may promote with a non-capturing move
+    /// to its furthest rank, a choice (Taishin's pawn, stone and iron generals).
+    pub far_promotion: bool,
 }
 
 impl PieceType {
@@ -221,6 +238,10 @@ pub struct Motion {
     /// The variant promotes in a zone and this type promotes: its moves may come twice
     /// (set by `Variant` from the rules, so the generator tests one flag it already holds).
     pub zone_promotion: bool,
+    /// `PieceType::far_promotion`.
+    pub far_promotion: bool,
+    /// It has a `teleport` atom: its captures of royals need the protection test.
+    pub teleports: bool,
 }
 
 /// A parsed piece table.
@@ -237,6 +258,8 @@ pub struct PieceTable {
     pub options: Vec<(String, String)>,
     /// Whether any type burns: `Position::make` looks for burning only then.
     pub has_burners: bool,
+    /// Whether any type confers its promotion on its capturer (`confers=`).
+    pub has_conferrers: bool,
 }
 
 fn direction_group(name: &str) -> Option<&'static [u8]> {
@@ -348,8 +371,17 @@ fn parse_token(token: &str) -> Result<Token, String> {
             each(&|dir| Atom::RangeCapture { dir })
         }
         "rangejump" => {
-            want(1)?;
-            each(&|dir| Atom::RangeJump { dir })
+            // `rangejump(D)`: over any number of pieces; `rangejump(D,n)`: over at most n.
+            let pieces = match args.len() {
+                1 => UNLIMITED,
+                _ => {
+                    want(2)?;
+                    parse_number(args[1]).ok().filter(|&n| (1..UNLIMITED).contains(&n)).ok_or_else(|| {
+                        format!("'{token}': rangejump(D,n) needs a count of pieces from 1 to {}", UNLIMITED - 1)
+                    })?
+                }
+            };
+            each(&|dir| Atom::RangeJump { dir, pieces })
         }
         "hook" => {
             want(1)?;
@@ -374,15 +406,24 @@ fn parse_token(token: &str) -> Result<Token, String> {
             Ok(Token::Atoms(vec![Atom::Lion]))
         }
         "lionline" => {
-            want(3)?;
+            // `lionline(D,n,n)`: every step may capture (Dai dai); `lionline(D,n)`: two legs
+            // (Taishin). At n = 2 they are the same moves, stored the same way.
+            let every_step = match args.len() {
+                2 => false,
+                _ => {
+                    want(3)?;
+                    if parse_number(args[2])? != parse_number(args[1])? {
+                        return Err(format!("'{token}': in lionline(D,n,n) both counts are the reach"));
+                    }
+                    true
+                }
+            };
             let reach = parse_number(args[1])?;
-            let capturing = parse_number(args[2])?;
-            // Only the form whose every step may capture (Dai dai's, and Tenjiku's at reach 2)
-            // exists; Taishin's two-leg lion dog will need its own atom.
-            if !(2..=3).contains(&reach) || capturing != reach {
-                return Err(format!("'{token}': lionline(D,n,n) needs n = 2 or 3 (every step may capture)"));
+            if !(2..=3).contains(&reach) {
+                return Err(format!("'{token}': lionline needs a reach of 2 or 3"));
             }
-            each(&|dir| Atom::LionLine { dir, reach })
+            let every_step = every_step || reach == 2;
+            each(&|dir| Atom::LionLine { dir, reach, every_step })
         }
         "rankjump" => {
             want(1)?;
@@ -408,6 +449,10 @@ fn parse_token(token: &str) -> Result<Token, String> {
         "igui" => {
             want(0)?;
             Ok(Token::Atoms(vec![Atom::Igui]))
+        }
+        "teleport" => {
+            want(0)?;
+            Ok(Token::Atoms(vec![Atom::Teleport]))
         }
         "as" => {
             want(1)?;
@@ -466,10 +511,10 @@ fn footprint(atom: &Atom) -> Vec<(i32, i32)> {
         Atom::Slide { dir, max } => ray(dir, 1, lim(max)),
         Atom::Jump { dir, k, then } => ray(dir, k as i32, k as i32 + lim(then).min(REACH)),
         Atom::Leap { dx, dy } => vec![(dx as i32, -(dy as i32))],
-        Atom::Hop { dir, .. } | Atom::RangeCapture { dir } | Atom::RangeJump { dir } => ray(dir, 1, REACH),
+        Atom::Hop { dir, .. } | Atom::RangeCapture { dir } | Atom::RangeJump { dir, .. } => ray(dir, 1, REACH),
         // Hooks reach squares by several paths; lions and igui are deduplicated by hand.
         // Every lion line passes on its start square: always deduplicated.
-        Atom::LionLine { dir, reach } => {
+        Atom::LionLine { dir, reach, .. } => {
             let mut squares = ray(dir, 1, reach as i32);
             squares.push((0, 0));
             squares
@@ -484,6 +529,8 @@ fn footprint(atom: &Atom) -> Vec<(i32, i32)> {
         Atom::Hook { .. } | Atom::Lion | Atom::Igui => {
             (-2..=2).flat_map(|x| (-2..=2).map(move |y| (x, y))).collect()
         }
+        // Everywhere: any other atom beside it overlaps.
+        Atom::Teleport => (-REACH..=REACH).flat_map(|x| (-REACH..=REACH).map(move |y| (x, y))).filter(|&s| s != (0, 0)).collect(),
     }
 }
 
@@ -499,6 +546,8 @@ impl PieceTable {
             promotes: String,
             royal: bool,
             burns: bool,
+            far_promotion: bool,
+            confers: String,
             range_rank: u8,
             trap: Trap,
             moves: String,
@@ -549,6 +598,8 @@ impl PieceTable {
                 promotes: fields[3].to_string(),
                 royal: false,
                 burns: false,
+                far_promotion: false,
+                confers: String::new(),
                 range_rank: NO_RANK,
                 trap: Trap::None,
                 moves: fields[5].to_string(),
@@ -560,6 +611,8 @@ impl PieceTable {
                         raw.range_rank = 0;
                     }
                     "burn" => raw.burns = true,
+                    "farpromote" => raw.far_promotion = true,
+                    a if a.starts_with("confers=") => raw.confers = a["confers=".len()..].to_string(),
                     "trapped" => raw.trap = Trap::FurthestRank,
                     "stuck" => raw.trap = Trap::OwnFirstRank,
                     a if a.starts_with("rank=") => {
@@ -683,6 +736,18 @@ impl PieceTable {
                         .ok_or_else(|| err(r.line, format!("promotes to unknown piece '{target}'")))?,
                 ),
             };
+            let confers = match r.confers.as_str() {
+                "" => None,
+                target => Some(
+                    *by_key
+                        .get(target)
+                        .or_else(|| by_name.get(&normalize(target)))
+                        .ok_or_else(|| err(r.line, format!("confers unknown piece '{target}'")))?,
+                ),
+            };
+            if r.far_promotion && promotes_to.is_none() {
+                return Err(err(r.line, format!("'{}' has farpromote but does not promote", r.key)));
+            }
             let overlapping = {
                 let mut seen = std::collections::HashSet::new();
                 let mut overlap = atoms.iter().any(|a| matches!(a, Atom::Hook { .. } | Atom::Area { .. } | Atom::Double { .. }));
@@ -707,6 +772,8 @@ impl PieceTable {
                 promoted_only: false,
                 aliases: std::mem::take(&mut aliases_of[i]),
                 burns: r.burns,
+                confers,
+                far_promotion: r.far_promotion,
             });
         }
         // A promoted-only piece is one that some piece promotes to and that has no legend code
@@ -730,13 +797,16 @@ impl PieceTable {
                 trap: t.trap,
                 overlapping: t.overlapping,
                 zone_promotion: false,
+                far_promotion: t.far_promotion,
+                teleports: t.atoms.contains(&Atom::Teleport),
             });
             for color in Color::BOTH {
                 absolute_atoms[color.index()].extend(t.atoms.iter().map(|a| a.absolute(color)));
             }
         }
         let has_burners = types.iter().any(|t| t.burns);
-        Ok(PieceTable { types, motions, absolute_atoms, by_key, by_name, options: all_options, has_burners })
+        let has_conferrers = types.iter().any(|t| t.confers.is_some());
+        Ok(PieceTable { types, motions, absolute_atoms, by_key, by_name, options: all_options, has_burners, has_conferrers })
     }
 
     /// Marks the types that promote as offering promotion in a zone (`Motion::zone_promotion`).

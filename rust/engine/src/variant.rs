@@ -53,7 +53,7 @@ macro_rules! built_in {
     };
 }
 
-const BUILT_IN: &[(&str, Sources<'static>)] = &[built_in!("taikyoku"), built_in!("daidai"), built_in!("tenjiku")];
+const BUILT_IN: &[(&str, Sources<'static>)] = &[built_in!("taikyoku"), built_in!("daidai"), built_in!("tenjiku"), built_in!("taishin")];
 
 /// Names of the variants this build knows.
 pub fn variant_names() -> Vec<&'static str> {
