@@ -175,10 +175,10 @@ impl Position {
         if motion.far_promotion && !piece.promoted {
             self.offer_far_promotions(piece, start, out);
         }
-        if let Some(limit) = self.variant.rules.max_consecutive_passes {
-            if self.consecutive_passes(piece.color) >= limit {
-                out.retain_from(start, |mv| !mv.is_pass());
-            }
+        // The run is 0 in variants without a pass limit: one test of local data per piece.
+        let passes = self.consecutive_passes(piece.color);
+        if passes > 0 && self.variant.rules.max_consecutive_passes.is_some_and(|limit| passes >= limit) {
+            out.retain_from(start, |mv| !mv.is_pass());
         }
         if trapped {
             // A trapped piece may only leave by capturing.

@@ -170,6 +170,8 @@ pub struct Position {
     royals: [u16; 2],
     /// Each side's passes in a row (kept only under `max-consecutive-passes`, else 0).
     passes: [u8; 2],
+    /// The variant limits passes in a row (a copy of the rule, read on the hot paths).
+    counts_passes: bool,
     /// Pieces captured by the moves in `undo`, in order.
     captured: Vec<(u16, Piece)>,
     undo: Vec<Undo>,
@@ -210,9 +212,11 @@ impl Position {
             hash: 0,
             royals: [0, 0],
             passes: [0, 0],
+            counts_passes: false,
             captured: Vec::new(),
             undo: Vec::new(),
         };
+        pos.counts_passes = pos.variant.rules.max_consecutive_passes.is_some();
         pos.set_side(side);
         pos
     }
@@ -229,6 +233,7 @@ impl Position {
             hash: self.hash,
             royals: self.royals,
             passes: self.passes,
+            counts_passes: self.counts_passes,
             captured: Vec::new(),
             undo: Vec::new(),
         }
@@ -243,7 +248,7 @@ impl Position {
     /// Sets `color`'s count of passes in a row (editing, and position texts). Ignored in a
     /// variant without a pass limit.
     pub fn set_consecutive_passes(&mut self, color: Color, count: u8) {
-        if self.variant.rules.max_consecutive_passes.is_none() {
+        if !self.counts_passes {
             return;
         }
         let i = color.index();
@@ -254,7 +259,7 @@ impl Position {
     /// The change `mv` makes to the hash through the mover's count of passes in a row.
     #[inline]
     fn passes_hash_delta(&self, color: Color, mv: Move) -> u64 {
-        if self.variant.rules.max_consecutive_passes.is_none() {
+        if !self.counts_passes {
             return 0;
         }
         let old = self.passes[color.index()];
@@ -588,8 +593,9 @@ impl Position {
             return None;
         }
         let moved = self.board[from]?;
-        let hash = self.hash ^ WHITE_TO_MOVE_KEY ^ self.passes_hash_delta(moved.color, mv);
-        Some(if to == from { hash } else { hash ^ piece_key(from, moved) ^ piece_key(to, moved) })
+        let hash = self.hash ^ WHITE_TO_MOVE_KEY;
+        let hash = if to == from { hash } else { hash ^ piece_key(from, moved) ^ piece_key(to, moved) };
+        Some(if self.counts_passes { hash ^ self.passes_hash_delta(moved.color, mv) } else { hash })
     }
 
     /// Plays a move (assumed pseudo-legal for the side to move).
@@ -601,7 +607,7 @@ impl Position {
             Undo { mv, moved, captured_from: self.captured.len(), hash: self.hash, royals: self.royals, passes: self.passes };
         let burns = self.burns(mv);
         let conferred = self.conferred_by(mv);
-        if self.variant.rules.max_consecutive_passes.is_some() {
+        if self.counts_passes {
             let count = if mv.is_pass() { self.passes[moved.color.index()].saturating_add(1) } else { 0 };
             self.set_consecutive_passes(moved.color, count);
         }
