@@ -1823,14 +1823,60 @@ OPTION_PASSERS = {"fire-demon-sideways", "free-eagle-edo-no-jump", "lion-hawk-ts
 PROBE = [*pawns("black", "8g", "7g", "9i"), *pawns("white", "8e", "6f", "7h", "10f"), ("8c", "Pawn", "white")]
 
 
+RULES_OPTIONS = {  # options of tenjiku.rules -> the rules keys they set (docs/RULES.md)
+    "promotion-touch": {"promotion-trigger"},
+    "promotion-dead-piece": {"promotion-forced"},
+    "adams-repetition": {"repetition", "repetition-mode"},
+}
+
+
 def test_option_list_is_complete():
     types = {t.abbrev: t.name for t in taikyoku.piece_types(VARIANT)}
     listed = taikyoku.rule_options(VARIANT)
-    offered = {}
+    offered, rules_offered = {}, {}
     for option, key in listed:
-        offered.setdefault(option, set()).add(types[key])
+        if key in types:
+            offered.setdefault(option, set()).add(types[key])
+        else:
+            rules_offered.setdefault(option, set()).add(key)
     assert offered == OPTIONS
-    assert len(listed) == 9
+    assert rules_offered == RULES_OPTIONS
+    assert len(listed) == 9 + 4
+
+
+def test_promotion_touch_option_lets_a_declined_piece_promote_on_a_quiet_move():
+    # Black's zone is ranks a-e. A black gold on 8e (inside) steps to 8d without capturing:
+    # enter-or-capture offers nothing (it neither enters nor captures), touch offers the choice.
+    pieces = [("8e", "Gold general", "black"), ("1p", "King", "black"), ("16a", "King", "white")]
+    plain = make_game(*pieces)
+    touch = make_game(*pieces, options=["promotion-touch"])
+    assert {m.promotes for m in plain.moves_from("8e") if m.to_square == "8d"} == {False}
+    assert {m.promotes for m in touch.moves_from("8e") if m.to_square == "8d"} == {False, True}
+
+
+def test_promotion_dead_piece_option_lets_a_pawn_stay_on_the_last_rank():
+    # A pawn that declined in the zone steps to the last rank: forced to promote by default;
+    # with the option it may not promote there (a quiet move inside the zone offers nothing)
+    # and stays, a dead piece. Entering the zone it still has the choice.
+    pieces = [("8b", "Pawn", "black"), ("8f", "Pawn", "black"), ("1p", "King", "black"), ("16p", "King", "white")]
+    forced = make_game(*pieces)
+    dead = make_game(*pieces, options=["promotion-dead-piece"])
+    assert [m.promotes for m in forced.moves_from("8b")] == [True]
+    assert [m.promotes for m in dead.moves_from("8b")] == [False]
+    assert sorted(m.promotes for m in dead.moves_from("8f")) == [False, True]
+    dead.play(dead.moves_from("8b")[0])
+    assert list(dead.moves_from("8a")) == []
+
+
+def test_adams_repetition_option_forbids_a_repeated_position():
+    pieces = [("8h", "Gold general", "black"), ("1p", "King", "black"), ("16a", "King", "white")]
+    for options, legal in (([], True), (["adams-repetition"], False)):
+        g = make_game(*pieces, options=options)
+        for square, to in (("8h", "8g"), ("16a", "15a"), ("8g", "8h")):
+            g.play(next(m for m in g.moves_from(square) if m.to_square == to))
+        # White moving back would recreate the first position (Black to move).
+        back = [m for m in g.moves_from("15a") if m.to_square == "16a"]
+        assert bool(back) == legal, options
 
 
 @pytest.mark.parametrize("color", ["black", "white"])
@@ -1853,7 +1899,7 @@ def test_variant_checks_with_every_option():
     texts = [(VARIANT_DIR / f"tenjiku.{ext}").read_text(encoding="utf-8") for ext in ("rules", "pieces", "setup")]
     summary = taikyoku._core.check_variant(VARIANT, *texts)
     assert summary == ("tenjiku: 16x16 board, 44 piece types (8 promoted-only), 78 pieces a side, "
-                       "9 rule options")
+                       "13 rule options")
 
 
 @pytest.mark.parametrize("option", sorted(OPTIONS))

@@ -208,6 +208,7 @@ fn check_table(table: &PieceTable) {
             table: table.clone(),
             setup: Vec::new(),
             options: Vec::new(),
+            rules_options: Vec::new(),
             dead_ends: Vec::new(),
         });
         let centre = (size / 2) * size + size / 2;

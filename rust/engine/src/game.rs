@@ -204,6 +204,24 @@ impl Game {
         out
     }
 
+    /// The moves of the piece on `sq` (see `Position::generate_from`); for a piece of the side
+    /// to move, only the legal ones (the history rules of `generate` applied).
+    pub fn generate_from(&self, sq: usize, out: &mut Vec<Move>) {
+        let start = out.len();
+        self.position.generate_from(sq, out);
+        let own = self.position.at(sq).is_some_and(|p| p.color == self.side_to_move());
+        if own && self.forbids_repetition() {
+            let mut kept = start;
+            for i in start..out.len() {
+                if !self.repeats(out[i]) {
+                    out[kept] = out[i];
+                    kept += 1;
+                }
+            }
+            out.truncate(kept);
+        }
+    }
+
     /// Whether `mv` is legal for the side to move (see `generate`).
     pub fn is_legal(&self, mv: Move) -> bool {
         self.position.is_legal(mv) && !(self.forbids_repetition() && self.repeats(mv))

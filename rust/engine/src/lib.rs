@@ -32,5 +32,5 @@ pub use geometry::{Color, Geometry};
 pub use notation::{NotationError, PositionTextError};
 pub use position::{Burns, Move, Piece, Position, NO_SQUARE};
 pub use table::{Atom, Kind, PieceTable, PieceType, PlacementError, Trap};
-pub use rules::Rules;
+pub use rules::{Rules, RulesOption};
 pub use variant::{variant_names, Sources, Variant, VariantError};

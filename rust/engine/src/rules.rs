@@ -122,9 +122,62 @@ impl std::error::Error for RulesError {}
 /// The largest board the square names and the 36×36 action/observation grid allow.
 pub const MAX_SIDE: usize = 36;
 
+/// A rule option of the rules file: `option NAME | key value` (docs/PIECE_TABLE.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RulesOption {
+    /// The option's name (several lines may share it).
+    pub name: String,
+    /// The rules key it sets.
+    pub key: String,
+}
+
 impl Rules {
-    /// Reads a rules file.
+    /// Reads a rules file, without rule options.
     pub fn parse(text: &str) -> Result<Rules, RulesError> {
+        Rules::parse_with_options(text, &[]).map(|(rules, _)| rules)
+    }
+
+    /// Reads a rules file with the named rule options applied: each enabled `option NAME | key
+    /// value` line replaces the file's value of that key. Returns the rules and every option the
+    /// file offers; names it does not offer are left for the piece table to claim.
+    pub fn parse_with_options(text: &str, options: &[String]) -> Result<(Rules, Vec<RulesOption>), RulesError> {
+        // The lines that apply: the file's own, with each enabled option's line in place of the
+        // line of the same key (or added).
+        let mut lines: Vec<(usize, &str)> = Vec::new();
+        let mut offered: Vec<RulesOption> = Vec::new();
+        let mut enabled: Vec<(usize, &str)> = Vec::new();
+        for (n, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if let Some(rest) = line.strip_prefix("option ") {
+                let err = |message: String| RulesError { line: n + 1, message };
+                let (name, setting) = rest.split_once('|').ok_or_else(|| err("option line needs NAME | key value".into()))?;
+                let (name, setting) = (name.trim(), setting.trim());
+                if name.is_empty() || name.contains(char::is_whitespace) || setting.is_empty() {
+                    return Err(err("option line needs NAME | key value".into()));
+                }
+                let key = setting.split_whitespace().next().unwrap_or("");
+                if matches!(key, "board" | "option") {
+                    return Err(err(format!("an option may not set '{key}'")));
+                }
+                offered.push(RulesOption { name: name.to_string(), key: key.to_string() });
+                if options.iter().any(|o| o == name) {
+                    enabled.push((n, setting));
+                }
+            } else {
+                lines.push((n, raw));
+            }
+        }
+        let option_keys: Vec<&str> = enabled.iter().map(|(_, l)| l.split_whitespace().next().unwrap_or("")).collect();
+        lines.retain(|(_, raw)| {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            !option_keys.contains(&line.split_whitespace().next().unwrap_or(""))
+        });
+        lines.extend(enabled);
+        Ok((Rules::parse_lines(&lines)?, offered))
+    }
+
+    /// Reads the key-value lines of a rules file (line index, text).
+    fn parse_lines(text: &[(usize, &str)]) -> Result<Rules, RulesError> {
         let mut board = None;
         let mut rules = Rules {
             width: 0,
@@ -138,7 +191,7 @@ impl Rules {
         let mut seen: Vec<&str> = Vec::new();
         let mut zone = Zone { depth: 5, trigger: ZoneTrigger::EnterOrCapture, forced_dead_end: true };
         let mut zone_lines: Vec<(usize, &str)> = Vec::new();
-        for (n, raw) in text.lines().enumerate() {
+        for &(n, raw) in text {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
                 continue;
@@ -277,10 +330,30 @@ mod tests {
             ("board 9x9\npromotion-zone 3", 2, "needs 'promotion zone'"),
             ("board 9x9\npromotion zone\npromotion-zone 10", 0, "deeper than the board"),
             ("board 9x9\npromotion zone\npromotion-trigger always", 3, "enter-or-capture or touch"),
+            ("board 9x9\noption touchy promotion-trigger touch", 2, "NAME | key value"),
+            ("board 9x9\noption big | board 10x10", 2, "may not set 'board'"),
         ] {
             let e = Rules::parse(text).unwrap_err();
             assert_eq!(e.line, line, "{text}: {e}");
             assert!(e.to_string().contains(fragment), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn options_replace_or_add_lines() {
+        let text = "board 9x9\npromotion zone\npromotion-trigger enter-or-capture\n\
+                    option touch | promotion-trigger touch\n\
+                    option forbid | repetition 2\noption forbid | repetition-mode forbid";
+        let (plain, offered) = Rules::parse_with_options(text, &[]).unwrap();
+        assert_eq!(plain.zone().unwrap().trigger, ZoneTrigger::EnterOrCapture);
+        assert_eq!(plain.repetition, Repetition { count: 4, mode: RepetitionMode::End });
+        let names: Vec<&str> = offered.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, ["touch", "forbid", "forbid"]);
+        let (both, _) = Rules::parse_with_options(text, &["touch".into(), "forbid".into()]).unwrap();
+        assert_eq!(both.zone().unwrap().trigger, ZoneTrigger::Touch);
+        assert_eq!(both.repetition, Repetition { count: 2, mode: RepetitionMode::Forbid });
+        // A bad value in an option is found when the option is enabled, with its line.
+        let e = Rules::parse_with_options("board 9x9\noption x | repetition 1", &["x".into()]).unwrap_err();
+        assert_eq!(e.line, 2);
     }
 }

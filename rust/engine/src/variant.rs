@@ -2,7 +2,7 @@
 //! promotion, end of game), a piece table and a setup (`variants/<name>.{rules,pieces,setup}`).
 
 use crate::geometry::{Color, Geometry};
-use crate::rules::{Rules, RulesError};
+use crate::rules::{Rules, RulesError, RulesOption};
 use crate::table::{Kind, PieceTable, TableError};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -22,6 +22,9 @@ pub struct Variant {
     pub setup: Vec<(usize, Kind)>,
     /// The rule options applied, sorted.
     pub options: Vec<String>,
+    /// The options the rules file offers (`option NAME | key value` lines); the table's are in
+    /// `table.options`.
+    pub rules_options: Vec<RulesOption>,
     /// Per piece type, bit `r` set when the type, alone on rank `r` counted from its owner's
     /// far side, would have no move at all: where promotion in a zone is compulsory (the
     /// `promotion-forced dead-end` rule). Empty unless the variant promotes in a zone.
@@ -116,8 +119,17 @@ impl Variant {
     /// Builds a variant from its three files (a built-in one, or one being written: this is the
     /// check mode, see `check`).
     pub fn from_sources(name: &str, sources: Sources, options: &[String]) -> Result<Variant, VariantError> {
-        let rules = Rules::parse(sources.rules).map_err(VariantError::Rules)?;
-        let table = PieceTable::parse(sources.pieces, options).map_err(VariantError::Table)?;
+        let (rules, rules_options) = Rules::parse_with_options(sources.rules, options).map_err(VariantError::Rules)?;
+        // The piece table claims (and checks) the options the rules file does not offer.
+        let table_options: Vec<String> =
+            options.iter().filter(|o| !rules_options.iter().any(|r| &r.name == *o)).cloned().collect();
+        let table = PieceTable::parse(sources.pieces, &table_options).map_err(VariantError::Table)?;
+        if let Some((name, _)) = table.options.iter().find(|(n, _)| rules_options.iter().any(|r| &r.name == n)) {
+            return Err(VariantError::Rules(RulesError {
+                line: 0,
+                message: format!("option '{name}' is offered by both the rules file and the piece table"),
+            }));
+        }
         let geometry = Geometry::new(rules.width, rules.height);
         let setup_error = |line: usize, message: String| VariantError::Setup(format!("line {line}: {message}"));
         let rows: Vec<(usize, Vec<&str>)> = sources
@@ -160,7 +172,8 @@ impl Variant {
         if rules.zone().is_some() {
             table.mark_zone_promotion();
         }
-        let variant = Variant { name: name.to_string(), rules, geometry, table, setup, options, dead_ends: Vec::new() };
+        let variant =
+            Variant { name: name.to_string(), rules, geometry, table, setup, options, rules_options, dead_ends: Vec::new() };
         Ok(variant.with_dead_ends())
     }
 
@@ -195,8 +208,8 @@ impl Variant {
     /// (with its file and line).
     pub fn check(name: &str, sources: Sources) -> Result<String, VariantError> {
         let variant = Variant::from_sources(name, sources, &[])?;
-        for (option, _) in &variant.table.options {
-            Variant::from_sources(name, sources, std::slice::from_ref(option))?;
+        for (option, _) in variant.rule_options() {
+            Variant::from_sources(name, sources, &[option])?;
         }
         let promoted_only = variant.table.types.iter().filter(|t| t.promoted_only).count();
         Ok(format!(
@@ -205,8 +218,15 @@ impl Variant {
             variant.geometry.height,
             variant.table.len(),
             variant.setup.len(),
-            variant.table.options.len()
+            variant.rule_options().len()
         ))
+    }
+
+    /// Every rule option the variant offers, as (name, what it changes): a piece key for the
+    /// table's options (one pair per piece), a rules-file key for the rules file's.
+    pub fn rule_options(&self) -> Vec<(String, String)> {
+        let rules = self.rules_options.iter().map(|o| (o.name.clone(), o.key.clone()));
+        self.table.options.iter().cloned().chain(rules).collect()
     }
 
     /// The square that `sq` becomes for White's setup (rotated by 180°).

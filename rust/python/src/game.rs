@@ -245,12 +245,14 @@ impl Game {
         }
     }
 
-    /// The moves of the piece on `square`, as if its side were to move.
+    /// The moves of the piece on `square`, as if its side were to move; for a piece of the side
+    /// to move, exactly its moves among `legal_moves()` (a repetition-forbidding variant's
+    /// history rule included).
     fn moves_from(&self, square: &Bound<'_, PyAny>) -> PyResult<Vec<Move>> {
         let sq = self.square(square)?;
         let pos = &self.game.position;
         let mut moves = Vec::new();
-        pos.generate_from(sq, &mut moves);
+        self.game.generate_from(sq, &mut moves);
         let mut rivals = moves.clone();
         if let Some(first) = moves.first() {
             rivals.extend(pos.legal_moves_of_sign(*first));

@@ -199,11 +199,13 @@ pub fn piece_types(variant: &str) -> PyResult<Vec<PieceType>> {
         .collect())
 }
 
-/// The rule options a variant's table offers (name, piece key) — see docs/RULES.md.
+/// The rule options a variant offers, as (name, what it changes): a piece key for an option of
+/// the piece table, a rules-file key (lower case, e.g. `promotion-trigger`) for an option of the
+/// rules file — see docs/RULES.md.
 #[pyfunction]
 #[pyo3(signature = (variant = "taikyoku"))]
 pub fn rule_options(variant: &str) -> PyResult<Vec<(String, String)>> {
-    Ok(self::variant(variant, &[])?.table.options.clone())
+    Ok(self::variant(variant, &[])?.rule_options())
 }
 
 /// Check mode for a variant being written: loads its rules file, piece table and setup (the
