@@ -20,6 +20,7 @@ pa = pytest.importorskip("pyarrow")
 import pyarrow.dataset as pds  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
+from conftest import contents  # noqa: E402
 import taikyoku  # noqa: E402
 import taikyoku._core as core  # noqa: E402
 import taikyoku.datasets as tds  # noqa: E402
@@ -34,6 +35,9 @@ PDS_FORMAT = {"arrow": "ipc", "parquet": "parquet"}
 # Generation settings of the fixtures: several shards, a short last shard.
 RANDOM = dict(players="random", games=3, seed=7, max_plies=40, games_per_shard=2)
 MCTS = dict(players="mcts", games=2, seed=3, max_plies=6, simulations=8, games_per_shard=1)
+# MCTS's games with their legal actions stored: the same games as MCTS (storing changes no move).
+LEGAL = dict(MCTS, store_legal_actions=True)
+SPECS = {"random": RANDOM, "mcts": MCTS, "legal": LEGAL}
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +48,7 @@ def made(tmp_path_factory):
     def make(kind, fmt):
         if (kind, fmt) not in cache:
             out = tmp_path_factory.mktemp(f"{kind}-{fmt}") / "ds"
-            taikyoku.selfplay(str(out), format=fmt, **(RANDOM if kind == "random" else MCTS))
+            taikyoku.selfplay(str(out), format=fmt, **SPECS[kind])
             cache[kind, fmt] = out
         return cache[kind, fmt]
 
@@ -82,7 +86,7 @@ def test_open_reads_both_tables_with_the_documented_schemas(made, kind, fmt):
     assert len(ds.shards) == shards and len(ds.files) == 2 * shards and all(p.is_file() for p in ds.files)
     assert all(p.suffix == "." + EXT[fmt] for p in ds.files)
     assert ds.settings["players"]["kind"] == kind and ds.format == fmt and ds.max_plies == spec["max_plies"]
-    assert ds.manifest["schema_version"] == tds.SCHEMA_VERSION == 2
+    assert ds.manifest["schema_version"] == tds.SCHEMA_VERSION == 3
     assert f"games={spec['games']}" in repr(ds) and f"positions={ds.num_positions}" in repr(ds)
     assert "positions" not in ds.__dict__  # lazy: nothing read yet
     games, positions = ds.games, ds.positions
@@ -391,10 +395,11 @@ def test_open_errors_are_taikyoku_errors(made, tmp_path):
         tds.open(with_manifest('{"schema_version": 1, "shards": ['))
     with pytest.raises(TaikyokuError, match="expected a JSON object"):
         tds.open(with_manifest("[1, 2]"))
-    with pytest.raises(TaikyokuError, match="schema_version 3.*reads versions 1, 2"):
-        tds.open(with_manifest(json.dumps({**good, "schema_version": 3})))
-    # Version 1 (before the promotion block) reads as it is.
-    assert tds.open(with_manifest(json.dumps({**good, "schema_version": 1}))).manifest["schema_version"] == 1
+    with pytest.raises(TaikyokuError, match="schema_version 4.*reads versions 1, 2, 3"):
+        tds.open(with_manifest(json.dumps({**good, "schema_version": 4})))
+    # Version 1 (before the promotion block) and 2 (before the optional legal_actions) read as they are.
+    for old in (1, 2):
+        assert tds.open(with_manifest(json.dumps({**good, "schema_version": old}))).manifest["schema_version"] == old
     with pytest.raises(TaikyokuError, match="missing shards"):
         tds.open(with_manifest(json.dumps({k: v for k, v in good.items() if k != "shards"})))
     with pytest.raises(TaikyokuError, match="unknown format"):
@@ -528,6 +533,17 @@ def test_there_are_recipes_for_the_named_setups():
     assert {"random-small", "random-large", "parquet-random", "mcts-heuristic-small", "mcts-heuristic-large"} <= names
 
 
+def settings_of_args(args):
+    """The settings (as the manifest records them) of ``taikyoku.selfplay(out, **args)``, without playing."""
+    from taikyoku.selfplay import MCTS_KNOBS, settings_json
+
+    full = dict(players="random", games=8, seed=0, threads=None, format="arrow", max_plies=5000, simulations=64,
+                variant="taikyoku", options=None, games_per_shard=None, progress=False, leaves_per_game=8,
+                concurrent_games=1)
+    full.update({k: v for k, v in args.items() if k not in MCTS_KNOBS})
+    return json.loads(settings_json(mcts={k: v for k, v in args.items() if k in MCTS_KNOBS}, **full))
+
+
 @pytest.mark.parametrize("path", recipes(), ids=lambda p: p.stem)
 def test_recipe_command_call_and_settings_agree(path, tmp_path):
     recipe = json.loads(path.read_text())
@@ -539,11 +555,13 @@ def test_recipe_command_call_and_settings_agree(path, tmp_path):
     assert recipe["python"].startswith(f"taikyoku.selfplay({recipe['out']!r}, ")
     for k, v in args.items():
         assert f"{k}={v!r}" in recipe["python"]
-    # The settings are what a run with these arguments records (scaled down to stay fast).
+    # The settings are what a run with these arguments records: computed, then played scaled
+    # down to stay fast (fewer plies also mean more games per shard: games_per_shard is derived).
+    assert settings_of_args(args) == settings
     small = dict(args, games=1, max_plies=2)
     taikyoku.selfplay(str(tmp_path / "ds"), **small)
     recorded = json.loads((tmp_path / "ds" / "manifest.json").read_text())["settings"]
-    assert recorded == dict(settings, games=1, max_plies=2)
+    assert recorded == dict(settings, games=1, max_plies=2, games_per_shard=settings_of_args(small)["games_per_shard"])
 
 
 @pytest.mark.parametrize("path", recipes(), ids=lambda p: p.stem)
@@ -557,7 +575,8 @@ def test_recipe_command_runs_through_the_cli(path, tmp_path, capsys):
     except SystemExit as e:  # the selfplay command is not there (yet)
         pytest.skip(f"taikyoku selfplay is unavailable: exit {e.code}")
     recorded = json.loads((tmp_path / "ds" / "manifest.json").read_text())["settings"]
-    assert recorded == dict(recipe["settings"], games=1, max_plies=2)
+    small = dict(recipe["args"], games=1, max_plies=2)
+    assert recorded == dict(recipe["settings"], games=1, max_plies=2, games_per_shard=settings_of_args(small)["games_per_shard"])
     capsys.readouterr()
 
 
@@ -706,21 +725,49 @@ def test_the_card_of_an_unfinished_run_says_so_and_a_failed_run_removes_it(tmp_p
     assert not (tmp_path / "ds").exists()
 
 
-def test_hugging_face_datasets_loads_the_directory(made):
-    """Runs where Hugging Face ``datasets`` (3.0 or later reads Arrow IPC files) is installed."""
+@pytest.fixture
+def hugging_face(tmp_path, monkeypatch):
+    """Hugging Face ``datasets`` (in the test extra; 3.0 or later reads Arrow IPC files), offline:
+    nothing may come from the Hub, and its cache goes to a temporary directory."""
+    for name in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE"):
+        monkeypatch.setenv(name, "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
     hf = pytest.importorskip("datasets")
-    for fmt in ("arrow", "parquet"):
-        root = made("mcts", fmt)
-        ds = tds.open(root)
-        positions = hf.load_dataset(str(root), split="train")
-        games = hf.load_dataset(str(root), "games", split="train")
-        assert positions.num_rows == ds.num_positions and games.num_rows == len(ds)
-        assert positions[0]["board"] == ds.positions.column("board")[0].as_py()
+    # The variables are read when datasets is imported: set what they decided, too.
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(hf.config, "HF_HUB_OFFLINE", True, raising=False)
+    monkeypatch.setattr(hf.config, "HF_DATASETS_OFFLINE", True, raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True, raising=False)
+    return hf
 
 
-@pytest.mark.parametrize("fmt", ["arrow", "parquet"])
-def test_pyarrow_reads_a_table_folder_and_the_root(made, fmt):
-    root = made("random", fmt)
+@pytest.mark.parametrize("kind,fmt", [("random", "arrow"), ("mcts", "parquet"), ("legal", "arrow"), ("legal", "parquet")])
+def test_hugging_face_load_dataset_reads_the_root_through_the_card(made, kind, fmt, hugging_face, tmp_path):
+    """``datasets.load_dataset(DIR)`` finds both tables from the card's configs, in either format, and
+    reads every column as taikyoku.datasets does (the stored legal actions included)."""
+    root = made(kind, fmt)
+    ds = tds.open(root)
+    cache = str(tmp_path / "hf-cache")
+    positions = hugging_face.load_dataset(str(root), split="train", cache_dir=cache)  # the default config
+    games = hugging_face.load_dataset(str(root), "games", split="train", cache_dir=cache)
+    assert positions.num_rows == ds.num_positions and games.num_rows == len(ds)
+    assert positions.column_names == ds.positions.schema.names and games.column_names == ds.games.schema.names
+    assert ("legal_actions" in positions.column_names) == (kind == "legal")
+    expected = ds.positions.to_pylist()
+    for row in (0, ds.num_positions - 1):
+        assert positions[row] == expected[row]
+    assert games[len(ds) - 1] == ds.games.to_pylist()[-1]
+    # The files without the card, through the generic builders.
+    builder = "arrow" if fmt == "arrow" else "parquet"
+    plain = hugging_face.load_dataset(builder, data_files={"train": str(root / "positions" / f"*.{fmt}")}, split="train",
+                                      cache_dir=cache)
+    assert plain.num_rows == ds.num_positions
+
+
+@pytest.mark.parametrize("kind,fmt", [("random", "arrow"), ("random", "parquet"), ("legal", "arrow"), ("legal", "parquet")])
+def test_pyarrow_reads_a_table_folder_and_the_root(made, kind, fmt):
+    root = made(kind, fmt)
     ds = tds.open(root)
     positions = pds.dataset(root / "positions", format=PDS_FORMAT[fmt])
     assert positions.count_rows() == ds.num_positions
@@ -728,8 +775,10 @@ def test_pyarrow_reads_a_table_folder_and_the_root(made, fmt):
     # The root: one dataset of both folders, told apart by a partition field; the two
     # metadata files (manifest.json, README.md) left out.
     both = pds.dataset(root, format=PDS_FORMAT[fmt], partitioning=["table"], exclude_invalid_files=True,
-                       schema=tds.positions_schema().append(pa.field("table", pa.string())))
-    assert both.to_table(filter=pds.field("table") == "positions").num_rows == ds.num_positions
+                       schema=tds.positions_schema(ds.has_legal_actions).append(pa.field("table", pa.string())))
+    table = both.to_table(filter=pds.field("table") == "positions")
+    assert table.num_rows == ds.num_positions
+    assert table.drop_columns(["table"]).equals(ds.positions.select(table.schema.names[:-1]))
     assert ds.pyarrow_dataset("positions").count_rows() == ds.num_positions
     assert ds.pyarrow_dataset("games").to_table().column("game_id").to_pylist() == list(range(len(ds)))
 
@@ -889,3 +938,178 @@ def test_replay_legal_actions_gives_every_stored_positions_legal_actions():
         taikyoku._core.replay_legal_actions(np.array([7], np.int64), np.array([0, 1], np.int64))
     with pytest.raises(TaikyokuError, match="offsets"):
         taikyoku._core.replay_legal_actions(np.array([7], np.int64), np.array([0, 2], np.int64))
+
+
+# -- shard size, record batches ---------------------------------------------------------------------
+
+
+def test_the_shard_layout_comes_from_a_target_in_positions(tmp_path):
+    """games_per_shard is derived from shard_positions and the players' expected game length (capped
+    by max_plies) before play, so the layout is reproducible; an explicit games_per_shard wins."""
+    assert taikyoku._core.DEFAULT_SHARD_POSITIONS == 100_000
+    # Random Taikyoku games last ~4,000 plies (25 games per 100,000 positions); MCTS ones ~30.
+    assert settings_of_args(dict(players="random"))["games_per_shard"] == 25
+    assert settings_of_args(dict(players="mcts", max_plies=1000))["games_per_shard"] == 3_333
+    assert settings_of_args(dict(players="random", max_plies=300))["games_per_shard"] == 333  # all truncated at 300
+    assert settings_of_args(dict(players="random", shard_positions=6_000))["games_per_shard"] == 2
+    assert settings_of_args(dict(players="random", games_per_shard=7))["games_per_shard"] == 7
+    # 40-ply random games, 90 positions a shard: shards of 2 games (90 / 40, rounded).
+    summary = taikyoku.selfplay(str(tmp_path / "a"), players="random", games=5, max_plies=40, shard_positions=90, threads=1)
+    ds = tds.open(tmp_path / "a")
+    assert ds.settings["games_per_shard"] == 2 and "shard_positions" not in ds.settings
+    assert [s["positions"] for s in ds.shards] == [80, 80, 40] and summary["positions"] == 200
+    # The same call, any threads: the same bytes; run again: resumed, nothing to play.
+    taikyoku.selfplay(str(tmp_path / "b"), players="random", games=5, max_plies=40, shard_positions=90, threads=2)
+    assert contents(tmp_path / "a") == contents(tmp_path / "b")
+    again = taikyoku.selfplay(str(tmp_path / "a"), players="random", games=5, max_plies=40, shard_positions=90)
+    assert again["generated_games"] == 0
+    # The same layout given as games_per_shard is the same dataset.
+    taikyoku.selfplay(str(tmp_path / "c"), players="random", games=5, max_plies=40, games_per_shard=2)
+    assert contents(tmp_path / "c") == contents(tmp_path / "a")
+
+
+@pytest.mark.parametrize(
+    "arguments,words",
+    [
+        (dict(games_per_shard=2, shard_positions=90), ["games_per_shard or shard_positions, not both"]),
+        (dict(shard_positions=0), ["shard_positions must be an integer in [1, 4294967295], not 0"]),
+        (dict(shard_positions=2**32), ["shard_positions"]),
+        (dict(shard_positions=1.5), ["shard_positions"]),
+        (dict(store_legal_actions="yes"), ["store_legal_actions must be True or False"]),
+    ],
+)
+def test_bad_shard_and_column_settings_are_refused_before_writing(arguments, words, tmp_path):
+    with pytest.raises(TaikyokuError) as error:
+        taikyoku.selfplay(str(tmp_path / "ds"), games=1, max_plies=2, **arguments)
+    assert all(w in str(error.value) for w in words), error.value
+    assert isinstance(error.value, ValueError) and not (tmp_path / "ds").exists()
+
+
+def file_batch_rows(path):
+    """Rows of each record batch (Arrow IPC) or row group (Parquet) of a shard file."""
+    if path.suffix == ".parquet":
+        metadata = pq.read_metadata(path)
+        return [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
+    with pa.memory_map(str(path)) as f:
+        reader = pa.ipc.open_file(f)
+        return [reader.get_batch(i).num_rows for i in range(reader.num_record_batches)]
+
+
+@pytest.mark.parametrize("fmt", ["arrow", "parquet"])
+def test_files_hold_record_batches_of_at_most_4096_rows_across_games(tmp_path, fmt):
+    assert taikyoku._core.ROWS_PER_BATCH == 4096
+    # Three 1,500-ply games in one shard: 4,500 positions in two batches, the first ending mid-game.
+    taikyoku.selfplay(str(tmp_path / "ds"), players="random", games=3, max_plies=1500, games_per_shard=3, format=fmt)
+    ds = tds.open(tmp_path / "ds")
+    assert file_batch_rows(ds.positions_files[0]) == [4096, 404]
+    assert file_batch_rows(ds.games_files[0]) == [3]
+    assert ds.verify()["positions"] == 4500
+    # Short MCTS games share batches: one batch for the shard, not one per game.
+    root = tmp_path / "mcts"
+    taikyoku.selfplay(str(root), players="mcts", games=4, max_plies=5, simulations=4, games_per_shard=4, format=fmt)
+    assert file_batch_rows(tds.open(root).positions_files[0]) == [20]
+
+
+# -- stored legal actions ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["arrow", "parquet"])
+def test_stored_legal_actions_are_the_replayed_ones(made, fmt):
+    """store_legal_actions adds one column (described in the metadata, card and schema) holding each
+    position's legal actions exactly as a replay gives them; nothing else changes."""
+    ds, plain = tds.open(made("legal", fmt)), tds.open(made("mcts", fmt))
+    assert ds.has_legal_actions and not plain.has_legal_actions
+    assert ds.settings == dict(plain.settings, store_legal_actions=True) and "store_legal_actions" not in plain.settings
+    schema = tds.positions_schema(legal_actions=True)
+    assert schema.names == tds.positions_schema().names + ["legal_actions"]
+    assert schema.field("legal_actions").type == pa.list_(pa.field("item", pa.uint32(), nullable=False))
+    assert "sorted" in schema.field("legal_actions").metadata[b"description"].decode()
+    assert ds.positions.schema.equals(schema) and tds.file_metadata(ds.positions_files[0])["settings"] == ds.settings
+    # The same games: every other column equal, the games table too.
+    assert ds.positions.drop_columns(["legal_actions"]).equals(plain.positions) and ds.games.equals(plain.games)
+    stored = ds.positions.column("legal_actions").to_pylist()
+    actions, offsets = plain.legal_actions()  # replayed
+    assert [actions[offsets[i]:offsets[i + 1]].tolist() for i in range(len(stored))] == stored
+    got = ds.legal_actions()  # read from the column
+    assert np.array_equal(got[0], actions) and np.array_equal(got[1], offsets) and got[0].dtype == np.int64
+    assert np.array_equal(np.diff(offsets), ds.positions.column("legal_moves").to_numpy())
+    for row in range(ds.num_positions):  # the move played and every visited move are legal
+        legal = set(stored[row])
+        assert ds.positions.column("action")[row].as_py() in legal
+        assert {v["action"] for v in ds.positions.column("visits")[row].as_py()} <= legal
+    _, body = _card(made("legal", fmt))
+    assert "| `legal_actions` | list<uint32> |" in body and "policy targets need no replay" in body
+    assert ds.verify() == {"games": len(ds), "positions": ds.num_positions}
+    assert ds.summary()["legal_actions"] is True and plain.summary()["legal_actions"] is False
+
+
+def test_legal_actions_of_any_rows_and_subsets(made):
+    pl = pytest.importorskip("polars")
+    ds, plain = tds.open(made("legal", "arrow")), tds.open(made("mcts", "arrow"))
+    all_actions, all_offsets = plain.legal_actions()
+    rows = [3, 0, ds.num_positions - 1]
+    for source in (ds, plain):
+        picked = source.positions.take(rows)
+        for data in (picked, pl.from_arrow(picked), picked.to_batches()[0]):
+            actions, offsets = source.legal_actions(data)
+            assert [actions[offsets[i]:offsets[i + 1]].tolist() for i in range(3)] == [
+                all_actions[all_offsets[r]:all_offsets[r + 1]].tolist() for r in rows
+            ]
+    # A subset's rows; a row of another game, or of a ply the game does not have, is refused.
+    one = plain.subset([1])
+    actions, offsets = one.legal_actions()
+    assert len(offsets) == one.num_positions + 1 and offsets[-1] == len(actions)
+    with pytest.raises(TaikyokuError, match="not in this subset"):
+        one.legal_actions(plain.positions.slice(0, 1))
+    with pytest.raises(TaikyokuError, match="no position at ply"):
+        plain.legal_actions(pa.table({"game_id": pa.array([0], pa.uint64()), "ply": pa.array([999], pa.uint32())}))
+    # A count that disagrees with legal_moves is caught (check=False skips the check).
+    table = plain.positions.slice(0, 2)
+    wrong = table.set_column(table.schema.get_field_index("legal_moves"), "legal_moves", pa.array([1, 1], pa.uint32()))
+    with pytest.raises(TaikyokuError, match="row 0 .*game 0, ply 0.* legal actions, its legal_moves says 1"):
+        plain.legal_actions(wrong)
+    assert len(plain.legal_actions(wrong, check=False)[1]) == 3
+
+
+def test_batches_and_samples_carry_the_stored_legal_actions(made, monkeypatch):
+    ds = tds.open(made("legal", "parquet"))
+    stored = ds.positions.column("legal_actions").to_pylist()
+    row = 0
+    for batch in ds.batches(batch_size=4, compact=True):
+        offsets = batch["legal_offsets"]
+        assert batch["legal_actions"].dtype == np.int64 and offsets[-1] == len(batch["legal_actions"])
+        assert np.array_equal(np.diff(offsets), batch["legal_moves"])
+        for i in range(len(batch["action"])):
+            assert batch["legal_actions"][offsets[i]:offsets[i + 1]].tolist() == stored[row]
+            row += 1
+    assert row == ds.num_positions
+    assert "legal_actions" not in next(ds.batches(batch_size=2, compact=True, legal_actions=False))
+    assert "legal_actions" not in next(tds.open(made("mcts", "parquet")).batches(batch_size=2, compact=True))
+    # Per-position samples get their own slice.
+    for name in [m for m in sys.modules if m == "torch" or m.startswith("torch.")] + ["torch"]:
+        monkeypatch.setitem(sys.modules, name, None)
+    samples = list(tds._build_position_dataset()(ds, compact=True))
+    assert [s["legal_actions"].tolist() for s in samples] == stored
+    assert all("legal_offsets" not in s and s["visit_actions"].ndim == 1 for s in samples)
+
+
+def test_verify_detects_tampered_legal_actions(made, tmp_path):
+    root = copy_dataset(made("legal", "arrow"), tmp_path)
+    path = root / "positions" / "part-00001.arrow"
+    with pa.OSFile(str(path), "rb") as f:
+        table = pa.ipc.open_file(f).read_all()
+    lists = table.column("legal_actions").to_pylist()
+    lists[2] = lists[2][1:] + [lists[2][0]]  # the same actions, out of order
+    index = table.schema.get_field_index("legal_actions")
+    table = table.set_column(index, table.schema.field(index), pa.array(lists, table.schema.field(index).type))
+    with pa.ipc.new_file(str(path), table.schema, options=pa.ipc.IpcWriteOptions(compression="zstd")) as w:
+        w.write_table(table)
+    ds = tds.open(without_checks(root))
+    assert ds.verify([0])["games"] == 1
+    with pytest.raises(TaikyokuError, match="game 1: ply 2: the stored legal_actions differ"):
+        ds.verify()
+    # A file without the column in a dataset that stores it: not its schema.
+    plain = made("mcts", "arrow") / "positions" / "part-00001.arrow"
+    shutil.copy(plain, path)
+    with pytest.raises(TaikyokuError, match="does not have the positions schema of version 3 with legal_actions"):
+        ds.read_shard(1, "positions")

@@ -45,6 +45,17 @@ def test_a_ray_run_equals_a_one_machine_run(cluster, tmp_path, one_machine):
     assert again["generated_games"] == 0 and contents(tmp_path / "data") == one_machine
 
 
+def test_a_derived_shard_layout_and_stored_legal_actions_match_one_machine(cluster, tmp_path):
+    """games_per_shard derived from shard_positions (no games_per_shard given) is the same on the
+    driver as on one machine, and so are the files with the legal_actions column."""
+    settings = dict(players="mcts", games=5, seed=2, max_plies=6, simulations=4, shard_positions=12, store_legal_actions=True)
+    taikyoku.selfplay(tmp_path / "one", threads=1, **settings)
+    td.selfplay(tmp_path / "ray", shards_per_task=2, **settings)
+    assert contents(tmp_path / "ray") == contents(tmp_path / "one")
+    ds = tds.open(tmp_path / "ray")
+    assert ds.settings["games_per_shard"] == 2 and len(ds.shards) == 3 and ds.has_legal_actions
+
+
 def test_a_uri_root_through_pyarrow(cluster, tmp_path, one_machine):
     td.selfplay(f"file://{tmp_path}/uri-data", shards_per_task=3, **SETTINGS)
     assert contents(tmp_path / "uri-data") == one_machine

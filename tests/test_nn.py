@@ -300,6 +300,25 @@ def test_training_batches_carry_the_visits_and_outcomes():
         assert b.policy.sum().item() == len(b)
 
 
+def test_stored_legal_actions_replace_the_replay(tmp_path):
+    # The same games with and without the stored column: the index and the batches agree.
+    settings = dict(players="mcts", simulations=8, games=3, max_plies=12, seed=4, threads=1, progress=False)
+    taikyoku.selfplay(tmp_path / "replayed", **settings)
+    taikyoku.selfplay(tmp_path / "stored", store_legal_actions=True, **settings)
+    replayed, stored = tds.open(tmp_path / "replayed"), tds.open(tmp_path / "stored")
+    assert stored.has_legal_actions and not replayed.has_legal_actions
+    a, b = tnn.LegalActionIndex.from_dataset(replayed), tnn.LegalActionIndex.from_dataset(stored)
+    for name in ("game_ids", "plies", "actions", "offsets"):
+        assert getattr(a, name).tolist() == getattr(b, name).tolist(), name
+    raw = next(stored.batches(batch_size=stored.num_positions, compact=True))
+    own, looked_up = tnn.training_batch(raw), tnn.training_batch(raw, a)
+    assert own.actions.tolist() == looked_up.actions.tolist() and own.policy.tolist() == looked_up.policy.tolist()
+    raw = next(replayed.batches(batch_size=replayed.num_positions, compact=True))
+    with pytest.raises(ValueError, match="needs legal"):
+        tnn.training_batch(raw)
+    assert sum(len(x) for x in tnn.training_batches(stored, batch_size=4, epochs=1)) == stored.num_positions // 4 * 4
+
+
 # -- the network and its evaluator ------------------------------------------------------------------
 
 

@@ -113,6 +113,29 @@ def test_network_guided_mcts_with_compact_observations_and_csr_actions(tmp_path)
     assert files(tmp_path / "c") == files(tmp_path / "c1") == files(tmp_path / "c7")
 
 
+def test_network_guided_runs_store_legal_actions_and_size_shards_conservatively(tmp_path):
+    """The network path stores the legal actions (the root's moves) like the heuristic one; its
+    default shards assume random-length games (an untrained network plays about randomly)."""
+    settings = dict(players="mcts", games=3, simulations=4, max_plies=5, seed=1, leaves_per_game=2, store_legal_actions=True)
+    taikyoku.selfplay(tmp_path / "n", evaluator=CompactNetwork(), concurrent_games=2, threads=2, **settings)
+    taikyoku.selfplay(tmp_path / "n1", evaluator=CompactNetwork(), concurrent_games=3, threads=1, **settings)
+    assert files(tmp_path / "n") == files(tmp_path / "n1")
+    ds = taikyoku.datasets.open(tmp_path / "n")
+    assert ds.has_legal_actions and ds.verify()["positions"] == ds.num_positions  # verify replays the stored lists
+    assert ds.settings["games_per_shard"] == 20_000  # 100,000 / min(max_plies 5, ...)
+    from taikyoku.selfplay import settings_json
+
+    def derived(**overrides):
+        arguments = dict(players="mcts", games=1, seed=0, threads=None, format="arrow", max_plies=5000, simulations=4,
+                         variant="tenjiku", options=None, games_per_shard=None, progress=False, leaves_per_game=8,
+                         concurrent_games=1, mcts={})
+        arguments.update(overrides)
+        return json.loads(settings_json(**arguments))["games_per_shard"]
+
+    # Tenjiku: heuristic MCTS games ~150 plies, random ones ~300; a network is sized as the longer.
+    assert derived() == 667 and derived(evaluator=CompactNetwork()) == 333 and derived(players="random") == 333
+
+
 def test_the_evaluator_gets_reused_buffers(tmp_path):
     seen = []
 

@@ -49,6 +49,16 @@ def settings_of(root):
     return json.loads((Path(root) / "manifest.json").read_text())["settings"]
 
 
+def settings_json_of(args):
+    """The settings ``taikyoku.selfplay(out, **args)`` records, computed without playing."""
+    from taikyoku.__main__ import SELFPLAY_DEFAULTS
+    from taikyoku.selfplay import settings_json
+
+    merged = dict(SELFPLAY_DEFAULTS, **{k: v for k, v in args.items() if k not in MCTS_KNOBS})
+    mcts = {k: v for k, v in args.items() if k in MCTS_KNOBS}
+    return json.loads(settings_json(mcts=mcts, progress=False, leaves_per_game=8, concurrent_games=1, **merged))
+
+
 @pytest.fixture(scope="module")
 def small(tmp_path_factory):
     """A small complete MCTS dataset: 3 games in 2 shards."""
@@ -259,7 +269,10 @@ def test_every_recipe_runs_directly(path, tmp_path, capsys):
     )
     assert code == 0, err
     assert "warning" not in err
-    assert settings_of(tmp_path / "ds") == dict(recipe["settings"], games=1, max_plies=2)
+    # Fewer plies make more games per shard: games_per_shard is derived from the settings.
+    derived = settings_json_of(dict(recipe["args"], games=1, max_plies=2))["games_per_shard"]
+    assert settings_of(tmp_path / "ds") == dict(recipe["settings"], games=1, max_plies=2, games_per_shard=derived)
+    assert settings_json_of(recipe["args"]) == recipe["settings"]
 
 
 def test_a_recipe_supplies_out_and_every_arg(tmp_path, capsys):
@@ -410,3 +423,46 @@ def test_rule_options_as_flags(tmp_path, capsys):
     assert code == 0, err
     assert settings_of(tmp_path / "ds")["options"] == [option]
     usage_error("selfplay", ["selfplay", "--out", "bad", "--option", "no-such-option", "--quiet"], capsys, "no-such-option")
+
+
+# ---------------------------------------------------------------- shard size and stored legal actions
+
+
+def test_shard_positions_and_store_legal_actions_flags(tmp_path, capsys):
+    argv = ["selfplay", "--out", "ds", "--players", "mcts", "--games", "5", "--max-plies", "4", "--simulations", "3",
+            "--shard-positions", "8", "--store-legal-actions", "--quiet"]
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    settings = settings_of(tmp_path / "ds")
+    # 4-ply games (the limit caps MCTS's ~30), 8 positions a shard: 2 games per shard.
+    assert settings["games_per_shard"] == 2 and settings["store_legal_actions"] is True
+    ds = taikyoku.datasets.open(tmp_path / "ds")
+    assert len(ds.shards) == 3 and ds.positions.schema.names[-1] == "legal_actions"
+    code, out, err = run(["info", "ds"], capsys)
+    assert code == 0 and "legal actions  stored (the positions' legal_actions column)" in out, out
+    code, out, _ = run(["verify", "ds"], capsys)
+    assert code == 0 and out.startswith("ok:")
+    # Without the flags: the default target and no column.
+    code, _, err = run(["selfplay", "--out", "plain", "--games", "1", "--max-plies", "2", "--quiet"], capsys)
+    assert code == 0, err
+    settings = settings_of(tmp_path / "plain")
+    assert settings["games_per_shard"] == 50_000 and "store_legal_actions" not in settings
+    code, out, _ = run(["info", "plain"], capsys)
+    assert "legal actions  not stored (Dataset.legal_actions() replays the games)" in out
+    code, out, _ = run(["selfplay", "--help"], capsys)
+    text = " ".join(out.split())
+    assert "--shard-positions" in text and "(default 100,000)" in text and "--store-legal-actions" in text
+
+
+def test_games_per_shard_and_shard_positions_together_are_refused(tmp_path, capsys):
+    usage_error("selfplay", ["selfplay", "--out", "ds", "--games-per-shard", "2", "--shard-positions", "100", "--quiet"],
+                capsys, "give --games-per-shard or --shard-positions, not both")
+    usage_error("selfplay", ["selfplay", "--out", "ds", "--shard-positions", "0", "--quiet"], capsys,
+                "--shard-positions must be between 1 and")
+    (tmp_path / "r.json").write_text(json.dumps({"args": {"games": 1, "games_per_shard": 4}}))
+    usage_error("selfplay", ["selfplay", "--recipe", "r.json", "--out", "ds", "--shard-positions", "100", "--quiet"],
+                capsys, "not both")
+    (tmp_path / "s.json").write_text(json.dumps({"args": {"games": 1, "store_legal_actions": "yes"}}))
+    usage_error("selfplay", ["selfplay", "--recipe", "s.json", "--out", "ds", "--quiet"], capsys,
+                "store_legal_actions must be True or False")
+    assert not (tmp_path / "ds").exists()

@@ -150,7 +150,9 @@ SELFPLAY_DEFAULTS: Dict[str, Any] = {
     "format": "arrow",
     "max_plies": 5000,
     "simulations": 64,
-    "games_per_shard": 16,
+    "games_per_shard": None,  # derived from shard_positions (taikyoku.selfplay)
+    "shard_positions": None,  # taikyoku._core.DEFAULT_SHARD_POSITIONS
+    "store_legal_actions": False,
     "variant": "taikyoku",
     "options": None,
 }
@@ -222,6 +224,9 @@ def _selfplay_arguments(args: argparse.Namespace, parser: argparse.ArgumentParse
     _check_int(parser, "--max-plies", given.get("max_plies"), 1, U32_MAX)
     _check_int(parser, "--simulations", given.get("simulations"), 1, U32_MAX)
     _check_int(parser, "--games-per-shard", given.get("games_per_shard"), 1, U32_MAX)
+    _check_int(parser, "--shard-positions", given.get("shard_positions"), 1, U32_MAX)
+    if merged.get("games_per_shard") is not None and merged.get("shard_positions") is not None:
+        parser.error("give --games-per-shard or --shard-positions, not both (a recipe's args count too)")
     _check_real(parser, "--temperature", given.get("temperature"), 0.0, F32_MAX)
     _check_real(parser, "--c-puct", given.get("c_puct"), 0.0, F32_MAX, low_open=True)
     _check_real(parser, "--dirichlet-alpha", given.get("dirichlet_alpha"), 0.0, F32_MAX, low_open=True)
@@ -354,6 +359,8 @@ def _info(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
                     f"truncated {info['truncated']:,}"),
         ("shards", f"{info['shards']} {info['format']} shard{'' if info['shards'] == 1 else 's'} of up to "
                    f"{info['games_per_shard']} games"),
+        ("legal actions", "stored (the positions' legal_actions column)" if info.get("legal_actions")
+                          else "not stored (Dataset.legal_actions() replays the games)"),
         ("size", f"{_size(info['bytes'])} ({info['bytes'] / max(info['positions'], 1):.1f} bytes/position)"),
         ("seed", f"{info['seed']}, max plies {info['max_plies']}"),
         ("written by", f"taikyoku {info['engine_version']}, dataset schema version {info['schema_version']}"),
@@ -445,8 +452,20 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
     play.add_argument(
         "--max-plies", type=int, default=None, help=f"ply limit per game, 1 to {U32_MAX} (default {d['max_plies']})"
     )
+    shard_target = taikyoku._core.DEFAULT_SHARD_POSITIONS
     play.add_argument(
-        "--games-per-shard", type=int, default=None, help=f"games per shard file (default {d['games_per_shard']})"
+        "--games-per-shard", type=int, default=None,
+        help="games per shard file (default: derived from --shard-positions and the players' expected game length, "
+        "datasets/README.md §2)",
+    )
+    play.add_argument(
+        "--shard-positions", type=int, default=None,
+        help=f"target positions per shard, from which --games-per-shard is derived (default {shard_target:,}); "
+        "not with --games-per-shard",
+    )
+    play.add_argument(
+        "--store-legal-actions", action="store_true", default=None,
+        help="also store each position's legal actions (a legal_actions column), so policy targets need no replay",
     )
     play.add_argument("--variant", default=None, choices=taikyoku.variants(), help="variant (default taikyoku)")
     play.add_argument(

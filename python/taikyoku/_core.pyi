@@ -43,8 +43,10 @@ class InternalError(TaikyokuError): ...
 FRAMES: list[str]  # "mover", "absolute"
 ILLEGAL_ACTIONS: list[str]  # "raise", "lose"
 FORMATS: list[str]  # "arrow", "parquet"
-SCHEMA_VERSION: int  # dataset layout version written (2)
-READABLE_SCHEMA_VERSIONS: list[int]  # layout versions read (1 and 2)
+SCHEMA_VERSION: int  # dataset layout version written (3)
+READABLE_SCHEMA_VERSIONS: list[int]  # layout versions read (1, 2 and 3)
+DEFAULT_SHARD_POSITIONS: int  # 100,000: the default target size of a dataset shard, in positions
+ROWS_PER_BATCH: int  # 4096: rows per record batch (Arrow) or row group (Parquet) of a dataset file, at most
 
 class Piece:
     abbrev: str  # notation code: "LN", or "+FL" when promoted
@@ -184,7 +186,9 @@ def _restore_game(
 
 # ---- self-play and datasets (rust/python/src/selfplay.rs)
 
-def dataset_schema(table: Literal["games", "positions"]) -> bytes: ...  # the table's Arrow schema, as an IPC stream
+def dataset_schema(
+    table: Literal["games", "positions"], legal_actions: bool = False
+) -> bytes: ...  # the table's Arrow schema, as an IPC stream (positions: with the legal_actions column if asked)
 def mcts_action(game: Game, simulations: int = 64, seed: int = 0) -> int: ...
 def decode_positions(
     boards: npt.NDArray[np.uint16],
@@ -204,7 +208,7 @@ def selfplay_settings(
     format: Format = "arrow",
     max_plies: int = 5000,
     simulations: int = 64,
-    games_per_shard: int = 16,
+    games_per_shard: Optional[int] = None,  # None: derived from shard_positions
     variant: str = "taikyoku",
     options: Optional[Sequence[str]] = None,
     temperature: Optional[float] = None,
@@ -218,6 +222,8 @@ def selfplay_settings(
     leaves_per_game: int = 8,
     observation: Literal["compact", "onehot"] = "compact",
     reuse_tree: Optional[bool] = None,
+    shard_positions: Optional[int] = None,  # None: DEFAULT_SHARD_POSITIONS (not with games_per_shard)
+    store_legal_actions: bool = False,
 ) -> str: ...  # the run's settings (the manifest's "settings") as JSON
 def selfplay_run(
     out: Union[str, "os.PathLike[str]"],

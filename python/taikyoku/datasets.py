@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
+    "LEGAL_ACTIONS",
     "SCHEMA_VERSION",
     "Dataset",
     "IncompleteDatasetWarning",
@@ -91,10 +92,10 @@ def _pa() -> Any:
 
 
 @functools.lru_cache(maxsize=None)
-def _schema(table: TableName) -> "pa.Schema":
+def _schema(table: TableName, legal_actions: bool = False) -> "pa.Schema":
     # The writer's own definition (rust/selfplay/src/tables.rs), sent as an empty IPC stream.
     pa = _pa()
-    return pa.ipc.open_stream(pa.py_buffer(_core.dataset_schema(table))).schema
+    return pa.ipc.open_stream(pa.py_buffer(_core.dataset_schema(table, legal_actions=legal_actions))).schema
 
 
 def games_schema() -> "pa.Schema":
@@ -106,9 +107,17 @@ def games_schema() -> "pa.Schema":
     return _schema("games")
 
 
-def positions_schema() -> "pa.Schema":
-    """The Arrow schema of the positions table (one row per position a move was played from)."""
-    return _schema("positions")
+def positions_schema(legal_actions: bool = False) -> "pa.Schema":
+    """The Arrow schema of the positions table (one row per position a move was played from).
+
+    ``legal_actions=True`` gives the schema of datasets made with ``store_legal_actions``: the
+    same, ending with the ``legal_actions`` column (list<uint32>).
+    """
+    return _schema("positions", _validate.boolean("legal_actions", legal_actions))
+
+
+#: The optional positions column of each position's legal actions (``store_legal_actions``).
+LEGAL_ACTIONS = "legal_actions"
 
 
 #: The schema-level metadata keys of every shard file (datasets/README.md §2), by the name
@@ -166,6 +175,14 @@ def file_metadata(source: Any) -> Dict[str, Any]:
 
 
 _SCHEMAS = {"games": games_schema, "positions": positions_schema}
+
+
+def _table_schema(table: str, settings: Dict[str, Any]) -> "pa.Schema":
+    """The schema of ``table`` in a dataset with ``settings`` (its positions hold
+    ``legal_actions`` when the settings store them)."""
+    if table == "positions":
+        return positions_schema(bool(settings.get("store_legal_actions", False)))
+    return games_schema()
 
 
 # -- opening ------------------------------------------------------------------------------------
@@ -233,6 +250,8 @@ def _check_manifest(manifest: Any, where: Path) -> None:
         raise bad(f"settings lack {', '.join(missing)}")
     if settings["format"] not in _FORMATS:
         raise bad(f"unknown format {settings['format']!r} (expected 'arrow' or 'parquet')")
+    if not isinstance(settings.get("store_legal_actions", False), bool):
+        raise bad("settings.store_legal_actions is not true/false")
     if not isinstance(manifest["complete"], bool):
         raise bad("complete is not true/false")
     shards = manifest["shards"]
@@ -374,6 +393,12 @@ class Dataset:
         return bool(self.manifest["complete"])
 
     @property
+    def has_legal_actions(self) -> bool:
+        """Whether the positions table stores each position's legal actions (the
+        ``legal_actions`` column of runs made with ``store_legal_actions``)."""
+        return bool(self.settings.get("store_legal_actions", False))
+
+    @property
     def num_games(self) -> int:
         """Games in the complete shards (of a subset: its games)."""
         if self._game_ids is not None:
@@ -439,6 +464,7 @@ class Dataset:
             "seed": settings["seed"],
             "max_plies": self.max_plies,
             "games_per_shard": settings["games_per_shard"],
+            "legal_actions": self.has_legal_actions,
             "schema_version": self.manifest["schema_version"],
             "engine_version": self.manifest.get("engine_version"),
             "complete": self.complete,
@@ -561,12 +587,14 @@ class Dataset:
                 data = pa.parquet.read_table(pa.BufferReader(raw))
         except (pa.ArrowException, OSError) as e:
             raise TaikyokuError(f"cannot read {path} as {self.format}: {e}") from e
-        expected = _SCHEMAS[table]()
+        expected = _table_schema(table, self.settings)
         if data.schema.names != expected.names or any(
             not data.schema.field(n).type.equals(expected.field(n).type) for n in expected.names
         ):
             raise TaikyokuError(
-                f"{path} does not have the {table} schema of version {SCHEMA_VERSION}:\n{data.schema}\nexpected:\n{expected}"
+                f"{path} does not have the {table} schema of version {self.manifest['schema_version']}"
+                f"{' with legal_actions' if table == 'positions' and self.has_legal_actions else ''}:\n{data.schema}\n"
+                f"expected:\n{expected}"
             )
         return data
 
@@ -581,7 +609,8 @@ class Dataset:
             raise TaikyokuError(f"unknown table {_validate.show(table)} (use 'games' or 'positions')")
         files = [str(f) for f in (self.games_files if table == "games" else self.positions_files)]
         fmt = "ipc" if self.format == "arrow" else "parquet"
-        dataset = pds.dataset(files, format=fmt) if files else pds.dataset([], format=fmt, schema=_SCHEMAS[table]())
+        schema = _table_schema(table, self.settings)
+        dataset = pds.dataset(files, format=fmt) if files else pds.dataset([], format=fmt, schema=schema)
         if self._game_ids is not None:
             dataset = dataset.filter(pds.field("game_id").isin(_pa().array(self._game_ids, _pa().uint64())))
         return dataset
@@ -590,7 +619,7 @@ class Dataset:
         pa = _pa()
         parts = [self.read_shard(i, table) for i in range(len(self.shards))]
         if not parts:
-            return _SCHEMAS[table]().empty_table()
+            return _table_schema(table, self.settings).empty_table()
         return pa.concat_tables(parts)
 
     @cached_property
@@ -665,10 +694,100 @@ class Dataset:
                 raise TaikyokuError(f"{self.path}: game {game_id}, ply {ply}: stored action {action} does not replay: {e}") from e
         return game
 
+    def legal_actions(self, positions: Any = None, *, check: bool = True) -> Tuple[np.ndarray, np.ndarray]:
+        """``(actions, offsets)``: the legal actions of stored positions, in CSR form.
+
+        Row ``i``'s legal actions (int64, sorted, in the mover's frame, as ``Game.legal_actions()``
+        gives them: the support of a policy target aligned with ``visits``) are
+        ``actions[offsets[i]:offsets[i + 1]]``. ``positions`` is any Arrow positions data
+        :func:`decode` takes (with ``game_id`` and ``ply``), or None for :attr:`positions`.
+
+        Datasets made with ``store_legal_actions`` (:attr:`has_legal_actions`) hold them in the
+        ``legal_actions`` column, which is read as it is; otherwise the positions' games are
+        replayed (in Rust, in parallel: ``taikyoku._core.replay_legal_actions``), reading their
+        games table. With ``check``, each row's count must equal its ``legal_moves`` (when the
+        data has that column): a mismatch raises TaikyokuError (another engine version, or
+        damage).
+        """
+        check = _validate.boolean("check", check)
+        table = self.positions if positions is None else _as_arrow(positions, _LEGAL_COLUMNS)
+        names = table.schema.names
+        if LEGAL_ACTIONS in names:
+            actions, offsets = _list_csr(_column(table, LEGAL_ACTIONS))
+        else:
+            game_ids = np.asarray(_numpy(_column(table, "game_id")), dtype=np.int64)
+            plies = np.asarray(_numpy(_column(table, "ply")), dtype=np.int64)
+            actions, offsets = self._replayed_legal_actions(game_ids, plies)
+        if check and "legal_moves" in names:
+            found = np.diff(offsets)
+            stored = np.asarray(_numpy(table.column("legal_moves")), dtype=np.int64)
+            bad = np.flatnonzero(found != stored)
+            if bad.size:
+                i = int(bad[0])
+                where = ""
+                if "game_id" in names and "ply" in names:
+                    where = f" (game {table.column('game_id')[i].as_py()}, ply {table.column('ply')[i].as_py()})"
+                raise TaikyokuError(
+                    f"{self.path}: row {i}{where} has {found[i]} legal actions, its legal_moves says {stored[i]} "
+                    "(another engine version, or a damaged dataset)"
+                )
+        return actions, offsets
+
+    def _replayed_legal_actions(self, game_ids: np.ndarray, plies: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """The legal actions of positions ``(game_ids[i], plies[i])``, CSR, by replaying their games."""
+        pa = _pa()
+        import pyarrow.compute as pc
+
+        empty = (np.zeros(0, np.int64), np.zeros(len(game_ids) + 1, np.int64))
+        if game_ids.size == 0:
+            return empty
+        wanted = np.unique(game_ids)
+        if not self.shards:
+            self._no_shards()
+        firsts = np.array([s["first_game"] for s in self.shards], dtype=np.int64)
+        sizes = np.array([s["games"] for s in self.shards], dtype=np.int64)
+        shard = np.maximum(np.searchsorted(firsts, wanted, side="right") - 1, 0)
+        known = (wanted >= firsts[shard]) & (wanted < firsts[shard] + sizes[shard])
+        if self._game_ids is not None:
+            known &= np.isin(wanted.astype(np.uint64), self._game_ids)
+        if not known.all():
+            self._shard_of(int(wanted[~known][0]))  # raises, naming the game
+        games = pa.concat_tables([self.read_shard(int(i), "games") for i in np.unique(shard)])
+        games = games.filter(pc.is_in(games.column("game_id"), value_set=pa.array(wanted.astype(np.uint64), pa.uint64())))
+        ids = np.asarray(_numpy(games.column("game_id")), dtype=np.int64)
+        order = np.argsort(ids, kind="stable")
+        games, ids = games.take(order), ids[order]
+        played, starts = _list_csr(games.column("actions"))
+        try:
+            flat, ends = _core.replay_legal_actions(played, starts, variant=self.variant, options=self.options)
+        except TaikyokuError:
+            for game_id, lo, hi in zip(ids.tolist(), starts[:-1].tolist(), starts[1:].tolist()):
+                try:
+                    _core.replay_legal_actions(played[lo:hi], np.array([0, hi - lo], np.int64), self.variant, self.options)
+                except TaikyokuError as e:
+                    raise TaikyokuError(f"{self.path}: game {game_id} does not replay: {e}") from e
+            raise
+        lengths = np.diff(starts)
+        first = np.zeros(len(ids), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=first[1:])
+        where = np.searchsorted(ids, game_ids)
+        bad = (plies < 0) | (plies >= lengths[where])
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise TaikyokuError(f"{self.path}: game {int(game_ids[i])} has no position at ply {int(plies[i])}")
+        rows = first[where] + plies
+        begins = ends[rows]
+        counts = ends[rows + 1] - begins
+        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+        gather = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1] - begins, counts)
+        return flat[gather].astype(np.int64), offsets
+
     def verify(self, game_ids: Optional[Sequence[int]] = None, *, progress: bool = False) -> Dict[str, int]:
         """Replays games (default: all) and checks every stored column against the engine.
 
-        Each position's board, side to move, repetitions, legal-move count and outcome, and each
+        Each position's board, side to move, repetitions, legal-move count (and legal actions, when
+        stored) and outcome, and each
         game's actions, notation, ply count, result and termination must match exactly; the first
         difference raises TaikyokuError. Returns ``{"games": ..., "positions": ...}`` checked. This is
         how to trust a dataset written by another engine version before training on it.
@@ -709,13 +828,15 @@ class Dataset:
                     f"its manifest entry says {shard['games']} and {shard['positions']}"
                 )
             columns = _position_columns(positions)
+            legal = _list_csr(_column(positions, LEGAL_ACTIONS)) if self.has_legal_actions else None
             order = np.lexsort((columns["ply"], columns["game_id"]))
             starts = np.searchsorted(columns["game_id"][order], np.array([g["game_id"] for g in games], dtype=np.uint64))
             for record, start in zip(games, starts):
                 if wanted is not None and record["game_id"] not in wanted:
                     continue
                 rows = order[start : start + record["plies"]]
-                self._verify_game(record, {k: v[rows] for k, v in columns.items()})
+                stored = None if legal is None else [legal[0][legal[1][r] : legal[1][r + 1]] for r in rows]
+                self._verify_game(record, {k: v[rows] for k, v in columns.items()}, stored)
                 checked["games"] += 1
                 checked["positions"] += len(rows)
                 if bar is not None:
@@ -739,7 +860,9 @@ class Dataset:
                     f"the manifest {value!r}: the file belongs to another dataset"
                 )
 
-    def _verify_game(self, record: Dict[str, Any], rows: Dict[str, np.ndarray]) -> None:
+    def _verify_game(
+        self, record: Dict[str, Any], rows: Dict[str, np.ndarray], legal: Optional[List[np.ndarray]] = None
+    ) -> None:
         game_id = record["game_id"]
 
         def fail(why: str) -> TaikyokuError:
@@ -764,6 +887,9 @@ class Dataset:
                 raise fail(f"{where}: repetitions {int(rows['repetitions'][k])}, the replay has {game.repetitions - 1}")
             if game.legal_move_count() != int(rows["legal_moves"][k]):
                 raise fail(f"{where}: legal_moves {int(rows['legal_moves'][k])}, the replay has {game.legal_move_count()}")
+            if legal is not None and not np.array_equal(legal[k], game.legal_actions()):
+                raise fail(f"{where}: the stored legal_actions differ from the replay's ({len(legal[k])} stored, "
+                           f"{game.legal_move_count()} legal)")
             action = int(rows["action"][k])
             if action != record["actions"][k]:
                 raise fail(f"{where}: positions table plays {action}, games table {record['actions'][k]}")
@@ -832,22 +958,29 @@ class Dataset:
         compact: bool = False,
         visits: bool = True,
         drop_last: bool = False,
+        legal_actions: bool = True,
     ) -> Iterator[Batch]:
         """Training batches: dicts of numpy arrays (keys in ``datasets/README.md``), reading one shard at a time.
 
         ``shuffle`` permutes the shard order and the rows inside each shard (memory stays bounded by
         one shard); ``seed`` makes that order reproducible. Batches span shard boundaries; the last
-        one is shorter unless ``drop_last``.
+        one is shorter unless ``drop_last``. Datasets that store legal actions
+        (:attr:`has_legal_actions`) add them as ``legal_actions`` and ``legal_offsets`` (CSR, like
+        the visits) unless ``legal_actions=False``.
         """
         batch_size = _validate.integer("batch_size", batch_size, 1)
-        shuffle, visits, drop_last = (_validate.boolean(n, v) for n, v in (("shuffle", shuffle), ("visits", visits), ("drop_last", drop_last)))
+        shuffle, visits, drop_last, legal_actions = (
+            _validate.boolean(n, v)
+            for n, v in (("shuffle", shuffle), ("visits", visits), ("drop_last", drop_last), ("legal_actions", legal_actions))
+        )
         if seed is not None:
             seed = _validate.integer("seed", seed, 0, _validate.U64_MAX)
         shards = list(range(len(self.shards)))
         if shuffle and seed is None:
             seed = _fresh_seed()
         return _iter_batches(
-            self, shards, batch_size, shuffle, seed, 0, dict(dtype=dtype, frame=frame, compact=compact), visits, drop_last
+            self, shards, batch_size, shuffle, seed, 0, dict(dtype=dtype, frame=frame, compact=compact), visits, drop_last,
+            legal_actions,
         )
 
 
@@ -855,15 +988,18 @@ class Dataset:
 
 
 _DECODED_COLUMNS = ("board", "white_to_move", "repetitions", "ply")
+# What Dataset.legal_actions reads.
+_LEGAL_COLUMNS = ("game_id", "ply", "legal_moves", "legal_actions")
 
 
-def _as_arrow(data: Any) -> Any:
+def _as_arrow(data: Any, columns: Sequence[str] = _DECODED_COLUMNS) -> Any:
     """Arrow data of any kind as a ``pyarrow.Table`` or ``RecordBatch``.
 
     Takes pyarrow Tables, RecordBatches, RecordBatchReaders, datasets and scanners; any object
     of the Arrow PyCapsule interface (``__arrow_c_stream__``: polars and pandas DataFrames,
     DuckDB results, nanoarrow, ...; ``__arrow_c_array__``: a record batch); and, for older
-    libraries, objects with ``to_arrow()``, ``arrow()`` or ``fetch_arrow_table()``.
+    libraries, objects with ``to_arrow()``, ``arrow()`` or ``fetch_arrow_table()``. Of a
+    ``pyarrow.dataset`` dataset only ``columns`` are read (those it has).
     """
     pa = _pa()
     if isinstance(data, (pa.Table, pa.RecordBatch)):
@@ -876,7 +1012,7 @@ def _as_arrow(data: Any) -> Any:
         pds = None
     if pds is not None and isinstance(data, (pds.Dataset, pds.Scanner)):
         names = data.schema.names if isinstance(data, pds.Dataset) else data.projected_schema.names
-        wanted = [c for c in _DECODED_COLUMNS if c in names]
+        wanted = [c for c in columns if c in names]
         return data.to_table(columns=wanted) if isinstance(data, pds.Dataset) else data.to_table()
     if hasattr(data, "__arrow_c_stream__"):
         return pa.table(data)
@@ -1004,7 +1140,20 @@ def _visit_columns(data) -> Dict[str, np.ndarray]:
     return {"visit_actions": joined(actions), "visit_counts": joined(counts), "visit_offsets": offsets}
 
 
-def _make_batch(data, variant, options, decode_args, visits: bool) -> Dict[str, np.ndarray]:
+def _list_csr(column) -> Tuple[np.ndarray, np.ndarray]:
+    """A list<integer> column (chunked or not, sliced or not) as flat int64 values and row offsets."""
+    lengths, values = [], []
+    for chunk in _chunks(column):
+        lengths.append(chunk.value_lengths().to_numpy(zero_copy_only=False))
+        values.append(chunk.flatten().to_numpy(zero_copy_only=False))  # flatten() honours slices
+    flat = np.concatenate(values).astype(np.int64) if values else np.zeros(0, np.int64)
+    counts = np.concatenate(lengths).astype(np.int64) if lengths else np.zeros(0, np.int64)
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return flat, offsets
+
+
+def _make_batch(data, variant, options, decode_args, visits: bool, legal: bool = True) -> Dict[str, np.ndarray]:
     columns = _position_columns(data, ("game_id", "ply", "action", "outcome", "legal_moves", "root_value"))
     # uint32/uint64 become int64: torch indexes and embeds with int64 and lacks most unsigned types.
     batch = {"observation": decode(data, variant, options, **decode_args)}
@@ -1014,6 +1163,8 @@ def _make_batch(data, variant, options, decode_args, visits: bool) -> Dict[str, 
     batch["root_value"] = columns["root_value"]
     if visits:
         batch.update(_visit_columns(data))
+    if legal and LEGAL_ACTIONS in data.schema.names:
+        batch["legal_actions"], batch["legal_offsets"] = _list_csr(data.column(LEGAL_ACTIONS))
     return batch
 
 
@@ -1031,7 +1182,7 @@ def _splitmix64(x: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
-def _iter_batches(dataset, shards, batch_size, shuffle, seed, epoch, decode_args, visits, drop_last):
+def _iter_batches(dataset, shards, batch_size, shuffle, seed, epoch, decode_args, visits, drop_last, legal=True):
     """Batches of the positions of ``shards`` (indices into ``dataset.shards``).
 
     Shuffled, the shard order comes from ``(seed, epoch)`` and each shard's row order from
@@ -1054,23 +1205,25 @@ def _iter_batches(dataset, shards, batch_size, shuffle, seed, epoch, decode_args
             table = pa.concat_tables([pending, table])
         start = 0
         while table.num_rows - start >= batch_size:
-            yield _make_batch(table.slice(start, batch_size), dataset.variant, dataset.options, decode_args, visits)
+            yield _make_batch(table.slice(start, batch_size), dataset.variant, dataset.options, decode_args, visits, legal)
             start += batch_size
         pending = table.slice(start)
     if pending is not None and pending.num_rows and not drop_last:
-        yield _make_batch(pending, dataset.variant, dataset.options, decode_args, visits)
+        yield _make_batch(pending, dataset.variant, dataset.options, decode_args, visits, legal)
 
 
 def _samples(batch: Dict[str, np.ndarray]) -> Iterator[Dict[str, Any]]:
-    """Splits a batch into per-position dicts (visits as that position's own arrays)."""
-    offsets = batch.get("visit_offsets")
-    plain = [k for k in batch if not k.startswith("visit_")]
+    """Splits a batch into per-position dicts (visits and legal actions as that position's own arrays)."""
+    ragged = {"visit_offsets": ("visit_actions", "visit_counts"), "legal_offsets": ("legal_actions",)}
+    grouped = {name for offsets, names in ragged.items() if offsets in batch for name in (offsets, *names)}
+    plain = [k for k in batch if k not in grouped]
     for i in range(len(batch["action"])):
         sample = {k: batch[k][i] for k in plain}
-        if offsets is not None:
-            lo, hi = offsets[i], offsets[i + 1]
-            sample["visit_actions"] = batch["visit_actions"][lo:hi]
-            sample["visit_counts"] = batch["visit_counts"][lo:hi]
+        for offsets, names in ragged.items():
+            if offsets in batch:
+                lo, hi = batch[offsets][i], batch[offsets][i + 1]
+                for name in names:
+                    sample[name] = batch[name][lo:hi]
         yield sample
 
 
@@ -1089,6 +1242,7 @@ class _PositionDatasetMixin:
     decode_args: Dict[str, Any]
     visits: bool
     drop_last: bool
+    legal_actions: bool
 
     def __init__(
         self,
@@ -1102,6 +1256,7 @@ class _PositionDatasetMixin:
         compact: bool = False,
         visits: bool = True,
         drop_last: bool = False,
+        legal_actions: bool = True,
     ) -> None:
         super().__init__()
         self.dataset = source if isinstance(source, Dataset) else open(source)
@@ -1114,6 +1269,7 @@ class _PositionDatasetMixin:
         self.decode_args = dict(dtype=dtype, frame=frame, compact=compact)
         self.visits = visits
         self.drop_last = drop_last
+        self.legal_actions = legal_actions
 
     def set_epoch(self, epoch: int) -> None:
         """With a fixed seed, gives each epoch its own (reproducible) order."""
@@ -1143,6 +1299,7 @@ class _PositionDatasetMixin:
             self.decode_args,
             self.visits,
             self.drop_last and self.batch_size is not None,
+            self.legal_actions,
         )
         if self.batch_size is not None:
             yield from batches

@@ -58,7 +58,9 @@ def selfplay(
     max_retries: int = 3,
     variant: str = "taikyoku",
     options: Optional[Sequence[str]] = None,
-    games_per_shard: int = 16,
+    games_per_shard: Optional[int] = None,
+    shard_positions: Optional[int] = None,
+    store_legal_actions: bool = False,
     progress: bool = False,
     **mcts: Any,
 ) -> SelfplaySummary:
@@ -68,7 +70,8 @@ def selfplay(
         out: the dataset root, seen by every machine: a shared directory or a pyarrow
             filesystem URI. New, empty, or holding a run with the same settings (resumed).
         players, games, seed, format, max_plies, simulations, variant, options,
-            games_per_shard, **mcts: as :func:`taikyoku.selfplay` (they decide the bytes).
+            games_per_shard, shard_positions, store_legal_actions, **mcts: as
+            :func:`taikyoku.selfplay` (they decide the bytes).
         address: the Ray cluster (``ray.init(address)``: ``"auto"``, ``"ray://host:10001"``);
             None uses an already initialised Ray, else starts a local one.
         shards_per_task: consecutive shards each task plays.
@@ -83,6 +86,7 @@ def selfplay(
     settings = settings_json(
         players=players, games=games, seed=seed, threads=None, format=format, max_plies=max_plies,
         simulations=simulations, variant=variant, options=options, games_per_shard=games_per_shard,
+        shard_positions=shard_positions, store_legal_actions=store_legal_actions,
         progress=progress, leaves_per_game=8, concurrent_games=1, mcts=mcts,
     )
     out = _validate.path("out", out)

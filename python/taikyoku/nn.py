@@ -406,8 +406,9 @@ def _replay(dataset, game_id: int, played: np.ndarray) -> List[np.ndarray]:
 class LegalActionIndex:
     """The legal actions (mover's frame, sorted) of every stored position of a dataset.
 
-    Datasets store each position's legal-move *count* and the MCTS visits, not the legal actions,
-    so these are recovered by replaying the games (in Rust, in parallel:
+    Datasets store each position's legal-move *count* and the MCTS visits; the legal actions
+    themselves only when made with ``store_legal_actions``. :meth:`from_dataset` reads that column
+    when it is there, and otherwise recovers them by replaying the games (in Rust, in parallel:
     ``taikyoku._core.replay_legal_actions``), one shard at a time. They are kept as int32, 4 bytes
     per legal action (1–3 KB per position). :meth:`lookup` then gathers a batch's legal actions in
     CSR form.
@@ -442,9 +443,13 @@ class LegalActionIndex:
 
     @classmethod
     def from_dataset(cls, dataset: "taikyoku.datasets.Dataset", check: bool = True) -> "LegalActionIndex":
-        """Replays every game of ``dataset`` (its complete shards). With ``check``, each position's
-        legal-action count is compared with the stored ``legal_moves`` (a ``TaikyokuError`` names the
-        first mismatch: the dataset was written by another engine version, or is damaged)."""
+        """The legal actions of every position of ``dataset`` (its complete shards): its stored
+        ``legal_actions`` column (:attr:`~taikyoku.datasets.Dataset.has_legal_actions`), else a
+        replay of every game. With ``check``, each position's legal-action count is compared with
+        the stored ``legal_moves`` (a ``TaikyokuError`` names the first mismatch: the dataset was
+        written by another engine version, or is damaged)."""
+        if dataset.has_legal_actions:
+            return cls._stored(dataset, check)
         ids, plies, actions, lengths = [], [], [], []
         for shard in range(len(dataset.shards)):
             games = dataset.read_shard(shard, "games")
@@ -470,6 +475,27 @@ class LegalActionIndex:
             for shard in range(len(dataset.shards)):
                 index._check(dataset, dataset.read_shard(shard, "positions"))
         return index
+
+    @classmethod
+    def _stored(cls, dataset: "taikyoku.datasets.Dataset", check: bool) -> "LegalActionIndex":
+        """From the ``legal_actions`` column, shard by shard (positions are stored game by game,
+        ply by ply, as the index keeps them)."""
+        ids, plies, actions, lengths = [], [], [], []
+        for shard in range(len(dataset.shards)):
+            positions = dataset.read_shard(shard, "positions")
+            game_ids, ply = (_int_column(positions.column(name)) for name in ("game_id", "ply"))
+            if len(game_ids) and not np.all((np.diff(game_ids) > 0) | ((np.diff(game_ids) == 0) & (np.diff(ply) == 1))):
+                raise _core.TaikyokuError(f"shard {shard}: positions are not stored game by game, ply by ply")
+            starts = np.flatnonzero(np.r_[True, game_ids[1:] != game_ids[:-1]])
+            ids.append(game_ids[starts])
+            plies.append(np.diff(np.r_[starts, len(game_ids)]))
+            flat, offsets = dataset.legal_actions(positions, check=check)
+            actions.append(np.asarray(flat, dtype=np.int32))
+            lengths.extend(np.diff(offsets).tolist())
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(np.asarray(lengths, dtype=np.int64), out=offsets[1:])
+        join = lambda parts, dtype: np.concatenate(parts) if parts else np.zeros(0, dtype)  # noqa: E731
+        return cls(join(ids, np.int64), join(plies, np.int64), join(actions, np.int32), offsets)
 
     def _check(self, dataset, positions) -> None:
         game_ids, plies, stored = (_int_column(positions.column(name)) for name in ("game_id", "ply", "legal_moves"))
@@ -531,16 +557,24 @@ class TrainingBatch:
         return TrainingBatch(**{f.name: getattr(self, f.name).to(device, non_blocking=non_blocking) for f in fields(self)})
 
 
-def training_batch(batch: Dict[str, np.ndarray], legal: LegalActionIndex, device: Union[str, torch.device, None] = None) -> TrainingBatch:
+def training_batch(batch: Dict[str, np.ndarray], legal: Optional[LegalActionIndex] = None, device: Union[str, torch.device, None] = None) -> TrainingBatch:
     """A :class:`TrainingBatch` from a ``Dataset.batches(compact=True)`` batch and its dataset's legal actions.
 
-    The policy target is the MCTS visit distribution where the dataset has visits, else the move
-    played; the value target is ``outcome``.
+    The legal actions come from the batch itself when its dataset stores them (the
+    ``legal_actions`` / ``legal_offsets`` keys), else from ``legal``. The policy target is the
+    MCTS visit distribution where the dataset has visits, else the move played; the value target
+    is ``outcome``.
     """
     observations = batch["observation"]
     if observations.ndim != 4 or observations.dtype.kind not in "iu":
         raise ValueError("training_batch needs compact observations: Dataset.batches(compact=True)")
-    actions, offsets = legal.lookup(batch["game_id"], batch["ply"])
+    if "legal_actions" in batch and "legal_offsets" in batch:
+        actions = np.asarray(batch["legal_actions"], dtype=np.int64)
+        offsets = np.asarray(batch["legal_offsets"], dtype=np.int64)
+    elif legal is not None:
+        actions, offsets = legal.lookup(batch["game_id"], batch["ply"])
+    else:
+        raise ValueError("training_batch needs legal: the batch's dataset does not store legal actions")
     visits = batch.get("visit_offsets")
     if visits is not None and len(batch["visit_actions"]):
         weights = visit_targets(actions, offsets, batch["visit_actions"], batch["visit_counts"], visits)
@@ -570,12 +604,14 @@ def training_batches(
     """Shuffled batches of ``dataset`` as :class:`TrainingBatch`, epoch after epoch (forever if ``epochs`` is None).
 
     Reads one shard at a time (``Dataset.batches(compact=True)``); epoch ``e`` is shuffled with
-    seed ``(seed, e)``. ``legal`` defaults to :meth:`LegalActionIndex.from_dataset`. Batches are
-    full (``drop_last``) unless the dataset holds fewer than ``batch_size`` positions.
+    seed ``(seed, e)``. ``legal`` defaults to the batches' own legal actions when the dataset
+    stores them, else to :meth:`LegalActionIndex.from_dataset`. Batches are full (``drop_last``)
+    unless the dataset holds fewer than ``batch_size`` positions.
     """
     if dataset.num_positions == 0:
         raise _core.TaikyokuError(f"{dataset.path} holds no positions to train on")
-    legal = LegalActionIndex.from_dataset(dataset) if legal is None else legal
+    if legal is None and not dataset.has_legal_actions:
+        legal = LegalActionIndex.from_dataset(dataset)
     drop_last = dataset.num_positions >= batch_size
     epoch = 0
     while epochs is None or epoch < epochs:

@@ -125,7 +125,8 @@ def mcts_defaults() -> Dict[str, Any]:
 def _checked_settings(*, players: Any, games: Any, seed: Any, threads: Any, format: Any, max_plies: Any,
                       simulations: Any, evaluator: Any, variant: Any, options: Any, games_per_shard: Any,
                       progress: Any, leaves_per_game: Any, concurrent_games: Any,
-                      mcts: Dict[str, Any]) -> Dict[str, Any]:
+                      mcts: Dict[str, Any], shard_positions: Any = None,
+                      store_legal_actions: Any = False) -> Dict[str, Any]:
     """Every argument of :func:`selfplay` checked in Python (before anything touches the disk) and
     converted to plain ints, floats and strings for the native call. Ranges are those the native
     side can hold, so it never sees a number it would have to refuse with an OverflowError."""
@@ -142,6 +143,11 @@ def _checked_settings(*, players: Any, games: Any, seed: Any, threads: Any, form
     if not isinstance(variant, str):
         raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
     _validate.boolean("progress", progress)
+    if games_per_shard is not None and shard_positions is not None:
+        raise _core.TaikyokuError(
+            "give games_per_shard or shard_positions, not both (games_per_shard fixes the games of a shard; "
+            "shard_positions derives them)"
+        )
     settings: Dict[str, Any] = dict(
         players=players,
         games=_validate.integer("games", games, 1, U32_MAX),
@@ -150,7 +156,9 @@ def _checked_settings(*, players: Any, games: Any, seed: Any, threads: Any, form
         format=_validate.choice("format", format, ("arrow", "parquet")),
         max_plies=_validate.integer("max_plies", max_plies, 1, U32_MAX),
         simulations=_validate.integer("simulations", simulations, 1, U32_MAX),
-        games_per_shard=_validate.integer("games_per_shard", games_per_shard, 1, U32_MAX),
+        games_per_shard=_validate.optional_integer("games_per_shard", games_per_shard, 1, U32_MAX),
+        shard_positions=_validate.optional_integer("shard_positions", shard_positions, 1, U32_MAX),
+        store_legal_actions=_validate.boolean("store_legal_actions", store_legal_actions),
         variant=variant,
         options=_validate.string_list("options", options),
         leaves_per_game=_validate.integer("leaves_per_game", leaves_per_game, 1, 4096),
@@ -190,7 +198,9 @@ def selfplay(
     *,
     variant: str = "taikyoku",
     options: Optional[Sequence[str]] = None,
-    games_per_shard: int = 16,
+    games_per_shard: Optional[int] = None,
+    shard_positions: Optional[int] = None,
+    store_legal_actions: bool = False,
     progress: bool = False,
     leaves_per_game: int = 8,
     concurrent_games: int = 32,
@@ -219,7 +229,19 @@ def selfplay(
             or ``"onehot"`` (uint8 planes, 75x larger).
         legal_actions: how the evaluator gets the legal actions: ``"csr"`` (one flat array
             and offsets; the default) or ``"list"`` (one array per leaf).
-        games_per_shard: games per shard file.
+        games_per_shard: games per shard (the last shard may hold fewer). By default it is
+            derived from ``shard_positions``; given, it wins (and ``shard_positions`` must not be).
+        shard_positions: the target size of a shard, in positions (default
+            ``taikyoku._core.DEFAULT_SHARD_POSITIONS``, 100,000): ``games_per_shard`` becomes
+            ``round(shard_positions / expected plies per game)``, the expected plies being the
+            variant's measured mean game length for these players, capped by ``max_plies``
+            (datasets/README.md §2). It depends on the settings alone, never on the games
+            played, so the files stay reproducible; real shards come out near the target, not
+            on it. The manifest records the resulting ``games_per_shard``.
+        store_legal_actions: also store each position's legal actions (sorted, mover's frame)
+            in a ``legal_actions`` column of the positions table, so that policy targets need
+            no replay. It adds about 200-350 bytes per position on disk: MCTS datasets grow
+            about threefold, random ones (~30 bytes a position) tenfold.
         progress: show a progress bar (tqdm) and nothing else.
         **mcts: MCTS settings (:data:`MCTS_KNOBS`): ``temperature``, ``temperature_plies``,
             ``dirichlet_alpha``, ``dirichlet_fraction``, ``c_puct``, ``priors`` ("captures" or
@@ -240,8 +262,9 @@ def selfplay(
     settings = settings_json(
         players=players, games=games, seed=seed, threads=threads, format=format, max_plies=max_plies,
         simulations=simulations, evaluator=evaluator, variant=variant, options=options,
-        games_per_shard=games_per_shard, progress=progress, leaves_per_game=leaves_per_game,
-        concurrent_games=concurrent_games, mcts=mcts, observation=observation,
+        games_per_shard=games_per_shard, shard_positions=shard_positions, store_legal_actions=store_legal_actions,
+        progress=progress, leaves_per_game=leaves_per_game, concurrent_games=concurrent_games, mcts=mcts,
+        observation=observation,
     )
     out = _validate.path("out", out)
     bar = None

@@ -21,7 +21,7 @@ use taikyoku_engine::rl::actions::{GRID, GRID_SQUARES};
 use taikyoku_engine::rl::observation::{self, Cell};
 use taikyoku_selfplay::network::{self, Batch, BatchEvaluator};
 use taikyoku_selfplay::play::GameRecord;
-use taikyoku_selfplay::settings::NetworkSettings;
+use taikyoku_selfplay::settings::{NetworkSettings, DEFAULT_SHARD_POSITIONS};
 use taikyoku_selfplay::{self as selfplay, Control, MctsSettings, Players, RunError, Settings};
 
 /// Runs `work(stop)` on its own thread; the calling thread checks for signals meanwhile and
@@ -208,9 +208,10 @@ fn mcts_settings(
 /// machine, or many through `taikyoku.distributed`).
 #[pyfunction]
 #[pyo3(signature = (players = "random", games = Int(8), seed = Int(0), format = "arrow", max_plies = Int(5000),
-    simulations = Int(64), games_per_shard = Int(16), variant = "taikyoku", options = None, temperature = None,
+    simulations = Int(64), games_per_shard = None, variant = "taikyoku", options = None, temperature = None,
     temperature_plies = None, dirichlet_alpha = None, dirichlet_fraction = None, c_puct = None, priors = None,
-    rollout_plies = None, evaluator_name = None, leaves_per_game = Int(8), observation = "compact", reuse_tree = None))]
+    rollout_plies = None, evaluator_name = None, leaves_per_game = Int(8), observation = "compact", reuse_tree = None,
+    shard_positions = None, store_legal_actions = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn selfplay_settings(
     players: &str,
@@ -219,7 +220,7 @@ pub fn selfplay_settings(
     format: &str,
     max_plies: Int,
     simulations: Int,
-    games_per_shard: Int,
+    games_per_shard: Option<Int>,
     variant: &str,
     options: Option<Vec<String>>,
     temperature: Option<f64>,
@@ -233,7 +234,12 @@ pub fn selfplay_settings(
     leaves_per_game: Int,
     observation: &str,
     reuse_tree: Option<bool>,
+    shard_positions: Option<Int>,
+    store_legal_actions: bool,
 ) -> PyResult<String> {
+    if games_per_shard.is_some() && shard_positions.is_some() {
+        return Err(invalid("give games_per_shard or shard_positions, not both (games_per_shard fixes the games of a shard; shard_positions derives them)"));
+    }
     if !matches!(observation, "compact" | "onehot") {
         return Err(invalid(format!("unknown observation '{}' (use 'compact' or 'onehot')", convert::clip(observation))));
     }
@@ -252,7 +258,9 @@ pub fn selfplay_settings(
         )?),
         other => return Err(invalid(format!("unknown players '{}' (use 'random' or 'mcts')", convert::clip(other)))),
     };
-    let settings = Settings {
+    let games_per_shard = games_per_shard.map(|g| g.within("games_per_shard", 1, u32::MAX as i128)).transpose()?;
+    let shard_positions = shard_positions.map(|p| p.within("shard_positions", 1, u32::MAX as i128)).transpose()?;
+    let mut settings = Settings {
         variant: variant.to_string(),
         options: options.unwrap_or_default(),
         players,
@@ -260,7 +268,8 @@ pub fn selfplay_settings(
         seed: seed.seed("seed")?,
         max_plies: max_plies.positive("max_plies")?,
         format: convert::parse(format)?,
-        games_per_shard: games_per_shard.within("games_per_shard", 1, u32::MAX as i128)?,
+        games_per_shard: games_per_shard.unwrap_or(1),
+        store_legal_actions,
         network: match evaluator_name {
             None => None,
             Some(name) => Some(NetworkSettings {
@@ -270,6 +279,11 @@ pub fn selfplay_settings(
             }),
         },
     };
+    if games_per_shard.is_none() {
+        // Derived from the settings alone (never from the games played), so the shard layout
+        // is known before play: resuming and runs on many machines rely on it.
+        settings.games_per_shard = settings.games_per_shard_for(shard_positions.unwrap_or(DEFAULT_SHARD_POSITIONS));
+    }
     settings.validate().map_err(|e| invalid(e.to_string()))?;
     pieces::variant(&settings.variant, &settings.options)?;
     Ok(serde_json::to_string(&settings).expect("settings serialize"))
@@ -368,11 +382,16 @@ pub fn selfplay_run(
 }
 
 /// The Arrow schema of a dataset table (`"games"` or `"positions"`) as IPC stream bytes: the
-/// writer's own definition, which `taikyoku.datasets` reads instead of keeping a copy.
+/// writer's own definition, which `taikyoku.datasets` reads instead of keeping a copy. With
+/// `legal_actions`, the positions schema of runs that store them (its last column).
 #[pyfunction]
-pub fn dataset_schema(py: Python<'_>, table: &str) -> PyResult<PyObject> {
-    let schema = taikyoku_selfplay::tables::schema(table)
-        .ok_or_else(|| invalid(format!("unknown table '{table}' (use 'games' or 'positions')")))?;
+#[pyo3(signature = (table, legal_actions = false))]
+pub fn dataset_schema(py: Python<'_>, table: &str, legal_actions: bool) -> PyResult<PyObject> {
+    let schema = match table {
+        "positions" => Some(taikyoku_selfplay::tables::positions_schema_with(legal_actions)),
+        _ => taikyoku_selfplay::tables::schema(table),
+    }
+    .ok_or_else(|| invalid(format!("unknown table '{}' (use 'games' or 'positions')", convert::clip(table))))?;
     Ok(pyo3::types::PyBytes::new_bound(py, &taikyoku_selfplay::tables::schema_ipc(&schema)).into_any().unbind())
 }
 

@@ -392,8 +392,18 @@ pub fn write_shard(store: &dyn Store, settings: &Settings, index: u64, records: 
     sorted.sort_by_key(|r| r.game_id);
     let (games_file, positions_file) = Manifest::file_names(settings, index);
     let usage = |e: arrow_schema::ArrowError| RunError::Usage(format!("building shard {index}: {e}"));
-    let positions: Vec<_> = sorted.iter().map(|r| tables::positions_batch(r)).collect::<Result<_, _>>().map_err(usage)?;
-    let games = vec![tables::games_batch(&sorted, &settings.variant, settings.players.name()).map_err(usage)?];
+    // Batches of ROWS_PER_BATCH rows across the games, whatever their lengths.
+    let rows: Vec<_> = sorted.iter().flat_map(|&r| r.positions.iter().map(move |p| (r, p))).collect();
+    let positions: Vec<_> = rows
+        .chunks(tables::ROWS_PER_BATCH)
+        .map(|chunk| tables::positions_batch(chunk, settings.store_legal_actions))
+        .collect::<Result<_, _>>()
+        .map_err(usage)?;
+    let games: Vec<_> = sorted
+        .chunks(tables::ROWS_PER_BATCH)
+        .map(|chunk| tables::games_batch(chunk, &settings.variant, settings.players.name()))
+        .collect::<Result<_, _>>()
+        .map_err(usage)?;
     let mut checks = Vec::with_capacity(2);
     // Positions first, games last: a shard counts as written once its games file exists.
     let schema = |table: &str| tables::file_schema(table, settings).expect("a known table");
@@ -540,9 +550,10 @@ pub fn card(manifest: &Manifest) -> String {
         );
         let _ = writeln!(
             s,
-            "| files | {shards} shard{} of up to {} games: {format}, {} bytes |",
+            "| files | {shards} shard{} of up to {} games: {format} in batches of up to {} rows, {} bytes |",
             if shards == 1 { "" } else { "s" },
             settings.games_per_shard,
+            grouped(tables::ROWS_PER_BATCH as u64),
             grouped(total.bytes)
         );
         let _ = writeln!(s, "| seed, max plies | {}, {} |\n", settings.seed, settings.max_plies);
@@ -571,8 +582,15 @@ pub fn card(manifest: &Manifest) -> String {
          Compact board code: {}.\n",
         tables::BOARD_CODE
     );
+    if settings.store_legal_actions {
+        let _ = writeln!(
+            s,
+            "Each position also lists its legal actions (`legal_actions`, sorted, mover's frame), the support of a policy \
+             over the visit counts: policy targets need no replay.\n"
+        );
+    }
     for table in ["positions", "games"] {
-        let schema = tables::schema(table).expect("a known table");
+        let schema = tables::table_schema(table, settings).expect("a known table");
         let _ = writeln!(s, "## `{table}`\n\n| column | type | meaning |\n|---|---|---|");
         for field in schema.fields() {
             let mut meaning = field.metadata().get(tables::DESCRIPTION).cloned().unwrap_or_default();

@@ -370,6 +370,101 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
     }
 
+    /// Every record batch of an Arrow file, or every row group of a Parquet file, as batches.
+    fn file_batches(path: &Path, format: Format) -> Vec<arrow_array::RecordBatch> {
+        let data = fs::read(path).unwrap();
+        match format {
+            Format::Arrow => arrow_ipc::reader::FileReader::try_new(std::io::Cursor::new(data), None).unwrap().map(|b| b.unwrap()).collect(),
+            Format::Parquet => {
+                use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder as Builder;
+                let data = bytes::Bytes::from(data);
+                let groups = Builder::try_new(data.clone()).unwrap().metadata().num_row_groups();
+                // Each row group alone, read whole: one batch per row group.
+                (0..groups)
+                    .map(|g| {
+                        let reader = Builder::try_new(data.clone()).unwrap().with_row_groups(vec![g]).with_batch_size(1 << 20).build().unwrap();
+                        let mut batches: Vec<_> = reader.map(|b| b.unwrap()).collect();
+                        assert_eq!(batches.len(), 1);
+                        batches.remove(0)
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    #[test]
+    fn files_are_cut_into_batches_of_bounded_rows_across_games() {
+        for format in [Format::Arrow, Format::Parquet] {
+            // 3 games of 1,500 plies in one shard: 4,500 positions, batches of 4,096 and 404 rows
+            // that cross game boundaries (before, one batch per game).
+            let settings = Settings { games: 3, games_per_shard: 3, max_plies: 1_500, format, ..Settings::default() };
+            let dir = temp_dir(&format!("batches-{}", format.extension()));
+            let summary = run_quietly(&dir, &settings, Some(2)).unwrap();
+            assert_eq!(summary.total.positions, 4_500);
+            let positions = file_batches(&dir.join(format!("positions/part-00000.{}", format.extension())), format);
+            assert_eq!(positions.iter().map(|b| b.num_rows()).collect::<Vec<_>>(), vec![tables::ROWS_PER_BATCH, 4_500 - tables::ROWS_PER_BATCH]);
+            let games = file_batches(&dir.join(format!("games/part-00000.{}", format.extension())), format);
+            assert_eq!(games.iter().map(|b| b.num_rows()).collect::<Vec<_>>(), vec![3]);
+            // The rows are in game order, then ply order.
+            let ids: Vec<u64> = positions
+                .iter()
+                .flat_map(|b| b.column_by_name("game_id").unwrap().as_any().downcast_ref::<arrow_array::UInt64Array>().unwrap().values().to_vec())
+                .collect();
+            assert!(ids.windows(2).all(|w| w[0] <= w[1]) && ids[0] == 0 && ids[4_499] == 2);
+            let _ = fs::remove_dir_all(&dir);
+        }
+    }
+
+    #[test]
+    fn stored_legal_actions_are_the_replayed_ones_and_deterministic() {
+        use arrow_array::{Array, ListArray, UInt32Array};
+        use taikyoku_engine::rl::actions::{legal_actions, Frame};
+        let mcts = MctsSettings { simulations: 8, ..MctsSettings::default() };
+        for (players, format) in [(Players::Mcts(mcts), Format::Parquet), (Players::Random, Format::Arrow)] {
+            let settings =
+                Settings { players, games: 3, games_per_shard: 2, max_plies: 12, format, store_legal_actions: true, ..Settings::default() };
+            let (one, two) = (temp_dir("legal-one"), temp_dir("legal-two"));
+            run_quietly(&one, &settings, Some(1)).unwrap();
+            run_quietly(&two, &settings, Some(2)).unwrap();
+            assert_eq!(file_bytes(&one), file_bytes(&two));
+            let variant = Variant::load("taikyoku", &[]).unwrap();
+            for shard in 0..2 {
+                for batch in file_batches(&one.join(format!("positions/part-{shard:05}.{}", format.extension())), format) {
+                    assert_eq!(batch.schema().fields().last().unwrap().name(), tables::LEGAL_ACTIONS);
+                    let column = |name: &str| batch.column_by_name(name).unwrap().clone();
+                    let legal = column(tables::LEGAL_ACTIONS);
+                    let legal = legal.as_any().downcast_ref::<ListArray>().unwrap();
+                    let counts = column("legal_moves");
+                    let counts = counts.as_any().downcast_ref::<UInt32Array>().unwrap();
+                    let played = column("action");
+                    let played = played.as_any().downcast_ref::<UInt32Array>().unwrap();
+                    // Replay each game from its first row: each row's list is the position's
+                    // legal actions, sorted, as many as legal_moves, holding the move played.
+                    let mut game = taikyoku_engine::Game::new(variant.clone());
+                    for row in 0..batch.num_rows() {
+                        let ply = column("ply").as_any().downcast_ref::<UInt32Array>().unwrap().value(row);
+                        if ply == 0 {
+                            game = taikyoku_engine::Game::new(variant.clone());
+                        }
+                        let stored = legal.value(row);
+                        let stored = stored.as_any().downcast_ref::<UInt32Array>().unwrap().values().to_vec();
+                        let moves = game.legal_moves();
+                        assert_eq!(stored, legal_actions(&game.position, &moves, Frame::Mover));
+                        assert_eq!(stored.len(), counts.value(row) as usize);
+                        let mv = taikyoku_engine::rl::actions::move_of(&game.position, &moves, played.value(row), Frame::Mover).unwrap();
+                        game.play(mv);
+                    }
+                }
+            }
+            let manifest = fs::read_to_string(one.join("manifest.json")).unwrap();
+            assert!(manifest.contains("\"store_legal_actions\": true"), "{manifest}");
+            let card = fs::read_to_string(one.join(dataset::CARD)).unwrap();
+            assert!(card.contains("| `legal_actions` | list<uint32> |"), "{card}");
+            let _ = fs::remove_dir_all(&one);
+            let _ = fs::remove_dir_all(&two);
+        }
+    }
+
     #[test]
     fn a_foreign_non_empty_directory_or_an_empty_path_is_refused() {
         let dir = temp_dir("foreign");

@@ -202,7 +202,7 @@ impl Half {
                 self.actions.len()
             )));
         }
-        let simulations = setup.mcts.simulations as u64;
+        let (simulations, store_legal) = (setup.mcts.simulations as u64, setup.settings.store_legal_actions);
         let offsets = &self.offsets;
         self.slots.par_iter_mut().zip(self.rows.par_iter()).for_each(|(slot, rows)| {
             for (request, leaf) in slot.requests.iter().zip(rows.clone()) {
@@ -210,7 +210,7 @@ impl Half {
             }
             // A search that can make no more progress also moves on.
             if slot.search.completed_simulations() >= slot.move_start + simulations || slot.descents == 0 {
-                play_searched_move(slot);
+                play_searched_move(slot, store_legal);
             }
         });
         self.actions.clear();
@@ -219,14 +219,15 @@ impl Half {
     }
 }
 
-fn play_searched_move(slot: &mut Slot) {
+fn play_searched_move(slot: &mut Slot, store_legal: bool) {
     let Some(mv) = slot.search.pick(&slot.game, &mut slot.rng) else {
         return;
     };
     // The root's statistics list every legal move.
     let stats = slot.search.root_stats();
     let visits = root_visits(&slot.game.position, &stats);
-    slot.record.record_move(&slot.game, mv, stats.visits.len(), visits, Some(stats.value));
+    let legal: Vec<_> = stats.visits.iter().map(|&(m, _)| m).collect();
+    slot.record.record_move(&slot.game, mv, &legal, store_legal, visits, Some(stats.value));
     slot.game.play(mv);
     slot.search.advance(mv);
     slot.move_start = slot.search.completed_simulations();

@@ -4,7 +4,7 @@ use crate::settings::{Players, Settings};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
-use taikyoku_engine::rl::actions::{action_of, Frame, GRID_SQUARES};
+use taikyoku_engine::rl::actions::{action_of, legal_actions, Frame, GRID_SQUARES};
 use taikyoku_search::evaluation::HeuristicEvaluator;
 use taikyoku_search::mcts::{MctsPlayer, RootStats};
 use taikyoku_engine::rl::observation::compact_board;
@@ -30,6 +30,9 @@ pub struct PositionRecord {
     pub visits: Vec<(u32, u32)>,
     /// MCTS root value from the mover's view (`None` for the random player).
     pub root_value: Option<f32>,
+    /// The legal actions here (mover's frame, sorted), when the run stores them
+    /// (`Settings::store_legal_actions`).
+    pub legal_actions: Option<Vec<u32>>,
 }
 
 /// One finished game.
@@ -60,8 +63,17 @@ impl GameRecord {
         GameRecord { game_id, seed, result: None, outcome: Outcome::Truncated, termination: "", actions: Vec::new(), moves: Vec::new(), positions: Vec::new() }
     }
 
-    /// Records `mv`, about to be played in `game` (which has `legal_moves` legal moves).
-    pub fn record_move(&mut self, game: &Game, mv: Move, legal_moves: usize, visits: Vec<(u32, u32)>, root_value: Option<f32>) {
+    /// Records `mv`, about to be played in `game`, whose legal moves are `legal`; their
+    /// actions are kept when `store_legal` is set.
+    pub fn record_move(
+        &mut self,
+        game: &Game,
+        mv: Move,
+        legal: &[Move],
+        store_legal: bool,
+        visits: Vec<(u32, u32)>,
+        root_value: Option<f32>,
+    ) {
         let pos = &game.position;
         let mut board = vec![0u16; GRID_SQUARES];
         compact_board(pos, &mut board);
@@ -72,9 +84,10 @@ impl GameRecord {
             board,
             repetitions: game.repetitions().saturating_sub(1).min(255) as u8,
             action,
-            legal_moves: legal_moves as u32,
+            legal_moves: legal.len() as u32,
             visits,
             root_value,
+            legal_actions: store_legal.then(|| legal_actions(pos, legal, Frame::Mover)),
         });
         self.moves.push(pos.move_notation(mv));
         self.actions.push(action);
@@ -142,7 +155,7 @@ pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64, halt
                 (mv, root_visits(&game.position, &stats), Some(stats.value))
             }
         };
-        record.record_move(&game, mv, legal.len(), visits, root_value);
+        record.record_move(&game, mv, &legal, settings.store_legal_actions, visits, root_value);
         game.play(mv);
         if let Some(player) = mcts.as_mut() {
             player.advance(mv);

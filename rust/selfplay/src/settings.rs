@@ -167,16 +167,35 @@ pub struct Settings {
     pub max_plies: u32,
     /// Arrow by default.
     pub format: Format,
-    /// Games per shard, at least 1 (16 by default); the last shard may hold fewer.
+    /// Games per shard, at least 1; the last shard may hold fewer. `Settings::default()` and
+    /// the Python and command-line front ends derive it from a target shard size in positions
+    /// (`games_per_shard_for`) unless it is given.
     pub games_per_shard: u64,
+    /// Whether the positions table holds each position's legal actions (`legal_actions`, a
+    /// column that only exists when this is set). Absent from manifests when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub store_legal_actions: bool,
     /// Set when an external evaluator guides MCTS (instead of the heuristic).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkSettings>,
 }
 
+/// The default target size of a shard, in positions (rows of its positions file): about 2.5 MB
+/// of Arrow for random play, 20-35 MB for MCTS (datasets/README.md §2).
+pub const DEFAULT_SHARD_POSITIONS: u64 = 100_000;
+
+/// Mean plies of a self-play game, by variant: `(variant, random players, heuristic MCTS)`,
+/// measured with engine 0.1.0 without a ply limit (30,000 random plies, 5,000 MCTS plies; 64
+/// simulations: more make MCTS games shorter in Taikyoku, longer in Tenjiku) over 16-64 games.
+/// Only the shard layout depends on them, and only when `games_per_shard` is not given: a wrong
+/// figure makes shards bigger or smaller than the target, never wrong.
+/// Taishin: 32 random games (seeds 1-32) and 8 MCTS games (`max_plies` 3,000, none reached it).
+const MEAN_PLIES: [(&str, u64, u64); 4] =
+    [("taikyoku", 4_000, 30), ("tenjiku", 300, 150), ("daidai", 1_400, 1_000), ("taishin", 2_700, 1_200)];
+
 impl Default for Settings {
     fn default() -> Self {
-        Settings {
+        let mut settings = Settings {
             variant: "taikyoku".into(),
             options: Vec::new(),
             players: Players::Random,
@@ -184,9 +203,12 @@ impl Default for Settings {
             seed: 0,
             max_plies: 5000,
             format: Format::Arrow,
-            games_per_shard: 16,
+            games_per_shard: 1,
+            store_legal_actions: false,
             network: None,
-        }
+        };
+        settings.games_per_shard = settings.games_per_shard_for(DEFAULT_SHARD_POSITIONS);
+        settings
     }
 }
 
@@ -218,6 +240,33 @@ impl Settings {
             }
         }
         Ok(())
+    }
+
+    /// The plies a game of these settings is expected to last, to size shards by: the variant's
+    /// mean for these players (`MEAN_PLIES`), at most `max_plies`. A network evaluator may
+    /// play anywhere from random-like (untrained) to strong, so it gets the larger of the two
+    /// means; a variant without measured means gets `max_plies`, as if every game ran to the
+    /// limit. Both err towards smaller shards: a shard too large costs memory (a shard's games
+    /// are held until it is written) and parallelism, one too small only files.
+    pub fn expected_plies(&self) -> u64 {
+        let measured = MEAN_PLIES.iter().find(|(name, _, _)| *name == self.variant).map(|&(_, random, mcts)| {
+            match (&self.players, &self.network) {
+                (Players::Random, _) => random,
+                (Players::Mcts(_), None) => mcts,
+                (Players::Mcts(_), Some(_)) => random.max(mcts),
+            }
+        });
+        let limit = u64::from(self.max_plies).max(1);
+        measured.map_or(limit, |plies| plies.clamp(1, limit))
+    }
+
+    /// The `games_per_shard` that gives shards of about `positions` positions with these
+    /// settings: `positions / expected_plies()`, rounded, at least 1 (and at most `u32::MAX`).
+    /// It depends on the settings alone, never on the games played, so a shard's range of
+    /// games is known before play (which resuming, verifying and runs on many machines need).
+    pub fn games_per_shard_for(&self, positions: u64) -> u64 {
+        let plies = self.expected_plies();
+        (positions.saturating_add(plies / 2) / plies).clamp(1, u64::from(u32::MAX))
     }
 
     /// Shards in the finished dataset: `games / games_per_shard`, rounded up.
@@ -253,3 +302,57 @@ impl std::fmt::Display for SettingsError {
 }
 
 impl std::error::Error for SettingsError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mcts() -> Players {
+        Players::Mcts(MctsSettings::default())
+    }
+
+    #[test]
+    fn shards_are_sized_from_the_players_expected_game_length() {
+        // Random Taikyoku games last about 4,000 plies: 25 games make 100,000 positions.
+        let random = Settings::default();
+        assert_eq!((random.expected_plies(), random.games_per_shard), (4_000, 25));
+        assert_eq!(random.games_per_shard_for(DEFAULT_SHARD_POSITIONS), 25);
+        // MCTS games are short: many more games per shard, for shards of the same size.
+        let heuristic = Settings { players: mcts(), max_plies: 1000, ..Settings::default() };
+        assert_eq!(heuristic.expected_plies(), 30);
+        assert_eq!(heuristic.games_per_shard_for(DEFAULT_SHARD_POSITIONS), 3_333);
+        // The ply limit caps the expected length: 300-ply random games are all truncated.
+        let short = Settings { max_plies: 300, ..Settings::default() };
+        assert_eq!((short.expected_plies(), short.games_per_shard_for(100_000)), (300, 333));
+        // A network evaluator is sized as the longer of random and heuristic play.
+        let network = NetworkSettings { name: "net".into(), leaves_per_game: 8, observation: "compact".into() };
+        let guided = Settings { players: mcts(), variant: "tenjiku".into(), network: Some(network), ..Settings::default() };
+        assert_eq!(guided.expected_plies(), 300);
+        // Another variant's figures; an unmeasured one plays to the limit (shards stay small).
+        let daidai = Settings { players: mcts(), variant: "daidai".into(), ..Settings::default() };
+        assert_eq!(daidai.expected_plies(), 1_000);
+        let unknown = Settings { variant: "not-measured".into(), max_plies: 2_000, ..Settings::default() };
+        assert_eq!((unknown.expected_plies(), unknown.games_per_shard_for(100_000)), (2_000, 50));
+        // Rounded, at least one game, at most u32::MAX games.
+        assert_eq!(random.games_per_shard_for(1), 1);
+        assert_eq!(random.games_per_shard_for(6_000), 2);
+        let one_ply = Settings { max_plies: 1, ..Settings::default() };
+        assert_eq!(one_ply.games_per_shard_for(u64::MAX), u64::from(u32::MAX));
+        // It depends on the settings, not on `games`: a larger run has the same shards.
+        assert_eq!(Settings { games: 1_000_000, ..Settings::default() }.games_per_shard_for(100_000), 25);
+    }
+
+    #[test]
+    fn manifests_without_new_fields_still_parse() {
+        // A manifest's settings as schema version 2 wrote them: no store_legal_actions.
+        let old = r#"{"variant":"taikyoku","options":[],"players":{"kind":"random"},"games":3,"seed":7,
+            "max_plies":40,"format":"arrow","games_per_shard":16}"#;
+        let settings: Settings = serde_json::from_str(old).unwrap();
+        assert_eq!((settings.games_per_shard, settings.store_legal_actions), (16, false));
+        // Written back, the default is left out: the same JSON as before.
+        let text = serde_json::to_string(&settings).unwrap();
+        assert!(!text.contains("store_legal_actions"), "{text}");
+        let stored = Settings { store_legal_actions: true, ..settings };
+        assert!(serde_json::to_string(&stored).unwrap().contains("\"store_legal_actions\":true"));
+    }
+}

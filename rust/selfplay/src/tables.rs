@@ -2,7 +2,7 @@
 //! records, and shard files written as Arrow IPC or Parquet.
 
 use crate::dataset::{Tally, ENGINE_VERSION};
-use crate::play::GameRecord;
+use crate::play::{GameRecord, PositionRecord};
 use crate::settings::{Format, Settings};
 use arrow_array::builder::{ListBuilder, StringBuilder, UInt32Builder};
 use arrow_array::{
@@ -15,6 +15,7 @@ use arrow_ipc::CompressionType;
 use arrow_schema::{ArrowError, DataType, Field, Fields, Metadata, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
+use parquet::schema::types::ColumnPath;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 use std::sync::{Arc, OnceLock};
@@ -23,11 +24,22 @@ use taikyoku_engine::rl::actions::GRID_SQUARES;
 /// Version of the layout below; bumped on any incompatible change. 2: the action space gained
 /// the promotion block (Tenjiku's promotion choice, `NUM_ACTIONS` doubled); the columns did not
 /// change, and a version-1 dataset reads as it is (its actions all lie below `PROMOTION_BLOCK`
-/// and keep their meaning).
-pub const SCHEMA_VERSION: u32 = 2;
+/// and keep their meaning). 3: the positions table may end with a `legal_actions` column (when
+/// the settings say `store_legal_actions`), which a version-2 reader would refuse as an unknown
+/// schema; without it the files are laid out as in version 2, which reads as it is.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The manifest versions this build reads (writing always uses `SCHEMA_VERSION`).
-pub const READABLE_SCHEMA_VERSIONS: [u32; 2] = [1, 2];
+pub const READABLE_SCHEMA_VERSIONS: [u32; 3] = [1, 2, 3];
+
+/// Rows per record batch (Arrow IPC) and per row group (Parquet), at most: a shard's rows are
+/// cut into batches of this many whatever the games' lengths (the last batch of a file holds
+/// the rest), so a reader can stream a file in pieces of a few megabytes (a positions row takes
+/// 2.6 KB uncompressed, mostly its board).
+pub const ROWS_PER_BATCH: usize = 4096;
+
+/// The optional positions column of each position's legal actions.
+pub const LEGAL_ACTIONS: &str = "legal_actions";
 
 /// Key of each field's description in its Arrow field metadata.
 pub const DESCRIPTION: &str = "description";
@@ -98,10 +110,18 @@ pub fn games_schema() -> SchemaRef {
         .clone()
 }
 
-/// positions: one row per position a move was played from.
+/// positions: one row per position a move was played from (without the optional
+/// `legal_actions` column: `positions_schema_with`).
 pub fn positions_schema() -> SchemaRef {
+    positions_schema_with(false)
+}
+
+/// The positions schema, ending with the `legal_actions` column when `legal_actions` is set
+/// (runs with `Settings::store_legal_actions`).
+pub fn positions_schema_with(legal_actions: bool) -> SchemaRef {
     static SCHEMA: OnceLock<SchemaRef> = OnceLock::new();
-    SCHEMA
+    static WITH_LEGAL: OnceLock<SchemaRef> = OnceLock::new();
+    let base = SCHEMA
         .get_or_init(|| {
             let board = DataType::FixedSizeList(Arc::new(Field::new("item", DataType::UInt16, false)), GRID_SQUARES as i32);
             let visits = DataType::List(Arc::new(Field::new("item", DataType::Struct(visit_fields()), false)));
@@ -128,7 +148,32 @@ pub fn positions_schema() -> SchemaRef {
                 described("outcome", DataType::Int8, false, "final result for the side to move: 1 win, -1 loss, 0 draw or truncated"),
             ]))
         })
+        .clone();
+    if !legal_actions {
+        return base;
+    }
+    WITH_LEGAL
+        .get_or_init(|| {
+            let mut fields: Vec<Field> = base.fields().iter().map(|f| f.as_ref().clone()).collect();
+            fields.push(described(
+                LEGAL_ACTIONS,
+                list_of(DataType::UInt32),
+                false,
+                "every legal action here, sorted (mover's frame), as Game.legal_actions() gives them; \
+                 stored only by runs with store_legal_actions",
+            ));
+            Arc::new(Schema::new(fields))
+        })
         .clone()
+}
+
+/// The schema of a table of a run with `settings` (`"games"` or `"positions"`), without file
+/// metadata: the positions hold `legal_actions` when the settings store them.
+pub fn table_schema(table: &str, settings: &Settings) -> Option<SchemaRef> {
+    match table {
+        "positions" => Some(positions_schema_with(settings.store_legal_actions)),
+        _ => schema(table),
+    }
 }
 
 /// The schema-level metadata of a `table` file of a run with `settings` (keys in `keys`).
@@ -150,11 +195,11 @@ pub fn file_metadata(table: &str, settings: &Settings) -> Metadata {
 /// The schema of a `table` file of a run with `settings`: the table's schema with
 /// `file_metadata`.
 pub fn file_schema(table: &str, settings: &Settings) -> Option<SchemaRef> {
-    let schema = schema(table)?;
+    let schema = table_schema(table, settings)?;
     Some(Arc::new(schema.as_ref().clone().with_metadata(file_metadata(table, settings))))
 }
 
-/// A table's schema by name (`"games"` or `"positions"`).
+/// A table's schema by name (`"games"` or `"positions"`, without its optional column).
 pub fn schema(table: &str) -> Option<SchemaRef> {
     match table {
         "games" => Some(games_schema()),
@@ -201,34 +246,51 @@ pub fn games_batch(records: &[&GameRecord], variant: &str, player: &str) -> Resu
     RecordBatch::try_new(games_schema(), columns)
 }
 
-/// The positions table rows of one game.
-pub fn positions_batch(record: &GameRecord) -> Result<RecordBatch, ArrowError> {
-    let p = &record.positions;
+/// The positions table rows `rows` (positions with their games), with the `legal_actions`
+/// column when `legal_actions` is set (each position must then hold its legal actions).
+pub fn positions_batch(rows: &[(&GameRecord, &PositionRecord)], legal_actions: bool) -> Result<RecordBatch, ArrowError> {
+    let p = || rows.iter().map(|&(_, x)| x);
     let board_field = Arc::new(Field::new("item", DataType::UInt16, false));
-    let boards = UInt16Array::from_iter_values(p.iter().flat_map(|x| x.board.iter().copied()));
+    let boards = UInt16Array::from_iter_values(p().flat_map(|x| x.board.iter().copied()));
     let board = FixedSizeListArray::try_new(board_field, GRID_SQUARES as i32, Arc::new(boards), None)?;
-    let visit_actions = UInt32Array::from_iter_values(p.iter().flat_map(|x| x.visits.iter().map(|v| v.0)));
-    let visit_counts = UInt32Array::from_iter_values(p.iter().flat_map(|x| x.visits.iter().map(|v| v.1)));
+    let visit_actions = UInt32Array::from_iter_values(p().flat_map(|x| x.visits.iter().map(|v| v.0)));
+    let visit_counts = UInt32Array::from_iter_values(p().flat_map(|x| x.visits.iter().map(|v| v.1)));
     let entries = StructArray::try_new(visit_fields(), vec![Arc::new(visit_actions), Arc::new(visit_counts)], None)?;
     let visits = ListArray::try_new(
         Arc::new(Field::new("item", DataType::Struct(visit_fields()), false)),
-        OffsetBuffer::from_lengths(p.iter().map(|x| x.visits.len())),
+        OffsetBuffer::from_lengths(p().map(|x| x.visits.len())),
         Arc::new(entries),
         None,
     )?;
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(UInt64Array::from_iter_values(std::iter::repeat_n(record.game_id, p.len()))),
-        Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.ply))),
-        Arc::new(BooleanArray::from_iter(p.iter().map(|x| Some(x.white_to_move)))),
+    let mut columns: Vec<ArrayRef> = vec![
+        Arc::new(UInt64Array::from_iter_values(rows.iter().map(|(r, _)| r.game_id))),
+        Arc::new(UInt32Array::from_iter_values(p().map(|x| x.ply))),
+        Arc::new(BooleanArray::from_iter(p().map(|x| Some(x.white_to_move)))),
         Arc::new(board),
-        Arc::new(UInt8Array::from_iter_values(p.iter().map(|x| x.repetitions))),
-        Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.action))),
-        Arc::new(UInt32Array::from_iter_values(p.iter().map(|x| x.legal_moves))),
+        Arc::new(UInt8Array::from_iter_values(p().map(|x| x.repetitions))),
+        Arc::new(UInt32Array::from_iter_values(p().map(|x| x.action))),
+        Arc::new(UInt32Array::from_iter_values(p().map(|x| x.legal_moves))),
         Arc::new(visits),
-        Arc::new(p.iter().map(|x| x.root_value).collect::<Float32Array>()),
-        Arc::new(Int8Array::from_iter_values(p.iter().map(|x| record.outcome_for(x.white_to_move)))),
+        Arc::new(p().map(|x| x.root_value).collect::<Float32Array>()),
+        Arc::new(Int8Array::from_iter_values(rows.iter().map(|(r, x)| r.outcome_for(x.white_to_move)))),
     ];
-    RecordBatch::try_new(positions_schema(), columns)
+    if legal_actions {
+        let mut lists = Vec::with_capacity(rows.len());
+        for x in p() {
+            let Some(list) = &x.legal_actions else {
+                return Err(ArrowError::InvalidArgumentError(format!("position at ply {} has no legal actions stored", x.ply)));
+            };
+            lists.push(list.as_slice());
+        }
+        let values = UInt32Array::from_iter_values(lists.iter().flat_map(|l| l.iter().copied()));
+        columns.push(Arc::new(ListArray::try_new(
+            Arc::new(Field::new("item", DataType::UInt32, false)),
+            OffsetBuffer::from_lengths(lists.iter().map(|l| l.len())),
+            Arc::new(values),
+            None,
+        )?));
+    }
+    RecordBatch::try_new(positions_schema_with(legal_actions), columns)
 }
 
 /// The counts of a games file's bytes (results and plies; `bytes` zero), read back to check a
@@ -258,7 +320,8 @@ pub fn read_games_tally(data: Vec<u8>, format: Format) -> Result<Tally, String> 
     Ok(Tally::of(rows.iter().map(|(r, p)| (r.as_deref(), *p))))
 }
 
-/// Record batches of one schema encoded as a whole file in `format`.
+/// Record batches of one schema encoded as a whole file in `format`: one IPC record batch per
+/// batch, or Parquet row groups of at most `ROWS_PER_BATCH` rows.
 pub fn encode(format: Format, schema: SchemaRef, batches: &[RecordBatch]) -> Result<Vec<u8>, ArrowError> {
     let mut out = Vec::with_capacity(1 << 16);
     match format {
@@ -274,7 +337,12 @@ pub fn encode(format: Format, schema: SchemaRef, batches: &[RecordBatch]) -> Res
             // The schema's metadata also as Parquet key-value metadata, for Parquet readers that
             // do not decode the embedded Arrow schema (DuckDB's parquet_kv_metadata).
             let key_values = schema.metadata().iter().map(|(k, v)| KeyValue::new(k.clone(), v.clone())).collect::<Vec<_>>();
+            // The legal actions are many distinct integers: a dictionary only doubles them (plain
+            // values compress best: zstd finds the lists repeated from position to position).
+            let legal = ColumnPath::from(vec![LEGAL_ACTIONS.to_string(), "list".into(), "item".into()]);
             let properties = WriterProperties::builder()
+                .set_column_dictionary_enabled(legal, false)
+                .set_max_row_group_row_count(Some(ROWS_PER_BATCH))
                 .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).expect("valid level")))
                 .set_created_by(format!("taikyoku {}", env!("CARGO_PKG_VERSION")))
                 .set_key_value_metadata((!key_values.is_empty()).then_some(key_values))
