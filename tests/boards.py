@@ -171,3 +171,16 @@ class VariantBoard:
                         out.add(square(rr, cc))
                         rr, cc = rr + dr, cc + dc
         return {self.sq(f, r) for f, r in out}
+
+
+# The lion dog worked example of docs/notes/daidai_taishin_gaps.md §2.1 (Dai dai and Taishin): a black
+# lion dog on 9i, the forward line crowded.
+OTHER_SEVEN_LINES_FROM_9I = {  # the lion dog's plain moves to the three squares of the empty lines
+    "backward": ("9j", "9k", "9l"),
+    "left": ("10i", "11i", "12i"),
+    "right": ("8i", "7i", "6i"),
+    "forward-left": ("10h", "11g", "12f"),
+    "forward-right": ("8h", "7g", "6f"),
+    "backward-left": ("10j", "11k", "12l"),
+    "backward-right": ("8j", "7k", "6l"),
+}

@@ -31,7 +31,7 @@ import pytest
 
 import taikyoku
 import taikyoku._core
-from boards import STEPS, VariantBoard, destinations, k, move_keys, moves_to, pawns, play
+from boards import OTHER_SEVEN_LINES_FROM_9I, STEPS, VariantBoard, destinations, k, move_keys, moves_to, pawns, play
 
 pytestmark = pytest.mark.skipif(
     "daidai" not in taikyoku.variants(),
@@ -759,15 +759,6 @@ def test_lion_double_capture_jump_and_friends():
 
 # ---- the lion dog (L315-L320; docs/notes/daidai_taishin_gaps.md §2.1) ----
 
-OTHER_SEVEN_LINES_FROM_9I = {  # the lion dog's plain moves to the three squares of the empty lines
-    "backward": ("9j", "9k", "9l"),
-    "left": ("10i", "11i", "12i"),
-    "right": ("8i", "7i", "6i"),
-    "forward-left": ("10h", "11g", "12f"),
-    "forward-right": ("8h", "7g", "6f"),
-    "backward-left": ("10j", "11k", "12l"),
-    "backward-right": ("8j", "7k", "6l"),
-}
 
 
 def test_lion_dog_worked_example_three_enemies_in_a_line():

@@ -48,7 +48,7 @@ import pytest
 
 import taikyoku
 import taikyoku._core
-from boards import VariantBoard, k, play
+from boards import OTHER_SEVEN_LINES_FROM_9I, VariantBoard, k, play
 
 pytestmark = pytest.mark.skipif(
     "taishin" not in taikyoku.variants(),
@@ -875,15 +875,6 @@ def test_emperor_on_crowded_boards():
 # the worked examples of gaps §2-§3
 # --------------------------------------------------------------------------------------------
 
-OTHER_SEVEN_LINES_FROM_9I = {  # the lion dog's plain moves to the three squares of the empty lines
-    "backward": ("9j", "9k", "9l"),
-    "left": ("10i", "11i", "12i"),
-    "right": ("8i", "7i", "6i"),
-    "forward-left": ("10h", "11g", "12f"),
-    "forward-right": ("8h", "7g", "6f"),
-    "backward-left": ("10j", "11k", "12l"),
-    "backward-right": ("8j", "7k", "6l"),
-}
 PLAIN_LION_DOG = {k(s) for line in OTHER_SEVEN_LINES_FROM_9I.values() for s in line}
 
 

@@ -185,6 +185,11 @@ impl Game {
     pub fn generate(&self, out: &mut Vec<Move>) {
         let start = out.len();
         self.position.generate(self.side_to_move(), out);
+        self.drop_repeats(out, start);
+    }
+
+    /// Drops the moves from `start` on that the repetition rule forbids, if the variant has one.
+    fn drop_repeats(&self, out: &mut Vec<Move>, start: usize) {
         if self.forbids_repetition() {
             let mut kept = start;
             for i in start..out.len() {
@@ -209,16 +214,8 @@ impl Game {
     pub fn generate_from(&self, sq: usize, out: &mut Vec<Move>) {
         let start = out.len();
         self.position.generate_from(sq, out);
-        let own = self.position.at(sq).is_some_and(|p| p.color == self.side_to_move());
-        if own && self.forbids_repetition() {
-            let mut kept = start;
-            for i in start..out.len() {
-                if !self.repeats(out[i]) {
-                    out[kept] = out[i];
-                    kept += 1;
-                }
-            }
-            out.truncate(kept);
+        if self.position.at(sq).is_some_and(|p| p.color == self.side_to_move()) {
+            self.drop_repeats(out, start);
         }
     }
 
