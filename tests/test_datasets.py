@@ -11,6 +11,7 @@ import subprocess
 import sys
 import types
 import warnings
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -86,7 +87,7 @@ def test_open_reads_both_tables_with_the_documented_schemas(made, kind, fmt):
     assert len(ds.shards) == shards and len(ds.files) == 2 * shards and all(p.is_file() for p in ds.files)
     assert all(p.suffix == "." + EXT[fmt] for p in ds.files)
     assert ds.settings["players"]["kind"] == kind and ds.format == fmt and ds.max_plies == spec["max_plies"]
-    assert ds.manifest["schema_version"] == tds.SCHEMA_VERSION == 3
+    assert ds.manifest["schema_version"] == tds.SCHEMA_VERSION == 4
     assert f"games={spec['games']}" in repr(ds) and f"positions={ds.num_positions}" in repr(ds)
     assert "positions" not in ds.__dict__  # lazy: nothing read yet
     games, positions = ds.games, ds.positions
@@ -395,8 +396,8 @@ def test_open_errors_are_taikyoku_errors(made, tmp_path):
         tds.open(with_manifest('{"schema_version": 1, "shards": ['))
     with pytest.raises(TaikyokuError, match="expected a JSON object"):
         tds.open(with_manifest("[1, 2]"))
-    with pytest.raises(TaikyokuError, match="schema_version 4.*reads versions 1, 2, 3"):
-        tds.open(with_manifest(json.dumps({**good, "schema_version": 4})))
+    with pytest.raises(TaikyokuError, match="schema_version 5.*reads versions 1, 2, 3, 4"):
+        tds.open(with_manifest(json.dumps({**good, "schema_version": 5})))
     # Version 1 (before the promotion block) and 2 (before the optional legal_actions) read as they are.
     for old in (1, 2):
         assert tds.open(with_manifest(json.dumps({**good, "schema_version": old}))).manifest["schema_version"] == old
@@ -1111,5 +1112,66 @@ def test_verify_detects_tampered_legal_actions(made, tmp_path):
     # A file without the column in a dataset that stores it: not its schema.
     plain = made("mcts", "arrow") / "positions" / "part-00001.arrow"
     shutil.copy(plain, path)
-    with pytest.raises(TaikyokuError, match="does not have the positions schema of version 3 with legal_actions"):
+    with pytest.raises(TaikyokuError, match="does not have the positions schema of version 4 with legal_actions"):
         ds.read_shard(1, "positions")
+
+
+def test_a_version_3_dataset_without_pass_columns_reads_and_decodes(made, tmp_path):
+    # Version 4 added `passes` and `opponent_passes`; a version-3 file lacks them and reads as zeros.
+    root = copy_dataset(made("random", "arrow"), tmp_path)
+    manifest = json.loads((root / "manifest.json").read_text())
+    new = tds.open(root)
+    expected = new.observations(compact=True)
+    for shard in manifest["shards"]:
+        for name in ("games", "positions"):  # as version 3 wrote them: its metadata, no pass columns
+            path = root / shard[name + "_file"]
+            table = pa.ipc.open_file(pa.py_buffer(path.read_bytes())).read_all()
+            if name == "positions":
+                table = table.drop_columns(["passes", "opponent_passes"])
+            table = table.replace_schema_metadata({**table.schema.metadata, b"taikyoku.schema_version": b"3"})
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
+            data = sink.getvalue().to_pybytes()
+            path.write_bytes(data)
+            shard["checks"][name] = {"bytes": len(data), "crc32": zlib.crc32(data)}
+    manifest["schema_version"] = 3
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    old = tds.open(root)
+    assert "passes" not in old.positions.schema.names
+    assert np.array_equal(old.observations(compact=True), expected)
+    assert old.verify()["positions"] == old.num_positions
+    # Labelled version 4, the same files are refused: the layout is checked against the version.
+    manifest["schema_version"] = 4
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(TaikyokuError, match="does not have the positions schema of version 4"):
+        tds.open(root).positions
+
+
+def test_taishin_pass_runs_are_stored_and_decoded_as_the_environment_sees_them(tmp_path):
+    # A Taishin game whose black lion passes twice in a row: the stored counters and the decoded
+    # planes equal the game's own observation.
+    g = taikyoku.Game.empty(variant="taishin")
+    for square, piece, color in (("13m", "Lion", "black"), ("25y", "King", "black"), ("1a", "King", "white")):
+        g.place(square, piece, color)
+    names = core.plane_names("taishin", compact=True)
+    assert names[-2:] == ["mover_passes", "opponent_passes"] and "mover_passes" not in core.plane_names(compact=True)
+    observations = []
+    for square, to in (("13m", "13m"), ("1a", "1b"), ("13m", "13m"), ("1b", "1a")):  # the lion passes
+        observations.append(g.observation(compact=True))
+        g.play(next(m for m in g.moves_from(square) if m.to_square == to and not m.captures))
+    assert g.consecutive_passes("black") == 2 and g.consecutive_passes("white") == 0
+    last = observations[-1]  # White to move: the opponent (Black) has passed twice
+    assert int(last[0, 0, names.index("opponent_passes")]) == 2 and int(last[0, 0, names.index("mover_passes")]) == 0
+    table = pa.table({
+        "board": pa.array([g.compact_board().tolist()], pa.list_(pa.uint16(), 1296)),
+        "white_to_move": [False], "repetitions": pa.array([0], pa.uint8()), "ply": pa.array([4], pa.uint32()),
+        "passes": pa.array([2], pa.uint8()), "opponent_passes": pa.array([0], pa.uint8()),
+    })
+    decoded = tds.decode(table, "taishin", compact=True)
+    assert np.array_equal(decoded[0], g.observation(compact=True))
+    # Self-play stores them, and verify checks them against a replay.
+    taikyoku.selfplay(tmp_path / "taishin", variant="taishin", games=2, max_plies=300, seed=3, threads=1, progress=False)
+    ds = tds.open(tmp_path / "taishin")
+    assert {"passes", "opponent_passes"} <= set(ds.positions.schema.names)
+    assert ds.verify()["positions"] == ds.num_positions

@@ -177,11 +177,20 @@ def file_metadata(source: Any) -> Dict[str, Any]:
 _SCHEMAS = {"games": games_schema, "positions": positions_schema}
 
 
-def _table_schema(table: str, settings: Dict[str, Any]) -> "pa.Schema":
-    """The schema of ``table`` in a dataset with ``settings`` (its positions hold
-    ``legal_actions`` when the settings store them)."""
+#: Positions columns that schema version 4 added (datasets of versions 1-3 lack them: zeros).
+_PASS_COLUMNS = ("passes", "opponent_passes")
+
+
+def _table_schema(table: str, settings: Dict[str, Any], version: int = SCHEMA_VERSION) -> "pa.Schema":
+    """The schema of ``table`` in a dataset of schema ``version`` with ``settings`` (its
+    positions hold ``legal_actions`` when the settings store them, and the pass counters from
+    version 4 on)."""
     if table == "positions":
-        return positions_schema(bool(settings.get("store_legal_actions", False)))
+        schema = positions_schema(bool(settings.get("store_legal_actions", False)))
+        if version < 4:
+            for name in _PASS_COLUMNS:
+                schema = schema.remove(schema.get_field_index(name))
+        return schema
     return games_schema()
 
 
@@ -587,7 +596,7 @@ class Dataset:
                 data = pa.parquet.read_table(pa.BufferReader(raw))
         except (pa.ArrowException, OSError) as e:
             raise TaikyokuError(f"cannot read {path} as {self.format}: {e}") from e
-        expected = _table_schema(table, self.settings)
+        expected = _table_schema(table, self.settings, self.manifest["schema_version"])
         if data.schema.names != expected.names or any(
             not data.schema.field(n).type.equals(expected.field(n).type) for n in expected.names
         ):
@@ -609,7 +618,7 @@ class Dataset:
             raise TaikyokuError(f"unknown table {_validate.show(table)} (use 'games' or 'positions')")
         files = [str(f) for f in (self.games_files if table == "games" else self.positions_files)]
         fmt = "ipc" if self.format == "arrow" else "parquet"
-        schema = _table_schema(table, self.settings)
+        schema = _table_schema(table, self.settings, self.manifest["schema_version"])
         dataset = pds.dataset(files, format=fmt) if files else pds.dataset([], format=fmt, schema=schema)
         if self._game_ids is not None:
             dataset = dataset.filter(pds.field("game_id").isin(_pa().array(self._game_ids, _pa().uint64())))
@@ -619,7 +628,7 @@ class Dataset:
         pa = _pa()
         parts = [self.read_shard(i, table) for i in range(len(self.shards))]
         if not parts:
-            return _table_schema(table, self.settings).empty_table()
+            return _table_schema(table, self.settings, self.manifest["schema_version"]).empty_table()
         return pa.concat_tables(parts)
 
     @cached_property
@@ -827,7 +836,8 @@ class Dataset:
                     f"{self.path}: shard {shard['index']} holds {len(games)} games and {positions.num_rows} positions, "
                     f"its manifest entry says {shard['games']} and {shard['positions']}"
                 )
-            columns = _position_columns(positions)
+            names = ("game_id", "ply", "white_to_move", "board", "repetitions", "action", "legal_moves", "outcome")
+            columns = _position_columns(positions, names + tuple(c for c in _PASS_COLUMNS if c in positions.schema.names))
             legal = _list_csr(_column(positions, LEGAL_ACTIONS)) if self.has_legal_actions else None
             order = np.lexsort((columns["ply"], columns["game_id"]))
             starts = np.searchsorted(columns["game_id"][order], np.array([g["game_id"] for g in games], dtype=np.uint64))
@@ -885,6 +895,9 @@ class Dataset:
                 raise fail(f"{where}: white_to_move is {bool(rows['white_to_move'][k])}, the replay has {game.side_to_move} to move")
             if min(game.repetitions - 1, 255) != int(rows["repetitions"][k]):
                 raise fail(f"{where}: repetitions {int(rows['repetitions'][k])}, the replay has {game.repetitions - 1}")
+            for name, side in (("passes", game.side_to_move), ("opponent_passes", "black" if game.side_to_move == "white" else "white")):
+                if name in rows and game.consecutive_passes(side) != int(rows[name][k]):
+                    raise fail(f"{where}: {name} {int(rows[name][k])}, the replay has {game.consecutive_passes(side)}")
             if game.legal_move_count() != int(rows["legal_moves"][k]):
                 raise fail(f"{where}: legal_moves {int(rows['legal_moves'][k])}, the replay has {game.legal_move_count()}")
             if legal is not None and not np.array_equal(legal[k], game.legal_actions()):
@@ -987,7 +1000,9 @@ class Dataset:
 # -- decoding -------------------------------------------------------------------------------------
 
 
-_DECODED_COLUMNS = ("board", "white_to_move", "repetitions", "ply")
+_DECODED_COLUMNS = ("board", "white_to_move", "repetitions", "ply", "passes", "opponent_passes")
+# Of those, the ones older data (schema versions 1-3, or a selection of columns) may lack.
+_OPTIONAL_DECODED = ("passes", "opponent_passes")
 # What Dataset.legal_actions reads.
 _LEGAL_COLUMNS = ("game_id", "ply", "legal_moves", "legal_actions")
 
@@ -1057,7 +1072,9 @@ def decode(
     options = list(options or [])
 
     def one(part: Any) -> np.ndarray:
-        columns = _position_columns(part, _DECODED_COLUMNS)
+        names = set(part.schema.names)
+        wanted = [c for c in _DECODED_COLUMNS if c not in _OPTIONAL_DECODED or c in names]
+        columns = _position_columns(part, wanted)
         return decode_positions(
             columns["board"],
             columns["white_to_move"],
@@ -1068,6 +1085,8 @@ def decode(
             dtype=dtype,
             frame=frame,
             compact=compact,
+            passes=columns.get("passes"),
+            opponent_passes=columns.get("opponent_passes"),
         )
 
     if n <= chunk_size:
@@ -1102,6 +1121,8 @@ _POSITION_DTYPES = {
     "ply": np.uint32,
     "white_to_move": np.bool_,
     "repetitions": np.uint8,
+    "passes": np.uint8,
+    "opponent_passes": np.uint8,
     "action": np.uint32,
     "legal_moves": np.uint32,
     "root_value": np.float32,

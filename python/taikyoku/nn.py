@@ -708,11 +708,13 @@ class PolicyValueNet(nn.Module):
         self._high, self._low = names.index("move_number_high"), names.index("move_number_low")
         self._repetitions = names.index("repetitions")
         self._flags = [names.index("promoted"), self._on_board, names.index("white_to_move")]
+        # Taishin's runs of passes (0-3), where the variant limits them.
+        self._flags += [names.index(n) for n in ("mover_passes", "opponent_passes") if n in names]
         self.plane_count = len(names)
         ids = len(_core.piece_types(variant)) + 1  # 0 is "no piece"
         self.mover_embedding = nn.Embedding(ids, channels)
         self.opponent_embedding = nn.Embedding(ids, channels)
-        # promoted, on board, white to move, repetitions, move number.
+        # promoted, on board, white to move (, the two pass runs), repetitions, move number.
         self.scalars = nn.Linear(len(self._flags) + 2, channels)
         self.trunk = nn.Sequential(*(_Block(channels) for _ in range(blocks)))
         self.policy_from = nn.Conv2d(channels, head_channels, 1)

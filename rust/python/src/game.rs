@@ -360,6 +360,12 @@ impl Game {
         Ok(self.game.position.royal_count(convert::color(color)?))
     }
 
+    /// How many times in a row `color` has passed, in a variant that limits it (Taishin: a
+    /// fourth pass in a row is not legal); 0 in the others.
+    fn consecutive_passes(&self, color: &str) -> PyResult<u8> {
+        Ok(self.game.position.consecutive_passes(convert::color(color)?))
+    }
+
     /// Whether `color`'s sole royal can be captured by the opponent's next move.
     fn in_check(&self, color: &str) -> PyResult<bool> {
         Ok(self.game.position.in_check(convert::color(color)?))

@@ -403,6 +403,7 @@ fn decode_as<T: Cell + numpy::Element>(
     white: &[bool],
     repetitions: &[u8],
     plies: &[u32],
+    passes: [Option<&[u8]>; 2],
     frame: taikyoku_engine::Frame,
     layout: observation::Layout,
 ) -> PyResult<PyObject> {
@@ -419,7 +420,8 @@ fn decode_as<T: Cell + numpy::Element>(
                 workers::DEFAULT.install(|| {
                     out.par_chunks_mut(len).enumerate().try_for_each(|(i, chunk)| {
                         let board = &boards[i * GRID_SQUARES..(i + 1) * GRID_SQUARES];
-                        observation::write_board(variant, board, white[i], repetitions[i] as u32, plies[i] + 1, frame, layout, chunk)
+                        let runs = passes.map(|column| column.map_or(0, |c| c[i]));
+                        observation::write_board(variant, board, white[i], repetitions[i] as u32, plies[i] + 1, runs, frame, layout, chunk)
                             .map_err(|e| format!("position {i}: {e}"))
                     })
                 })
@@ -431,10 +433,11 @@ fn decode_as<T: Cell + numpy::Element>(
 }
 
 /// Observations (N, 36, 36, P) of stored positions: compact boards (N, 1296) uint16 and the
-/// positions table's `white_to_move`, `repetitions` and `ply` columns. Decoded in parallel.
+/// positions table's `white_to_move`, `repetitions` and `ply` columns, and its `passes` and
+/// `opponent_passes` columns (zeros when not given). Decoded in parallel.
 #[pyfunction]
 #[pyo3(signature = (boards, white_to_move, repetitions, ply, variant = "taikyoku", options = None, dtype = None,
-    frame = "mover", compact = false))]
+    frame = "mover", compact = false, passes = None, opponent_passes = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn decode_positions(
     py: Python<'_>,
@@ -447,6 +450,8 @@ pub fn decode_positions(
     dtype: Option<&Bound<'_, PyAny>>,
     frame: &str,
     compact: bool,
+    passes: Option<PyReadonlyArray1<'_, u8>>,
+    opponent_passes: Option<PyReadonlyArray1<'_, u8>>,
 ) -> PyResult<PyObject> {
     let variant = pieces::variant(variant, &options.unwrap_or_default())?;
     let frame = convert::parse(frame)?;
@@ -466,10 +471,18 @@ pub fn decode_positions(
     let white = white_to_move.as_slice().map_err(contiguous)?;
     let repetitions = repetitions.as_slice().map_err(contiguous)?;
     let ply = ply.as_slice().map_err(contiguous)?;
+    let runs = [passes.as_ref(), opponent_passes.as_ref()];
+    if runs.iter().flatten().any(|column| column.len() != n) {
+        return Err(invalid(format!("passes and opponent_passes must have one entry per position ({n})")));
+    }
+    let runs = [
+        runs[0].map(|c| c.as_slice().map_err(contiguous)).transpose()?,
+        runs[1].map(|c| c.as_slice().map_err(contiguous)).transpose()?,
+    ];
     match dtype {
-        Dtype::U8 => decode_as::<u8>(py, &variant, boards, white, repetitions, ply, frame, layout),
-        Dtype::U16 => decode_as::<u16>(py, &variant, boards, white, repetitions, ply, frame, layout),
-        Dtype::F32 => decode_as::<f32>(py, &variant, boards, white, repetitions, ply, frame, layout),
+        Dtype::U8 => decode_as::<u8>(py, &variant, boards, white, repetitions, ply, runs, frame, layout),
+        Dtype::U16 => decode_as::<u16>(py, &variant, boards, white, repetitions, ply, runs, frame, layout),
+        Dtype::F32 => decode_as::<f32>(py, &variant, boards, white, repetitions, ply, runs, frame, layout),
     }
 }
 

@@ -22,6 +22,8 @@ pub struct PositionRecord {
     pub board: Vec<u16>,
     /// Earlier occurrences of this position in the game.
     pub repetitions: u8,
+    /// The side to move's and the other side's passes in a row (0 without a pass limit).
+    pub passes: [u8; 2],
     /// The action played (mover's frame).
     pub action: u32,
     /// Number of legal moves here (the support of a policy target).
@@ -83,6 +85,7 @@ impl GameRecord {
             white_to_move: pos.side_to_move() == Color::White,
             board,
             repetitions: game.repetitions().saturating_sub(1).min(255) as u8,
+            passes: [pos.consecutive_passes(pos.side_to_move()), pos.consecutive_passes(pos.side_to_move().opponent())],
             action,
             legal_moves: legal.len() as u32,
             visits,

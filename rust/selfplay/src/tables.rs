@@ -26,11 +26,13 @@ use taikyoku_engine::rl::actions::GRID_SQUARES;
 /// change, and a version-1 dataset reads as it is (its actions all lie below `PROMOTION_BLOCK`
 /// and keep their meaning). 3: the positions table may end with a `legal_actions` column (when
 /// the settings say `store_legal_actions`), which a version-2 reader would refuse as an unknown
-/// schema; without it the files are laid out as in version 2, which reads as it is.
-pub const SCHEMA_VERSION: u32 = 3;
+/// schema; without it the files are laid out as in version 2, which reads as it is. 4: the
+/// positions table gained `passes` and `opponent_passes` after `repetitions` (Taishin's limit
+/// on passes in a row); a version 1-3 positions file lacks them, and reads as zeros.
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The manifest versions this build reads (writing always uses `SCHEMA_VERSION`).
-pub const READABLE_SCHEMA_VERSIONS: [u32; 3] = [1, 2, 3];
+pub const READABLE_SCHEMA_VERSIONS: [u32; 4] = [1, 2, 3, 4];
 
 /// Rows per record batch (Arrow IPC) and per row group (Parquet), at most: a shard's rows are
 /// cut into batches of this many whatever the games' lengths (the last batch of a file holds
@@ -131,6 +133,13 @@ pub fn positions_schema_with(legal_actions: bool) -> SchemaRef {
                 described("white_to_move", DataType::Boolean, false, "side to move: true when White moves"),
                 described("board", board, false, BOARD_CODE),
                 described("repetitions", DataType::UInt8, false, "earlier occurrences of this position in the game (max 255)"),
+                described(
+                    "passes",
+                    DataType::UInt8,
+                    false,
+                    "passes in a row by the side to move so far (variants that limit them, Taishin; else 0)",
+                ),
+                described("opponent_passes", DataType::UInt8, false, "passes in a row by the other side so far (as passes)"),
                 described(
                     "action",
                     DataType::UInt32,
@@ -268,6 +277,8 @@ pub fn positions_batch(rows: &[(&GameRecord, &PositionRecord)], legal_actions: b
         Arc::new(BooleanArray::from_iter(p().map(|x| Some(x.white_to_move)))),
         Arc::new(board),
         Arc::new(UInt8Array::from_iter_values(p().map(|x| x.repetitions))),
+        Arc::new(UInt8Array::from_iter_values(p().map(|x| x.passes[0]))),
+        Arc::new(UInt8Array::from_iter_values(p().map(|x| x.passes[1]))),
         Arc::new(UInt32Array::from_iter_values(p().map(|x| x.action))),
         Arc::new(UInt32Array::from_iter_values(p().map(|x| x.legal_moves))),
         Arc::new(visits),

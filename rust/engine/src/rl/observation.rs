@@ -17,6 +17,19 @@ use crate::variant::Variant;
 /// Planes after the piece planes, in this order (both layouts).
 const TRAILING: [&str; 5] = ["on_board", "repetitions", "white_to_move", "move_number_high", "move_number_low"];
 
+/// Two more, last, in a variant that limits passes in a row (Taishin): each side's current run
+/// decides whether it may pass.
+const PASS_PLANES: [&str; 2] = ["mover_passes", "opponent_passes"];
+
+/// The pass planes a variant has: all of `PASS_PLANES`, or none.
+fn pass_planes(variant: &Variant) -> usize {
+    if variant.rules.max_consecutive_passes.is_some() {
+        PASS_PLANES.len()
+    } else {
+        0
+    }
+}
+
 /// The layout of an observation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Layout {
@@ -78,6 +91,7 @@ pub fn plane_names(variant: &Variant, layout: Layout) -> Vec<String> {
         }
     }
     names.extend(TRAILING.iter().map(|name| name.to_string()));
+    names.extend(PASS_PLANES[..pass_planes(variant)].iter().map(|name| name.to_string()));
     names
 }
 
@@ -87,7 +101,7 @@ pub fn plane_count(variant: &Variant, layout: Layout) -> usize {
         Layout::OneHot => 2 * variant.table.len() + 2,
         Layout::Compact => 3,
     };
-    pieces + TRAILING.len()
+    pieces + TRAILING.len() + pass_planes(variant)
 }
 
 /// Values of one observation, element count `GRID_SQUARES * plane_count`.
@@ -144,12 +158,14 @@ pub fn rewrite<T: Cell>(game: &Game, frame: Frame, layout: Layout, out: &mut [T]
     write_into(game, frame, layout, &mut Tracked { out, written });
 }
 
-/// What an observation shows: the pieces with the side to move and the two counters.
+/// What an observation shows: the pieces with the side to move and the counters.
 struct Snapshot<I> {
     pieces: I,
     side: Color,
     repetitions: u32,
     move_number: u32,
+    /// Passes in a row: the side to move's, the other side's.
+    passes: [u8; 2],
 }
 
 fn write_into<T: Cell, O: Target<T> + ?Sized>(game: &Game, frame: Frame, layout: Layout, out: &mut O) {
@@ -159,6 +175,7 @@ fn write_into<T: Cell, O: Target<T> + ?Sized>(game: &Game, frame: Frame, layout:
         side: pos.side_to_move(),
         repetitions: game.repetitions().saturating_sub(1),
         move_number: pos.move_number(),
+        passes: [pos.consecutive_passes(pos.side_to_move()), pos.consecutive_passes(pos.side_to_move().opponent())],
     };
     write_snapshot(&pos.variant, snapshot, frame, layout, out);
 }
@@ -193,15 +210,19 @@ fn write_snapshot<T: Cell, O: Target<T> + ?Sized, I: Iterator<Item = (usize, Pie
             }
         }
     }
-    let first = planes - TRAILING.len();
+    let extra = pass_planes(variant);
+    let first = planes - TRAILING.len() - extra;
     let move_number = snapshot.move_number.min(u16::MAX as u32) as u16;
-    let constants = [
+    let all = [
         T::from_u16(1),
         T::from_u16(snapshot.repetitions.min(u16::MAX as u32) as u16),
         T::from_u16((side == Color::White) as u16),
         T::from_u16(move_number >> 8),
         T::from_u16(move_number & 0xff),
+        T::from_u16(snapshot.passes[0] as u16),
+        T::from_u16(snapshot.passes[1] as u16),
     ];
+    let constants = &all[..TRAILING.len() + extra];
     for y in 0..geometry.height {
         for x in 0..geometry.width {
             let cell = (y * GRID + x) * planes + first;
@@ -304,7 +325,8 @@ impl std::fmt::Display for BoardError {
 impl std::error::Error for BoardError {}
 
 /// Writes the observation of a stored position (compact board, side to move, earlier
-/// occurrences, move number) into a zeroed buffer: datasets decode to the same planes as games.
+/// occurrences, move number, the side to move's and the other side's passes in a row) into a
+/// zeroed buffer: datasets decode to the same planes as games.
 #[allow(clippy::too_many_arguments)]
 pub fn write_board<T: Cell>(
     variant: &Variant,
@@ -312,6 +334,7 @@ pub fn write_board<T: Cell>(
     white_to_move: bool,
     repetitions: u32,
     move_number: u32,
+    passes: [u8; 2],
     frame: Frame,
     layout: Layout,
     out: &mut [T],
@@ -321,7 +344,7 @@ pub fn write_board<T: Cell>(
     }
     let pieces = board_pieces(variant, board)?;
     let side = if white_to_move { Color::White } else { Color::Black };
-    let snapshot = Snapshot { pieces: pieces.into_iter(), side, repetitions, move_number };
+    let snapshot = Snapshot { pieces: pieces.into_iter(), side, repetitions, move_number, passes };
     write_snapshot(variant, snapshot, frame, layout, out);
     Ok(())
 }
@@ -411,11 +434,11 @@ mod tests {
         write(&game, Frame::Mover, Layout::OneHot, &mut direct, true);
         let white = game.side_to_move() == Color::White;
         let repetitions = game.repetitions() - 1;
-        write_board(&variant, &board, white, repetitions, game.position.move_number(), Frame::Mover, Layout::OneHot, &mut decoded)
+        write_board(&variant, &board, white, repetitions, game.position.move_number(), [0, 0], Frame::Mover, Layout::OneHot, &mut decoded)
             .unwrap();
         assert!(direct == decoded);
         board[5] = 4 * 999;
-        assert!(write_board(&variant, &board, white, 0, 1, Frame::Mover, Layout::OneHot, &mut decoded).is_err());
+        assert!(write_board(&variant, &board, white, 0, 1, [0, 0], Frame::Mover, Layout::OneHot, &mut decoded).is_err());
     }
 
     #[test]
