@@ -55,6 +55,34 @@ fn benches(c: &mut Criterion) {
         })
     });
     group.finish();
+    variants(c);
+}
+
+/// Every variant side by side: opening generation and 1000 random plies (issue 11).
+fn variants(c: &mut Criterion) {
+    let mut group = c.benchmark_group("variants");
+    group.sample_size(10);
+    let mut moves = Vec::with_capacity(4096);
+    for name in taikyoku_engine::variant_names() {
+        let variant = Variant::load(name, &[]).unwrap();
+        let opening = Position::initial(variant.clone());
+        group.bench_function(format!("legal_moves_opening/{name}"), |b| {
+            b.iter(|| {
+                moves.clear();
+                black_box(&opening).generate(opening.side_to_move(), &mut moves);
+                black_box(moves.len())
+            })
+        });
+        group.bench_function(format!("random_playout_1000/{name}"), |b| {
+            let mut seed = 0;
+            b.iter(|| {
+                let mut game = Game::new(variant.clone());
+                seed += 1;
+                black_box(random_playout(&mut game, seed, 1000).plies)
+            })
+        });
+    }
+    group.finish();
 }
 
 criterion_group!(engine, benches);

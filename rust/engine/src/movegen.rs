@@ -558,41 +558,52 @@ impl Position {
     #[inline(never)]
     fn area(&self, sq: usize, steps: usize, color: Color, sink: &mut Sink) {
         let g = &self.variant.geometry;
-        let (x0, y0) = g.xy(sq);
-        const SIDE: usize = 9; // a box of radius 4 holds every path of up to 4 steps
-        let local = |x: i32, y: i32| ((y - y0 + 4) as usize) * SIDE + (x - x0 + 4) as usize;
-        let mut reached = [false; SIDE * SIDE];
-        reached[local(x0, y0)] = true;
-        let mut frontier = vec![(x0, y0)];
+        // A 9×9 box around the piece holds every path of up to 4 steps; each reached square is
+        // kept with its index in the box, and the box index of a neighbour is a fixed offset.
+        const SIDE: isize = 9;
+        const CENTRE: usize = 4 * 9 + 4;
+        let box_offset = DELTAS.map(|(dx, dy)| dy as isize * SIDE + dx as isize);
+        let mut reached = [false; 81];
+        reached[CENTRE] = true;
+        // The squares reached at the last depth (empty ones: the move may go on from them).
+        let mut frontier = [(0usize, 0usize); 81];
+        let mut next = [(0usize, 0usize); 81];
+        frontier[0] = (sq, CENTRE);
+        let mut len = 1;
         let mut pass = false;
         for depth in 1..=steps {
-            let mut next = Vec::new();
-            for &(x, y) in &frontier {
-                for &(dx, dy) in DELTAS.iter() {
-                    let Some(t) = g.square(x + dx, y + dy) else { continue };
+            let mut next_len = 0;
+            for &(from, cell) in &frontier[..len] {
+                for d in 0..8 {
+                    if g.edge(from, d) == 0 {
+                        continue;
+                    }
+                    let t = (from as isize + g.offset[d]) as usize;
                     if t == sq {
                         pass |= depth >= 2;
                         continue;
                     }
-                    let cell = local(x + dx, y + dy);
+                    let cell = (cell as isize + box_offset[d]) as usize;
                     if reached[cell] {
                         continue;
                     }
-                    match self.at(t) {
-                        None => {
+                    match self.color_code_at(t) {
+                        EMPTY => {
                             reached[cell] = true;
                             sink.add(t, false);
-                            next.push((x + dx, y + dy));
+                            next[next_len] = (t, cell);
+                            next_len += 1;
                         }
-                        Some(p) if p.color != color => {
+                        c if c != color_code(color) => {
                             reached[cell] = true;
                             sink.add(t, false);
                         }
-                        Some(_) => {}
+                        _ => {}
                     }
                 }
             }
-            frontier = next;
+            std::mem::swap(&mut frontier, &mut next);
+            len = next_len;
         }
         if pass {
             sink.add_with_mids(sq, NO_SQUARE, NO_SQUARE);
