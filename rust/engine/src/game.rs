@@ -3,6 +3,7 @@
 
 use crate::geometry::Color;
 use crate::notation::PositionTextError;
+use crate::incremental::MoveState;
 use crate::position::{Move, Position};
 use std::fmt;
 use crate::rules::{NoMoves, PerpetualCheck, RepetitionMode};
@@ -115,6 +116,11 @@ pub struct Game {
     ends: Vec<Option<(Outcome, Termination)>>,
     /// Ply limit: the game ends truncated once `plies()` reaches it (`None`: no limit).
     pub max_plies: Option<u32>,
+    /// Every piece's moves, kept in step with `position` by `play` and `undo` (issue 13):
+    /// built at the first `play`, so a game that is only looked at never pays for it. Read
+    /// only while it describes `position` (`MoveState::is_synced`), so editing the position
+    /// directly falls back to full generation until the next `play` rebuilds it.
+    moves: Option<Box<MoveState>>,
 }
 
 impl Game {
@@ -129,7 +135,7 @@ impl Game {
         let hash = position.hash();
         let mut seen = Occurrences::default();
         seen.insert(hash, 1);
-        Game { position, seen, hashes: vec![hash], ends: vec![None], max_plies: None }
+        Game { position, seen, hashes: vec![hash], ends: vec![None], max_plies: None, moves: None }
     }
 
     /// Restarts the game's bookkeeping from the current position (after board edits).
@@ -184,7 +190,10 @@ impl Game {
     /// legal moves of a game (environments, search, self-play) asks here.
     pub fn generate(&self, out: &mut Vec<Move>) {
         let start = out.len();
-        self.position.generate(self.side_to_move(), out);
+        match self.move_state() {
+            Some(state) => state.moves(&self.position, self.side_to_move(), out),
+            None => self.position.generate(self.side_to_move(), out),
+        }
         if self.forbids_repetition() {
             let mut kept = start;
             for i in start..out.len() {
@@ -204,6 +213,47 @@ impl Game {
         out
     }
 
+    /// The incremental move state, when it describes the current position.
+    pub fn move_state(&self) -> Option<&MoveState> {
+        self.moves.as_deref().filter(|state| state.is_synced(&self.position))
+    }
+
+    /// How many legal moves the side to move has (`legal_moves().len()`, without building the
+    /// list where the incremental state can count them).
+    pub fn legal_move_count(&self) -> usize {
+        match self.move_state() {
+            Some(state) if !self.forbids_repetition() => state.count(self.side_to_move()),
+            _ => self.legal_moves().len(),
+        }
+    }
+
+    /// `legal_moves()[index]`, without building the list where the incremental state can
+    /// find it. Panics if `index` is not below `legal_move_count()`.
+    pub fn legal_move(&self, index: usize) -> Move {
+        match self.move_state() {
+            Some(state) if !self.forbids_repetition() => state.nth(self.side_to_move(), index),
+            _ => self.legal_moves()[index],
+        }
+    }
+
+    /// `legal[choose(legal.len())]` for the legal moves `legal`, or `None` when there are
+    /// none: a uniformly random move is `choose_move(|n| rng.gen_range(0..n), ...)`, the same
+    /// move for the same random stream as picking from `legal_moves()`. `scratch` holds the
+    /// list where it has to be built (history rules).
+    pub fn choose_move(&self, choose: impl FnOnce(usize) -> usize, scratch: &mut Vec<Move>) -> Option<Move> {
+        match self.move_state() {
+            Some(state) if !self.forbids_repetition() => {
+                let n = state.count(self.side_to_move());
+                (n > 0).then(|| state.nth(self.side_to_move(), choose(n)))
+            }
+            _ => {
+                scratch.clear();
+                self.generate(scratch);
+                (!scratch.is_empty()).then(|| scratch[choose(scratch.len())])
+            }
+        }
+    }
+
     /// Whether `mv` is legal for the side to move (see `generate`).
     pub fn is_legal(&self, mv: Move) -> bool {
         self.position.is_legal(mv) && !(self.forbids_repetition() && self.repeats(mv))
@@ -212,7 +262,10 @@ impl Game {
     /// Whether the side to move has a legal move (see `generate`).
     pub fn has_legal_move(&self) -> bool {
         if !self.forbids_repetition() {
-            return self.position.has_legal_move();
+            return match self.move_state() {
+                Some(state) => state.count(self.side_to_move()) > 0,
+                None => self.position.has_legal_move(),
+            };
         }
         self.position.has_move_where(|mv| !self.repeats(mv))
     }
@@ -247,7 +300,13 @@ impl Game {
         let opponent = mover.opponent();
         let royals_before = self.position.royal_count(opponent);
         let own_royals_before = self.position.royal_count(mover);
+        let synced = self.move_state().is_some();
         self.position.make(mv);
+        match self.moves.as_deref_mut() {
+            Some(state) if synced => state.follow_make(&self.position),
+            Some(state) => state.rebuild(&self.position),
+            None => self.moves = Some(Box::new(MoveState::new(&self.position))),
+        }
         let hash = self.position.hash();
         self.hashes.push(hash);
         let count = self.seen.entry(hash).or_insert(0);
@@ -271,7 +330,16 @@ impl Game {
         if self.hashes.len() <= 1 {
             return None;
         }
+        let synced = self.move_state().is_some();
+        if let (Some(state), true) = (self.moves.as_deref_mut(), synced) {
+            state.prepare_unmake(&self.position);
+        }
         let mv = self.position.unmake()?;
+        match self.moves.as_deref_mut() {
+            Some(state) if synced => state.follow_unmake(&self.position),
+            Some(state) => state.rebuild(&self.position),
+            None => {}
+        }
         let hash = self.hashes.pop().expect("hash per ply");
         if let Some(count) = self.seen.get_mut(&hash) {
             *count -= 1;

@@ -648,6 +648,18 @@ impl Position {
         Some(mv)
     }
 
+    /// The squares the last move changed, into `out`: its start and end, and every square it
+    /// captured or burned on (nothing without a last move). The incremental move state
+    /// (`incremental::MoveState`) computes again only what read them.
+    pub fn last_move_squares(&self, out: &mut Vec<usize>) {
+        out.clear();
+        if let Some(record) = self.undo.last() {
+            out.push(record.mv.from as usize);
+            out.push(record.mv.to as usize);
+            out.extend(self.captured[record.captured_from..].iter().map(|&(sq, _)| sq as usize));
+        }
+    }
+
     /// The last move played, if any.
     pub fn last_move(&self) -> Option<Move> {
         self.undo.last().map(|u| u.mv)

@@ -1,0 +1,860 @@
+//! The incremental move state (issue 13): every piece's moves, kept up to date move by move
+//! instead of generated again every ply. `Game::play` and `Game::undo` keep one in step with
+//! the game's position; `Game::generate`, `Game::legal_move_count` and `Game::legal_move` read
+//! it. Full generation (`Position::generate_from`) stays the reference: pieces with the rare
+//! powers keep the list it gives them, and `MoveState::check` compares the whole state with
+//! one built from scratch (tests/incremental.rs does it at every ply of random games).
+//!
+//! # Why it is exact
+//!
+//! A piece's moves are a function of the piece, its square and the squares its generation
+//! *reads* (and, for two rules, something global: below). If none of the squares it read
+//! changed, it reads the same squares again and gives the same moves. So after a move only the
+//! pieces that read one of the changed squares (the move's start, end, captures and burns) are
+//! computed again, and for plain pieces only in the direction that read it:
+//!
+//! - line atoms (slides, jumps, hops, range captures and jumps) read a segment of one line
+//!   from the piece: `reach[sq][dir]` is the farthest square read in `dir`. The readers of a
+//!   changed square are the pieces on its eight lines whose reach gets there, found over
+//!   per-line occupancy bits;
+//! - local atoms (leaps, lion, lion lines, igui, area, double) read squares within a small
+//!   Chebyshev radius, `local[sq]`, found by scanning the rows around the change;
+//! - a hook reads the lines across its first leg: `band[sq][dir]` is the leg's length, and a
+//!   change whose projection onto the leg falls on it computes the piece again;
+//! - `teleport` tests protection over the whole board: such pieces are computed after every
+//!   move;
+//! - `max-consecutive-passes`: when a side's run of passes reaches or leaves the limit, its
+//!   pieces that keep a list are computed again (only those can pass).
+//!
+//! The readers are looked up with the reaches stored before the move, or with ones already
+//! recomputed on the new board: either way every piece whose output could change is computed
+//! again on the board after the move, whatever the order.
+//!
+//! # Two kinds of piece
+//!
+//! A *plain* piece (only slides, jumps and leaps, atoms that never reach the same square, no
+//! promotion choice pending, not trapped where it stands) keeps one count per atom: its moves
+//! are the squares at distances k, k + 1, ... along each ray, in table order, so they are
+//! rebuilt from the counts and never stored. Every other piece keeps the list that
+//! `Position::generate_from` gives it: its moves, promotion twins, trap and pass filters are
+//! the reference's by construction.
+//!
+//! Each side's per-square move counts sit in a Fenwick tree, so the `i`-th legal move (in
+//! `Position::generate` order) is found in O(log squares) without building the list: uniform
+//! random play draws the same index, hence the same move, as it did from the full list.
+
+use crate::geometry::{Color, DIRECTION_COUNT};
+use crate::position::{color_code, Move, Piece, Position, EMPTY};
+use crate::table::{Atom, Trap, UNLIMITED};
+use crate::variant::Variant;
+use std::sync::Arc;
+
+/// A plain atom: a ray (a slide, or a jump with its continuation) or a leap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PlainAtom {
+    /// The square at distance `k`, then up to `extra` more free squares beyond an empty one:
+    /// a slide of `max` squares is `k = 1, extra = max - 1`.
+    Ray { dir: u8, k: u8, extra: u8 },
+    /// One square at (dx, dy), absolute (x right, y down).
+    Leap { dx: i8, dy: i8 },
+}
+
+/// What the state needs of one (type, colour), compiled once per variant.
+#[derive(Clone, Debug)]
+struct Program {
+    /// The atoms in table order when all are plain and never reach the same square.
+    plain: Option<Vec<PlainAtom>>,
+    /// Per absolute direction, bit `i` set when plain atom `i` is a ray that way.
+    rays_in: [u64; DIRECTION_COUNT],
+    /// Largest leap of the plain atoms (Chebyshev), 0 without leaps.
+    leap_radius: u8,
+    /// An unpromoted piece of this type may choose to promote (zone or furthest rank), so its
+    /// moves can come twice: it keeps a list until it has promoted.
+    promotion_choice: bool,
+    /// `PieceType::trap`.
+    trap: Trap,
+}
+
+impl Program {
+    fn compile(atoms: &[Atom], overlapping: bool, promotion_choice: bool, trap: Trap) -> Program {
+        let mut plain = Vec::new();
+        let mut rays_in = [0u64; DIRECTION_COUNT];
+        let mut leap_radius = 0u8;
+        let mut all_plain = !overlapping && atoms.len() <= 64;
+        for (i, &atom) in atoms.iter().enumerate() {
+            match atom {
+                Atom::Slide { dir, max } => {
+                    rays_in[dir as usize] |= 1 << i;
+                    plain.push(PlainAtom::Ray { dir, k: 1, extra: max - 1 });
+                }
+                Atom::Jump { dir, k, then } => {
+                    rays_in[dir as usize] |= 1 << i;
+                    plain.push(PlainAtom::Ray { dir, k, extra: then });
+                }
+                Atom::Leap { dx, dy } => {
+                    leap_radius = leap_radius.max(dx.unsigned_abs()).max(dy.unsigned_abs());
+                    plain.push(PlainAtom::Leap { dx, dy });
+                }
+                _ => all_plain = false,
+            }
+        }
+        Program { plain: all_plain.then_some(plain), rays_in, leap_radius, promotion_choice, trap }
+    }
+
+    /// Whether `piece` on `sq` keeps counts (else a list): see the module documentation.
+    fn is_plain(&self, piece: Piece, rank_from_front: usize, height: usize) -> bool {
+        self.plain.is_some()
+            && !(self.promotion_choice && !piece.promoted)
+            && match self.trap {
+                Trap::None => true,
+                Trap::FurthestRank => rank_from_front != 0,
+                Trap::OwnFirstRank => rank_from_front != height - 1,
+            }
+    }
+}
+
+/// A variant's programs and board tables, built once per variant (`Variant::compiled`).
+#[derive(Debug)]
+pub struct Compiled {
+    /// Index `kind * 2 + colour`.
+    programs: Vec<Program>,
+    /// Count slots per square: the most plain atoms of any type.
+    stride: usize,
+    /// The largest Chebyshev radius any atom reads around its piece.
+    local_max: usize,
+    /// Whether any type has a hook.
+    hooks: bool,
+    /// (x, y) of every square.
+    xy: Vec<(u8, u8)>,
+}
+
+impl Compiled {
+    /// Compiles `variant`'s table for the incremental state.
+    pub(crate) fn new(variant: &Variant) -> Compiled {
+        let table = &variant.table;
+        let mut programs = Vec::with_capacity(table.len() * 2);
+        let mut local_max = 0usize;
+        let mut hooks = false;
+        for (kind, ty) in table.types.iter().enumerate() {
+            let motion = table.motion_of(kind as u16);
+            for color in Color::BOTH {
+                let atoms = table.absolute_atoms(motion, color);
+                programs.push(Program::compile(atoms, motion.overlapping, motion.zone_promotion || motion.far_promotion, ty.trap));
+                for &atom in atoms {
+                    hooks |= matches!(atom, Atom::Hook { .. });
+                    if let Read::Local(r) = local_read(atom) {
+                        local_max = local_max.max(r as usize);
+                    }
+                }
+            }
+        }
+        let stride = programs.iter().filter_map(|p| p.plain.as_ref().map(Vec::len)).max().unwrap_or(0);
+        let g = &variant.geometry;
+        let xy = (0..g.size()).map(|sq| (g.xy(sq).0 as u8, g.xy(sq).1 as u8)).collect();
+        Compiled { programs, stride, local_max, hooks, xy }
+    }
+
+    #[inline]
+    fn program(&self, index: u32) -> &Program {
+        &self.programs[index as usize]
+    }
+}
+
+/// What an atom that is not a line reads.
+enum Read {
+    /// Squares within this Chebyshev radius.
+    Local(u8),
+    /// Something else (a line atom, a hook, teleport): handled by `MoveState::refresh_listed`.
+    Other,
+}
+
+fn local_read(atom: Atom) -> Read {
+    match atom {
+        Atom::Leap { dx, dy } => Read::Local(dx.unsigned_abs().max(dy.unsigned_abs())),
+        Atom::Lion | Atom::Double { .. } => Read::Local(2),
+        Atom::LionLine { reach, .. } => Read::Local(reach),
+        Atom::Igui => Read::Local(1),
+        Atom::Area { steps } => Read::Local(steps),
+        _ => Read::Other,
+    }
+}
+
+/// One side's move counts per square, with prefix sums for finding the `i`-th move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Fenwick {
+    /// 1-based Fenwick tree over squares.
+    tree: Vec<u32>,
+    total: u32,
+}
+
+impl Fenwick {
+    fn new(size: usize) -> Fenwick {
+        Fenwick { tree: vec![0; size + 1], total: 0 }
+    }
+
+    fn clear(&mut self) {
+        self.tree.fill(0);
+        self.total = 0;
+    }
+
+    #[inline]
+    fn add(&mut self, sq: usize, delta: i32) {
+        self.total = self.total.wrapping_add_signed(delta);
+        let mut i = sq + 1;
+        while i < self.tree.len() {
+            self.tree[i] = self.tree[i].wrapping_add_signed(delta);
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// The square holding the `index`-th move (`index < total`) and its index there.
+    #[inline]
+    fn find(&self, mut index: u32) -> (usize, u32) {
+        let n = self.tree.len() - 1;
+        let mut at = 0;
+        let mut step = 1usize << (usize::BITS - 1 - n.leading_zeros());
+        while step > 0 {
+            if at + step <= n && self.tree[at + step] <= index {
+                at += step;
+                index -= self.tree[at];
+            }
+            step >>= 1;
+        }
+        (at, index)
+    }
+}
+
+/// What the piece on a square keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// No piece.
+    Empty,
+    /// A count per atom (`MoveState::counts`).
+    Plain,
+    /// Its moves as `Position::generate_from` gives them (`MoveState::lists`).
+    Listed,
+}
+
+/// Line orientations for the occupancy bits: ranks, files, and the two diagonals.
+const RANK: usize = 0;
+const FILE: usize = 1;
+const ANTI: usize = 2;
+const DIAG: usize = 3;
+
+/// Every piece's moves, for both sides, kept up to date by `update` after each move made or
+/// taken back (see the module documentation). A `Game` holds one.
+#[derive(Clone, Debug)]
+pub struct MoveState {
+    variant: Arc<Variant>,
+    /// The hash of the position the state describes: a position with another hash (edited,
+    /// or moved on without `update`) is not described (`is_synced`).
+    hash: u64,
+    /// Per square: what the piece there keeps.
+    mode: Vec<Mode>,
+    /// Per square: the program (`kind * 2 + colour`) of the piece there.
+    program: Vec<u32>,
+    /// Per square, `stride` slots: moves per plain atom.
+    counts: Vec<u8>,
+    /// Per square: the piece's number of moves.
+    total: Vec<u16>,
+    /// Per square and direction: the farthest square its line atoms read that way.
+    reach: Vec<[u8; DIRECTION_COUNT]>,
+    /// Per square: the Chebyshev radius its local atoms read (0: none).
+    local: Vec<u8>,
+    /// Per square and direction: the length of a hook's first leg (empty without hooks).
+    band: Vec<[u8; DIRECTION_COUNT]>,
+    /// Per square: a listed piece's moves.
+    lists: Vec<Vec<Move>>,
+    /// Occupancy bits per line: `lines[RANK][y]` has bit x, `lines[FILE][x]` bit y, the
+    /// diagonals (x + y and x - y constant) bit x.
+    lines: [Vec<u64>; 4],
+    /// Per rank: bit x set when the piece on (x, y) has local reads.
+    local_rows: Vec<u64>,
+    /// Bits over squares: pieces with hooks, and pieces computed after every move (teleport).
+    hooks: Vec<u64>,
+    volatile: Vec<u64>,
+    /// Per colour: moves per square.
+    fenwick: [Fenwick; 2],
+    /// Per colour: whether its run of passes has reached `max-consecutive-passes`.
+    pass_blocked: [bool; 2],
+    /// Per square: the `epoch` in which the piece there was last computed in full.
+    stamp: Vec<u32>,
+    epoch: u32,
+    /// The squares of the move being followed (scratch).
+    changed: Vec<usize>,
+}
+
+impl MoveState {
+    /// The state of `pos`, built from scratch.
+    pub fn new(pos: &Position) -> MoveState {
+        let variant = pos.variant.clone();
+        let compiled = variant.compiled();
+        let size = variant.geometry.size();
+        let (w, h) = (variant.geometry.width, variant.geometry.height);
+        let words = size.div_ceil(64);
+        let mut state = MoveState {
+            hash: 0,
+            mode: vec![Mode::Empty; size],
+            program: vec![0; size],
+            counts: vec![0; size * compiled.stride],
+            total: vec![0; size],
+            reach: vec![[0; DIRECTION_COUNT]; size],
+            local: vec![0; size],
+            band: if compiled.hooks { vec![[0; DIRECTION_COUNT]; size] } else { Vec::new() },
+            lists: vec![Vec::new(); size],
+            lines: [vec![0; h], vec![0; w], vec![0; w + h - 1], vec![0; w + h - 1]],
+            local_rows: vec![0; h],
+            hooks: vec![0; words],
+            volatile: vec![0; words],
+            fenwick: [Fenwick::new(size), Fenwick::new(size)],
+            pass_blocked: [false; 2],
+            stamp: vec![0; size],
+            epoch: 1,
+            changed: Vec::new(),
+            variant,
+        };
+        state.rebuild(pos);
+        state
+    }
+
+    /// Computes everything again for `pos` (after edits), keeping the allocations.
+    pub fn rebuild(&mut self, pos: &Position) {
+        assert!(Arc::ptr_eq(&self.variant, &pos.variant), "a move state follows positions of one variant");
+        for line in self.lines.iter_mut() {
+            line.fill(0);
+        }
+        self.local_rows.fill(0);
+        self.hooks.fill(0);
+        self.volatile.fill(0);
+        self.fenwick[0].clear();
+        self.fenwick[1].clear();
+        self.total.fill(0);
+        self.mode.fill(Mode::Empty);
+        self.next_epoch();
+        for sq in 0..self.mode.len() {
+            self.set_line_bits(sq, pos.color_code_at(sq) != EMPTY);
+            self.refresh(pos, sq);
+        }
+        self.pass_blocked = self.passes_blocked(pos);
+        self.hash = pos.hash();
+    }
+
+    /// Whether the state describes `pos` (same variant, same hash: a 64-bit hash of the board,
+    /// the side to move and the pass counters, so another position matches by chance only).
+    pub fn is_synced(&self, pos: &Position) -> bool {
+        Arc::ptr_eq(&self.variant, &pos.variant) && self.hash == pos.hash()
+    }
+
+    /// Brings the state from the position before `pos`'s last move to `pos` (after
+    /// `Position::make`).
+    pub fn follow_make(&mut self, pos: &Position) {
+        let mut changed = std::mem::take(&mut self.changed);
+        pos.last_move_squares(&mut changed);
+        self.update(pos, &changed);
+        self.changed = changed;
+    }
+
+    /// Notes the squares `pos`'s last move changed, before it is taken back; `follow_unmake`
+    /// then brings the state to the position after `Position::unmake`.
+    pub fn prepare_unmake(&mut self, pos: &Position) {
+        pos.last_move_squares(&mut self.changed);
+    }
+
+    /// See `prepare_unmake`.
+    pub fn follow_unmake(&mut self, pos: &Position) {
+        let changed = std::mem::take(&mut self.changed);
+        self.update(pos, &changed);
+        self.changed = changed;
+    }
+
+    /// Brings the state up to date with `pos`, whose board differs from the one the state
+    /// describes only on the squares `changed` (and in the pass counters).
+    pub fn update(&mut self, pos: &Position, changed: &[usize]) {
+        self.next_epoch();
+        for &sq in changed {
+            self.set_line_bits(sq, pos.color_code_at(sq) != EMPTY);
+        }
+        for &sq in changed {
+            if self.stamp[sq] != self.epoch {
+                self.refresh(pos, sq);
+            }
+        }
+        for &sq in changed {
+            self.refresh_readers(pos, sq);
+        }
+        // Teleporters: their protection test reads the whole board.
+        for w in 0..self.volatile.len() {
+            let mut bits = self.volatile[w];
+            while bits != 0 {
+                let sq = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if self.stamp[sq] != self.epoch {
+                    self.refresh(pos, sq);
+                }
+            }
+        }
+        let blocked = self.passes_blocked(pos);
+        for color in Color::BOTH {
+            if blocked[color.index()] != self.pass_blocked[color.index()] {
+                for sq in pos.squares_of(color) {
+                    if self.mode[sq] == Mode::Listed && self.stamp[sq] != self.epoch {
+                        self.refresh(pos, sq);
+                    }
+                }
+            }
+        }
+        self.pass_blocked = blocked;
+        self.hash = pos.hash();
+    }
+
+    fn passes_blocked(&self, pos: &Position) -> [bool; 2] {
+        match self.variant.rules.max_consecutive_passes {
+            Some(limit) => Color::BOTH.map(|c| pos.consecutive_passes(c) >= limit),
+            None => [false; 2],
+        }
+    }
+
+    fn next_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.fill(0);
+            self.epoch = 1;
+        }
+    }
+
+    /// Number of moves of `color`'s pieces (`Position::generate(color)` would give as many).
+    #[inline]
+    pub fn count(&self, color: Color) -> usize {
+        self.fenwick[color.index()].total as usize
+    }
+
+    /// The `index`-th move (`index < count(color)`) of `Position::generate(color)`.
+    pub fn nth(&self, color: Color, index: usize) -> Move {
+        assert!(index < self.count(color), "move {index} of {}", self.count(color));
+        let (sq, mut rest) = self.fenwick[color.index()].find(index as u32);
+        match self.mode[sq] {
+            Mode::Listed => self.lists[sq][rest as usize],
+            Mode::Plain => {
+                let compiled = self.variant.compiled();
+                let atoms = compiled.program(self.program[sq]).plain.as_ref().expect("a plain program");
+                let counts = &self.counts[sq * compiled.stride..];
+                for (i, &atom) in atoms.iter().enumerate() {
+                    let n = counts[i] as u32;
+                    if rest < n {
+                        return self.plain_move(sq, atom, rest as usize);
+                    }
+                    rest -= n;
+                }
+                unreachable!("the counts add up to the total")
+            }
+            Mode::Empty => unreachable!("an empty square has no moves"),
+        }
+    }
+
+    /// The `j`-th move of a plain atom of the piece on `sq`.
+    #[inline]
+    fn plain_move(&self, sq: usize, atom: PlainAtom, j: usize) -> Move {
+        let g = &self.variant.geometry;
+        let to = match atom {
+            PlainAtom::Ray { dir, k, .. } => (sq as isize + g.offset[dir as usize] * (k as usize + j) as isize) as usize,
+            PlainAtom::Leap { dx, dy } => {
+                let (x, y) = g.xy(sq);
+                g.square(x + dx as i32, y + dy as i32).expect("a counted leap lands on the board")
+            }
+        };
+        Move::simple(sq as u16, to as u16, false)
+    }
+
+    /// Appends every move of `color`'s pieces to `out`, in `Position::generate` order.
+    pub fn moves(&self, pos: &Position, color: Color, out: &mut Vec<Move>) {
+        for sq in pos.squares_of(color) {
+            self.moves_from(sq, out);
+        }
+    }
+
+    /// Appends the moves of the piece on `sq` (as `Position::generate_from` gives them).
+    pub fn moves_from(&self, sq: usize, out: &mut Vec<Move>) {
+        match self.mode[sq] {
+            Mode::Empty => {}
+            Mode::Listed => out.extend_from_slice(&self.lists[sq]),
+            Mode::Plain => {
+                let compiled = self.variant.compiled();
+                let atoms = compiled.program(self.program[sq]).plain.as_ref().expect("a plain program");
+                let counts = &self.counts[sq * compiled.stride..];
+                let g = &self.variant.geometry;
+                for (i, &atom) in atoms.iter().enumerate() {
+                    let n = counts[i] as usize;
+                    if n == 0 {
+                        continue;
+                    }
+                    match atom {
+                        PlainAtom::Ray { dir, k, .. } => {
+                            let step = g.offset[dir as usize];
+                            let mut to = sq as isize + step * k as isize;
+                            for _ in 0..n {
+                                out.push(Move::simple(sq as u16, to as u16, false));
+                                to += step;
+                            }
+                        }
+                        PlainAtom::Leap { .. } => out.push(self.plain_move(sq, atom, 0)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sets or clears `sq` in the occupancy bits of its four lines.
+    fn set_line_bits(&mut self, sq: usize, occupied: bool) {
+        let h = self.variant.geometry.height;
+        let (x, y) = self.variant.compiled().xy[sq];
+        let (x, y) = (x as usize, y as usize);
+        let places = [(RANK, y, x), (FILE, x, y), (ANTI, x + y, x), (DIAG, x + h - 1 - y, x)];
+        for (o, line, bit) in places {
+            if occupied {
+                self.lines[o][line] |= 1 << bit;
+            } else {
+                self.lines[o][line] &= !(1 << bit);
+            }
+        }
+    }
+
+    /// Computes the piece on `sq` in full (or clears the square).
+    fn refresh(&mut self, pos: &Position, sq: usize) {
+        self.stamp[sq] = self.epoch;
+        if self.mode[sq] != Mode::Empty {
+            let color = self.program[sq] as usize & 1;
+            self.fenwick[color].add(sq, -(self.total[sq] as i32));
+            self.total[sq] = 0;
+        }
+        self.reach[sq] = [0; DIRECTION_COUNT];
+        if !self.band.is_empty() {
+            self.band[sq] = [0; DIRECTION_COUNT];
+        }
+        self.lists[sq].clear();
+        let (word, bit) = (sq / 64, 1u64 << (sq % 64));
+        self.hooks[word] &= !bit;
+        self.volatile[word] &= !bit;
+        self.set_local(sq, 0);
+        let Some(piece) = pos.at(sq) else {
+            self.mode[sq] = Mode::Empty;
+            return;
+        };
+        let program = piece.kind as u32 * 2 + piece.color.index() as u32;
+        self.program[sq] = program;
+        let g = &self.variant.geometry;
+        let variant = self.variant.clone();
+        let compiled = variant.compiled();
+        let p = compiled.program(program);
+        if p.is_plain(piece, g.rank_from_front(sq, piece.color), g.height) {
+            self.mode[sq] = Mode::Plain;
+            self.refresh_rays(pos, sq, u64::MAX, true);
+            self.set_local(sq, p.leap_radius);
+        } else {
+            self.mode[sq] = Mode::Listed;
+            self.refresh_listed(pos, sq, piece);
+        }
+        self.fenwick[piece.color.index()].add(sq, self.total[sq] as i32);
+    }
+
+    fn set_local(&mut self, sq: usize, radius: u8) {
+        self.local[sq] = radius;
+        let (x, y) = self.variant.compiled().xy[sq];
+        if radius > 0 {
+            self.local_rows[y as usize] |= 1 << x;
+        } else {
+            self.local_rows[y as usize] &= !(1 << x);
+        }
+    }
+
+    /// Counts again the plain atoms of the piece on `sq` picked by `mask` (every atom of each
+    /// direction it touches), setting their directions' reach. `full`: the piece is new on the
+    /// square (`refresh` counts it in the Fenwick tree); else `total` and the tree follow.
+    fn refresh_rays(&mut self, pos: &Position, sq: usize, mask: u64, full: bool) {
+        let variant = self.variant.clone();
+        let compiled = variant.compiled();
+        let g = &variant.geometry;
+        let program = compiled.program(self.program[sq]);
+        let atoms = program.plain.as_ref().expect("a plain program");
+        let own = color_code(if self.program[sq] & 1 == 0 { Color::Black } else { Color::White });
+        let base = sq * compiled.stride;
+        let mut delta = 0i32;
+        let mut reach = self.reach[sq];
+        for d in 0..DIRECTION_COUNT {
+            if program.rays_in[d] & mask != 0 {
+                reach[d] = 0;
+            }
+        }
+        for (i, &atom) in atoms.iter().enumerate() {
+            if mask & (1 << i) == 0 {
+                continue;
+            }
+            let count = match atom {
+                PlainAtom::Ray { dir, k, extra } => {
+                    let (count, hi) = ray(pos, sq, dir as usize, k as usize, extra as usize, own);
+                    let r = &mut reach[dir as usize];
+                    *r = (*r).max(hi);
+                    count
+                }
+                PlainAtom::Leap { dx, dy } => {
+                    let (x, y) = g.xy(sq);
+                    match g.square(x + dx as i32, y + dy as i32) {
+                        Some(t) if pos.color_code_at(t) != own => 1,
+                        _ => 0,
+                    }
+                }
+            };
+            delta += count as i32 - self.counts[base + i] as i32;
+            self.counts[base + i] = count;
+        }
+        self.reach[sq] = reach;
+        if full {
+            // The old counts belonged to another piece.
+            self.total[sq] = atoms.iter().enumerate().map(|(i, _)| self.counts[base + i] as u16).sum();
+        } else {
+            self.total[sq] = (self.total[sq] as i32 + delta) as u16;
+            self.fenwick[self.program[sq] as usize & 1].add(sq, delta);
+        }
+    }
+
+    /// Generates a listed piece's moves with the reference and records what they read.
+    fn refresh_listed(&mut self, pos: &Position, sq: usize, piece: Piece) {
+        let mut list = std::mem::take(&mut self.lists[sq]);
+        pos.generate_from(sq, &mut list);
+        self.total[sq] = list.len() as u16;
+        self.lists[sq] = list;
+        let variant = self.variant.clone();
+        let table = &variant.table;
+        let motion = table.motion_of(piece.kind);
+        let range_rank = motion.range_rank;
+        let mut local = 0u8;
+        let mut reach = [0u8; DIRECTION_COUNT];
+        let (word, bit) = (sq / 64, 1u64 << (sq % 64));
+        let own = color_code(piece.color);
+        let outranks = |p: Piece| table.get(p.kind).range_rank <= range_rank;
+        for &atom in table.absolute_atoms(motion, piece.color) {
+            let line = match atom {
+                Atom::Slide { dir, max } => Some((dir, ray(pos, sq, dir as usize, 1, max as usize - 1, own).1)),
+                Atom::Jump { dir, k, then } => Some((dir, ray(pos, sq, dir as usize, k as usize, then as usize, own).1)),
+                Atom::Hop { dir, pieces } | Atom::RangeJump { dir, pieces } => {
+                    // They stop on the piece after the `pieces` they may pass (never when
+                    // unlimited).
+                    let mut passed = 0u32;
+                    Some((dir, walk(pos, sq, dir as usize, |_| {
+                        passed += 1;
+                        passed > pieces as u32 && pieces != UNLIMITED
+                    })))
+                }
+                Atom::RangeCapture { dir } | Atom::RankJump { dir } | Atom::RankHop { dir } => {
+                    Some((dir, walk(pos, sq, dir as usize, outranks)))
+                }
+                Atom::Hook { dir } => {
+                    self.band[sq][dir as usize] = walk(pos, sq, dir as usize, |_| true);
+                    self.hooks[word] |= bit;
+                    None
+                }
+                Atom::Teleport => {
+                    self.volatile[word] |= bit;
+                    None
+                }
+                other => {
+                    if let Read::Local(r) = local_read(other) {
+                        local = local.max(r);
+                    }
+                    None
+                }
+            };
+            if let Some((dir, hi)) = line {
+                reach[dir as usize] = reach[dir as usize].max(hi);
+            }
+        }
+        self.reach[sq] = reach;
+        self.set_local(sq, local);
+    }
+
+    /// Computes again every piece that read `s` (see the module documentation).
+    fn refresh_readers(&mut self, pos: &Position, s: usize) {
+        let variant = self.variant.clone();
+        let compiled = variant.compiled();
+        let g = &variant.geometry;
+        let (x, y) = compiled.xy[s];
+        let (x, y) = (x as usize, y as usize);
+        let h = g.height;
+        for walk in 0..DIRECTION_COUNT {
+            let back = (walk + 4) % DIRECTION_COUNT;
+            let (bits, at, ascending) = match walk {
+                0 => (self.lines[FILE][x], y, false),
+                4 => (self.lines[FILE][x], y, true),
+                2 => (self.lines[RANK][y], x, true),
+                6 => (self.lines[RANK][y], x, false),
+                1 => (self.lines[ANTI][x + y], x, true),
+                5 => (self.lines[ANTI][x + y], x, false),
+                3 => (self.lines[DIAG][x + h - 1 - y], x, true),
+                _ => (self.lines[DIAG][x + h - 1 - y], x, false),
+            };
+            let mut others = if ascending { bits & !((2u64 << at) - 1) } else { bits & ((1u64 << at) - 1) };
+            while others != 0 {
+                let i = if ascending { others.trailing_zeros() as usize } else { 63 - others.leading_zeros() as usize };
+                others &= !(1u64 << i);
+                let m = i.abs_diff(at);
+                let p = (s as isize + g.offset[walk] * m as isize) as usize;
+                if self.reach[p][back] as usize >= m && self.stamp[p] != self.epoch {
+                    match self.mode[p] {
+                        Mode::Plain => {
+                            let mask = compiled.program(self.program[p]).rays_in[back];
+                            self.refresh_rays(pos, p, mask, false);
+                        }
+                        _ => self.refresh(pos, p),
+                    }
+                }
+            }
+        }
+        let r = compiled.local_max;
+        if r > 0 {
+            let (lo, hi) = (x.saturating_sub(r), (x + r).min(g.width - 1));
+            let columns = (u64::MAX >> (63 - hi)) & !((1u64 << lo) - 1);
+            for row in y.saturating_sub(r)..=(y + r).min(h - 1) {
+                let mut bits = self.local_rows[row] & columns;
+                while bits != 0 {
+                    let px = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let p = row * g.width + px;
+                    if px.abs_diff(x).max(row.abs_diff(y)) <= self.local[p] as usize && self.stamp[p] != self.epoch {
+                        self.refresh(pos, p);
+                    }
+                }
+            }
+        }
+        if compiled.hooks {
+            for w in 0..self.hooks.len() {
+                let mut bits = self.hooks[w];
+                while bits != 0 {
+                    let p = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if self.stamp[p] != self.epoch && self.in_band(p, s) {
+                        self.refresh(pos, p);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the hook piece on `p` read `s`: `s` lies across one of its first legs (on a
+    /// line through a leg square, perpendicular to the leg, or on the leg).
+    fn in_band(&self, p: usize, s: usize) -> bool {
+        let xy = &self.variant.compiled().xy;
+        let (ax, ay) = (xy[s].0 as i32 - xy[p].0 as i32, xy[s].1 as i32 - xy[p].1 as i32);
+        self.band[p].iter().enumerate().any(|(d, &leg)| {
+            let (dx, dy) = crate::geometry::DELTAS[d];
+            let norm = dx * dx + dy * dy;
+            let along = ax * dx + ay * dy;
+            leg > 0 && along >= norm && along <= leg as i32 * norm
+        })
+    }
+
+    /// Compares the state with one built from scratch for `pos`: `Err` names the first
+    /// difference (the differential tests call this at every ply).
+    pub fn check(&self, pos: &Position) -> Result<(), String> {
+        if !self.is_synced(pos) {
+            return Err("the state is not synced with the position".into());
+        }
+        let fresh = MoveState::new(pos);
+        let stride = self.variant.compiled().stride;
+        for sq in 0..self.mode.len() {
+            let name = || pos.variant.geometry.square_name(sq);
+            if self.mode[sq] != fresh.mode[sq] {
+                return Err(format!("{}: mode {:?}, fresh {:?}", name(), self.mode[sq], fresh.mode[sq]));
+            }
+            if self.mode[sq] == Mode::Empty {
+                continue;
+            }
+            let same = self.program[sq] == fresh.program[sq]
+                && self.total[sq] == fresh.total[sq]
+                && self.reach[sq] == fresh.reach[sq]
+                && self.local[sq] == fresh.local[sq]
+                && self.band.get(sq) == fresh.band.get(sq)
+                && self.lists[sq] == fresh.lists[sq]
+                && (self.mode[sq] != Mode::Plain || {
+                    let atoms = self.variant.compiled().program(self.program[sq]).plain.as_ref().map_or(0, Vec::len);
+                    self.counts[sq * stride..sq * stride + atoms] == fresh.counts[sq * stride..sq * stride + atoms]
+                });
+            if !same {
+                return Err(format!(
+                    "{}: total {} reach {:?} local {} counts {:?}; fresh: total {} reach {:?} local {} counts {:?}",
+                    name(),
+                    self.total[sq],
+                    self.reach[sq],
+                    self.local[sq],
+                    &self.counts[sq * stride..(sq + 1) * stride],
+                    fresh.total[sq],
+                    fresh.reach[sq],
+                    fresh.local[sq],
+                    &fresh.counts[sq * stride..(sq + 1) * stride],
+                ));
+            }
+        }
+        let rest = |s: &MoveState| (s.lines.clone(), s.local_rows.clone(), s.hooks.clone(), s.volatile.clone(), s.fenwick.clone(), s.pass_blocked);
+        if rest(self) != rest(&fresh) {
+            return Err("line bits, local rows, hooks, teleporters, Fenwick trees or pass flags differ".into());
+        }
+        Ok(())
+    }
+
+    /// Bytes the state holds on the heap (the lists' spare capacity included).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let n = self.mode.len();
+        n * (size_of::<Mode>() + size_of::<u32>() * 2 + size_of::<u16>() + size_of::<u8>() + size_of::<Vec<Move>>())
+            + self.counts.len()
+            + (self.reach.len() + self.band.len()) * DIRECTION_COUNT
+            + self.lists.iter().map(|l| l.capacity() * size_of::<Move>()).sum::<usize>()
+            + self.lines.iter().map(|l| l.len() * 8).sum::<usize>()
+            + (self.local_rows.len() + self.hooks.len() + self.volatile.len()) * 8
+            + self.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()
+    }
+}
+
+/// The farthest square a walk from `sq` along `d` reads: the first piece `stop` picks, or the
+/// edge.
+#[inline]
+fn walk(pos: &Position, sq: usize, d: usize, mut stop: impl FnMut(Piece) -> bool) -> u8 {
+    let g = &pos.variant.geometry;
+    let mut t = sq as isize;
+    for i in 1..=g.edge(sq, d) {
+        t += g.offset[d];
+        if let Some(p) = pos.at(t as usize) {
+            if stop(p) {
+                return i as u8;
+            }
+        }
+    }
+    g.edge(sq, d) as u8
+}
+
+/// A ray from `sq` along `d`: the square at distance `k` (if on the board and not `own`), then
+/// up to `extra` more while the squares are free, stopping on (and taking) an enemy. Returns
+/// (moves, farthest square read).
+#[inline]
+fn ray(pos: &Position, sq: usize, d: usize, k: usize, extra: usize, own: u8) -> (u8, u8) {
+    let g = &pos.variant.geometry;
+    let edge = g.edge(sq, d);
+    if k > edge {
+        return (0, 0);
+    }
+    let step = g.offset[d];
+    let mut t = sq as isize + step * k as isize;
+    match pos.color_code_at(t as usize) {
+        EMPTY => {}
+        c if c == own => return (0, k as u8),
+        _ => return (1, k as u8),
+    }
+    let n = (edge - k).min(extra);
+    for j in 1..=n {
+        t += step;
+        match pos.color_code_at(t as usize) {
+            EMPTY => {}
+            c if c == own => return (j as u8, (k + j) as u8),
+            _ => return (j as u8 + 1, (k + j) as u8),
+        }
+    }
+    (n as u8 + 1, (k + n) as u8)
+}

@@ -1,0 +1,157 @@
+//! The incremental move state (issue 13) against full generation, the reference: at every ply
+//! of seeded random games in every built-in variant (and under every rule option), the state
+//! kept up to date by `Game::play` and `Game::undo` gives exactly the moves of
+//! `Position::generate`, in order, for both sides; its counts and `nth` agree with the list;
+//! and it equals a state built from scratch (`MoveState::check`), after a move and after the
+//! move is taken back.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+use taikyoku_engine::{variant_names, Color, Game, Move, Variant};
+
+/// Checks the game's move state against full generation and a fresh state.
+fn check(game: &Game, context: &dyn Fn() -> String) {
+    let state = game.move_state().unwrap_or_else(|| panic!("{}: no synced move state", context()));
+    state.check(&game.position).unwrap_or_else(|e| panic!("{}: {e}", context()));
+    for color in Color::BOTH {
+        let mut reference = Vec::new();
+        game.position.generate(color, &mut reference);
+        let mut incremental = Vec::new();
+        state.moves(&game.position, color, &mut incremental);
+        assert_eq!(incremental, reference, "{}: {color} moves", context());
+        assert_eq!(state.count(color), reference.len(), "{}: {color} count", context());
+        for (i, &mv) in reference.iter().enumerate() {
+            assert_eq!(state.nth(color, i), mv, "{}: {color} move {i}", context());
+        }
+    }
+    let legal = game.legal_moves();
+    assert_eq!(game.legal_move_count(), legal.len(), "{}", context());
+    if let Some(&last) = legal.last() {
+        assert_eq!(game.legal_move(legal.len() - 1), last, "{}", context());
+    }
+}
+
+/// Plays `plies` random plies (fewer if the game ends), checking every position; every few
+/// plies a move is taken back and checked, then played again.
+fn play_and_check(variant: &Arc<Variant>, seed: u64, plies: usize, every: usize) -> usize {
+    let mut game = Game::new(variant.clone());
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut scratch = Vec::new();
+    for ply in 0..plies {
+        let Some(mv) = game.choose_move(|n| rng.gen_range(0..n), &mut scratch) else { return ply };
+        if game.recorded_end().is_some() {
+            return ply;
+        }
+        game.play(mv);
+        let context = || format!("{} {:?} seed {seed} ply {ply} after {mv:?}", variant.name, variant.options);
+        if ply % every == 0 {
+            check(&game, &context);
+        }
+        if ply % 7 == 3 {
+            let before: Vec<Move> = game.position.moves_played().collect();
+            game.undo();
+            if ply % every == 0 {
+                check(&game, &|| format!("{} (taken back)", context()));
+            }
+            game.play(mv);
+            assert_eq!(game.position.moves_played().collect::<Vec<_>>(), before);
+        }
+    }
+    plies
+}
+
+#[test]
+fn incremental_moves_equal_full_generation_in_every_variant() {
+    for name in variant_names() {
+        let variant = Variant::load(name, &[]).unwrap();
+        let mut plies = 0;
+        for seed in 0..3 {
+            plies += play_and_check(&variant, seed, 300, 1);
+        }
+        assert!(plies >= 300, "{name}: {plies} plies");
+    }
+}
+
+#[test]
+fn incremental_moves_equal_full_generation_under_every_rule_option() {
+    for name in variant_names() {
+        let options: Vec<String> = Variant::load(name, &[]).unwrap().table.options.iter().map(|(o, _)| o.clone()).collect();
+        for option in options {
+            let variant = Variant::load(name, std::slice::from_ref(&option)).unwrap();
+            play_and_check(&variant, 11, 60, 1);
+        }
+    }
+}
+
+#[test]
+fn long_games_stay_in_step() {
+    // Deeper into the game (promotions, open boards, Taishin's emperor and pass limit),
+    // checked every 10th ply to stay within seconds.
+    for name in variant_names() {
+        let variant = Variant::load(name, &[]).unwrap();
+        for seed in 20..22 {
+            play_and_check(&variant, seed, 2500, 10);
+        }
+    }
+}
+
+#[test]
+fn edits_fall_back_to_full_generation() {
+    let variant = Variant::load("taikyoku", &[]).unwrap();
+    let mut game = Game::new(variant.clone());
+    let first = game.legal_moves()[0];
+    game.play(first);
+    assert!(game.move_state().is_some());
+    // An edit the game does not see: the state no longer describes the position.
+    let sq = game.position.squares().next().unwrap().0;
+    game.position.remove(sq);
+    assert!(game.move_state().is_none());
+    let mut reference = Vec::new();
+    game.position.generate(game.side_to_move(), &mut reference);
+    assert_eq!(game.legal_moves(), reference);
+    // The next move rebuilds it.
+    game.play(reference[0]);
+    check(&game, &|| "after an edit".into());
+}
+
+#[test]
+fn the_pass_limit_is_followed() {
+    // Taishin: a fourth pass in a row is not legal. Black's lion on 13m passes three times
+    // (White moves its king in between); then neither it nor the other lion, whose
+    // neighbourhood did not change, may pass.
+    use taikyoku_engine::Position;
+    let variant = Variant::load("taishin", &[]).unwrap();
+    let mut pos = Position::empty(variant.clone(), Color::Black);
+    let pieces = [("13m", "LN", Color::Black), ("20t", "LN", Color::Black), ("1a", "K", Color::White), ("25y", "K", Color::Black)];
+    for (sq, key, color) in pieces {
+        let piece = variant.table.placement(variant.table.lookup(key).unwrap(), false, color).unwrap();
+        pos.put(variant.geometry.parse_square(sq).unwrap(), piece);
+    }
+    let mut game = Game::from_position(pos);
+    let white_step = |game: &Game| game.legal_moves().into_iter().find(|m| !m.is_pass()).unwrap();
+    let lion = variant.geometry.parse_square("13m").unwrap() as u16;
+    let pass = |game: &Game| game.legal_moves().into_iter().find(|m| m.is_pass() && m.from == lion);
+    let passes = |game: &Game| game.legal_moves().into_iter().filter(|m| m.is_pass()).count();
+    // The first move builds the state.
+    let mv = pass(&game).unwrap();
+    game.play(mv);
+    for n in 1..=3 {
+        check(&game, &|| format!("after pass {n}"));
+        game.play(white_step(&game));
+        check(&game, &|| format!("after pass {n} and White's move"));
+        match pass(&game) {
+            Some(mv) => game.play(mv),
+            None => {
+                assert_eq!(n, 3, "only the fourth pass is refused");
+                break;
+            }
+        }
+    }
+    assert_eq!(passes(&game), 0);
+    // Taking back White's move and the third pass: the pass is legal again.
+    game.undo();
+    game.undo();
+    check(&game, &|| "after taking back the third pass".into());
+    assert_eq!(passes(&game), 2);
+}
