@@ -730,7 +730,7 @@ impl MoveState {
                 while bits != 0 {
                     let p = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if self.stamp[p] != self.epoch && self.in_band(p, s) {
+                    if self.stamp[p] != self.epoch && self.in_band(pos, p, s) {
                         self.refresh(pos, p);
                     }
                 }
@@ -738,16 +738,42 @@ impl MoveState {
         }
     }
 
-    /// Whether the hook piece on `p` read `s`: `s` lies across one of its first legs (on a
-    /// line through a leg square, perpendicular to the leg, or on the leg).
-    fn in_band(&self, p: usize, s: usize) -> bool {
+    /// Whether the hook piece on `p` read `s`: `s` is on a first leg (within its length), or
+    /// on a line turning off it at an empty leg square with nothing between that square and
+    /// `s`. Read on the board after the move: for the changed square that comes first along
+    /// the hook's walk, nothing before it changed, so this tells exactly whether it was read;
+    /// that one is enough to compute the piece again.
+    fn in_band(&self, pos: &Position, p: usize, s: usize) -> bool {
+        let g = &self.variant.geometry;
         let xy = &self.variant.compiled().xy;
         let (ax, ay) = (xy[s].0 as i32 - xy[p].0 as i32, xy[s].1 as i32 - xy[p].1 as i32);
-        self.band[p].iter().enumerate().any(|(d, &leg)| {
+        (0..DIRECTION_COUNT).any(|d| {
+            let leg = self.band[p][d] as i32;
             let (dx, dy) = crate::geometry::DELTAS[d];
-            let norm = dx * dx + dy * dy;
             let along = ax * dx + ay * dy;
-            leg > 0 && along >= norm && along <= leg as i32 * norm
+            let norm = dx * dx + dy * dy;
+            if leg == 0 || along % norm != 0 || along < norm || along > leg * norm {
+                return false;
+            }
+            let j = along / norm;
+            let turn = (p as isize + g.offset[d] * j as isize) as usize;
+            if turn == s {
+                return true;
+            }
+            if pos.color_code_at(turn) != EMPTY {
+                return false;
+            }
+            // From the turning square towards `s`, one king step at a time, all empty.
+            let (ux, uy) = ((ax - j * dx).signum(), (ay - j * dy).signum());
+            let step = uy as isize * g.width as isize + ux as isize;
+            let mut t = turn as isize + step;
+            while t as usize != s {
+                if pos.color_code_at(t as usize) != EMPTY {
+                    return false;
+                }
+                t += step;
+            }
+            true
         })
     }
 
