@@ -35,6 +35,9 @@ impl Hasher for PreHashed {
 
 /// Occurrences of each position hash.
 type Occurrences = HashMap<u64, u32, BuildHasherDefault<PreHashed>>;
+
+/// Bits in `Game::seen_bits` (a power of two: 8 KB).
+const SEEN_BITS: usize = 1 << 16;
 use std::sync::Arc;
 
 /// How a game ended.
@@ -121,6 +124,10 @@ pub struct Game {
     /// only while it describes `position` (`MoveState::is_synced`), so editing the position
     /// directly falls back to full generation until the next `play` rebuilds it.
     moves: Option<Box<MoveState>>,
+    /// Under `repetition-mode forbid`: a bit per position hash seen (its top 16 bits), never
+    /// cleared by `undo`, so a clear bit proves a hash was not seen and the repetition test of
+    /// most moves skips the occurrence table. Empty otherwise.
+    seen_bits: Vec<u64>,
 }
 
 impl Game {
@@ -135,7 +142,11 @@ impl Game {
         let hash = position.hash();
         let mut seen = Occurrences::default();
         seen.insert(hash, 1);
-        Game { position, seen, hashes: vec![hash], ends: vec![None], max_plies: None, moves: None }
+        let forbid = position.variant.rules.repetition.mode == RepetitionMode::Forbid;
+        let seen_bits = if forbid { vec![0; SEEN_BITS / 64] } else { Vec::new() };
+        let mut game = Game { position, seen, hashes: vec![hash], ends: vec![None], max_plies: None, moves: None, seen_bits };
+        game.note_seen(hash);
+        game
     }
 
     /// Restarts the game's bookkeeping from the current position (after board edits).
@@ -196,9 +207,15 @@ impl Game {
         }
         if self.forbids_repetition() {
             let mut kept = start;
+            let mut hashes = None;
             for i in start..out.len() {
-                if !self.repeats(out[i]) {
-                    out[kept] = out[i];
+                let mv = out[i];
+                let hashes = match &hashes {
+                    Some((from, h)) if *from == mv.from => h,
+                    _ => &hashes.insert((mv.from, self.position.quiet_hashes(mv.from as usize))).1,
+                };
+                if !self.repeats_hash(hashes.after(&self.position, mv)) {
+                    out[kept] = mv;
                     kept += 1;
                 }
             }
@@ -246,7 +263,34 @@ impl Game {
                 let n = state.count(self.side_to_move());
                 (n > 0).then(|| state.nth(self.side_to_move(), choose(n)))
             }
-            _ => {
+            Some(state) => {
+                // Only the few moves that repeat are dropped: note their places in the
+                // state's order and skip them, without building the list.
+                let side = self.side_to_move();
+                let mut skipped = Vec::new();
+                let mut index = 0usize;
+                for sq in self.position.squares_of(side) {
+                    let hashes = self.position.quiet_hashes(sq);
+                    state.for_each_move_from(sq, |mv| {
+                        if self.repeats_hash(hashes.after(&self.position, mv)) {
+                            skipped.push(index);
+                        }
+                        index += 1;
+                    });
+                }
+                let n = state.count(side) - skipped.len();
+                if n == 0 {
+                    return None;
+                }
+                let mut pick = choose(n);
+                for &at in &skipped {
+                    if at <= pick {
+                        pick += 1;
+                    }
+                }
+                Some(state.nth(side, pick))
+            }
+            None => {
                 scratch.clear();
                 self.generate(scratch);
                 (!scratch.is_empty()).then(|| scratch[choose(scratch.len())])
@@ -270,6 +314,22 @@ impl Game {
         self.position.has_move_where(|mv| !self.repeats(mv))
     }
 
+    /// Sets `hash`'s bit in `seen_bits` (under `repetition-mode forbid`).
+    #[inline]
+    fn note_seen(&mut self, hash: u64) {
+        if !self.seen_bits.is_empty() {
+            let bit = (hash >> (64 - SEEN_BITS.trailing_zeros())) as usize;
+            self.seen_bits[bit / 64] |= 1 << (bit % 64);
+        }
+    }
+
+    /// Whether `hash` may have been seen: false proves it was not (`seen_bits`).
+    #[inline]
+    fn maybe_seen(&self, hash: u64) -> bool {
+        let bit = (hash >> (64 - SEEN_BITS.trailing_zeros())) as usize;
+        self.seen_bits.get(bit / 64).is_none_or(|word| word & (1 << (bit % 64)) != 0)
+    }
+
     fn forbids_repetition(&self) -> bool {
         self.position.variant.rules.repetition.mode == RepetitionMode::Forbid
     }
@@ -277,8 +337,14 @@ impl Game {
     /// Whether `mv` would make the position occur for the rule's counted time. Only a quiet
     /// move can (captures, promotions and burns never come back).
     fn repeats(&self, mv: Move) -> bool {
+        self.repeats_hash(self.position.quiet_hash_after(mv))
+    }
+
+    /// Whether a move with this `quiet_hash_after` would make the rule's counted occurrence.
+    #[inline]
+    fn repeats_hash(&self, quiet_hash: Option<u64>) -> bool {
         let limit = self.position.variant.rules.repetition.count;
-        self.position.quiet_hash_after(mv).is_some_and(|hash| self.seen.get(&hash).is_some_and(|&n| n + 1 >= limit))
+        quiet_hash.is_some_and(|hash| self.maybe_seen(hash) && self.seen.get(&hash).is_some_and(|&n| n + 1 >= limit))
     }
 
     /// The end when the side to move has no legal move (the variant's `no-moves` rule).
@@ -308,6 +374,7 @@ impl Game {
             None => self.moves = Some(Box::new(MoveState::new(&self.position))),
         }
         let hash = self.position.hash();
+        self.note_seen(hash);
         self.hashes.push(hash);
         let count = self.seen.entry(hash).or_insert(0);
         *count += 1;

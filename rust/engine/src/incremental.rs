@@ -475,8 +475,25 @@ impl MoveState {
     /// Appends the moves of the piece on `sq` (as `Position::generate_from` gives them).
     pub fn moves_from(&self, sq: usize, out: &mut Vec<Move>) {
         match self.mode[sq] {
-            Mode::Empty => {}
             Mode::Listed => out.extend_from_slice(&self.lists[sq]),
+            _ => self.for_each_move_from(sq, |mv| out.push(mv)),
+        }
+    }
+
+    /// Calls `f` with every move of `color`'s pieces, in `Position::generate` order, without
+    /// building a list.
+    pub fn for_each_move(&self, pos: &Position, color: Color, mut f: impl FnMut(Move)) {
+        for sq in pos.squares_of(color) {
+            self.for_each_move_from(sq, &mut f);
+        }
+    }
+
+    /// Calls `f` with every move of the piece on `sq`, in order.
+    #[inline]
+    pub fn for_each_move_from(&self, sq: usize, mut f: impl FnMut(Move)) {
+        match self.mode[sq] {
+            Mode::Empty => {}
+            Mode::Listed => self.lists[sq].iter().for_each(|&mv| f(mv)),
             Mode::Plain => {
                 let compiled = self.variant.compiled();
                 let atoms = compiled.program(self.program[sq]).plain.as_ref().expect("a plain program");
@@ -492,11 +509,11 @@ impl MoveState {
                             let step = g.offset[dir as usize];
                             let mut to = sq as isize + step * k as isize;
                             for _ in 0..n {
-                                out.push(Move::simple(sq as u16, to as u16, false));
+                                f(Move::simple(sq as u16, to as u16, false));
                                 to += step;
                             }
                         }
-                        PlainAtom::Leap { .. } => out.push(self.plain_move(sq, atom, 0)),
+                        PlainAtom::Leap { .. } => f(self.plain_move(sq, atom, 0)),
                     }
                 }
             }

@@ -142,6 +142,28 @@ impl Burns {
     }
 }
 
+/// `Position::quiet_hashes`: the hash after each quiet move of one piece.
+pub(crate) struct QuietHashes {
+    /// The hash with the piece lifted off its square, the turn passed, and its run of passes
+    /// ended (a move that goes somewhere is not a pass).
+    base: u64,
+    piece: Piece,
+    /// Whether a simple move to an empty square is quiet without asking `burns`.
+    shortcut: bool,
+}
+
+impl QuietHashes {
+    /// `pos.quiet_hash_after(mv)` for a move of this piece, `pos` the position it came from.
+    #[inline]
+    pub(crate) fn after(&self, pos: &Position, mv: Move) -> Option<u64> {
+        let to = mv.to as usize;
+        if self.shortcut && mv.mid == NO_SQUARE && mv.bits == MID2_NONE && to != mv.from as usize {
+            return if pos.board[to].is_some() { None } else { Some(self.base ^ piece_key(to, self.piece)) };
+        }
+        pos.quiet_hash_after(mv)
+    }
+}
+
 /// What `make` changed, for `unmake`.
 #[derive(Clone, Debug)]
 struct Undo {
@@ -590,6 +612,23 @@ impl Position {
         let moved = self.board[from]?;
         let hash = self.hash ^ WHITE_TO_MOVE_KEY ^ self.passes_hash_delta(moved.color, mv);
         Some(if to == from { hash } else { hash ^ piece_key(from, moved) ^ piece_key(to, moved) })
+    }
+
+    /// `quiet_hash_after` for the moves of the piece on `from`, with its part of the work done
+    /// once: the repetition rules ask it of every legal move.
+    pub(crate) fn quiet_hashes(&self, from: usize) -> QuietHashes {
+        let piece = self.board[from].expect("quiet_hashes: no piece on the start square");
+        let passes = if self.variant.rules.max_consecutive_passes.is_some() {
+            passes_key(piece.color, self.passes[piece.color.index()]) ^ passes_key(piece.color, 0)
+        } else {
+            0
+        };
+        QuietHashes {
+            base: self.hash ^ WHITE_TO_MOVE_KEY ^ passes ^ piece_key(from, piece),
+            piece,
+            // Burning can remove pieces after any move: then every move asks `burns`.
+            shortcut: !self.variant.table.has_burners,
+        }
     }
 
     /// Plays a move (assumed pseudo-legal for the side to move).

@@ -30,6 +30,18 @@ fn check(game: &Game, context: &dyn Fn() -> String) {
     if let Some(&last) = legal.last() {
         assert_eq!(game.legal_move(legal.len() - 1), last, "{}", context());
     }
+    // The random draw picks `legal[i]` for the `i` drawn (Dai dai's repetition rule included).
+    let mut scratch = Vec::new();
+    for i in [0, legal.len() / 2, legal.len().saturating_sub(1)] {
+        let chosen = game.choose_move(
+            |n| {
+                assert_eq!(n, legal.len(), "{}", context());
+                i
+            },
+            &mut scratch,
+        );
+        assert_eq!(chosen, legal.get(i).copied(), "{}: draw {i}", context());
+    }
 }
 
 /// Plays `plies` random plies (fewer if the game ends), checking every position; every few
