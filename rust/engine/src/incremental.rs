@@ -68,15 +68,15 @@ struct Program {
     rays_in: [u64; DIRECTION_COUNT],
     /// Largest leap of the plain atoms (Chebyshev), 0 without leaps.
     leap_radius: u8,
-    /// An unpromoted piece of this type may choose to promote (zone or furthest rank), so its
-    /// moves can come twice: it keeps a list until it has promoted.
-    promotion_choice: bool,
+    /// An unpromoted piece of this type may choose to promote (zone or furthest rank), so some
+    /// of its moves come twice: it keeps counts only while none of its moves can (`Offers`).
+    offers: Option<Offers>,
     /// `PieceType::trap`.
     trap: Trap,
 }
 
 impl Program {
-    fn compile(atoms: &[Atom], overlapping: bool, promotion_choice: bool, trap: Trap) -> Program {
+    fn compile(atoms: &[Atom], overlapping: bool, offers: Option<Offers>, trap: Trap) -> Program {
         let mut plain = Vec::new();
         let mut rays_in = [0u64; DIRECTION_COUNT];
         let mut leap_radius = 0u8;
@@ -98,18 +98,50 @@ impl Program {
                 _ => all_plain = false,
             }
         }
-        Program { plain: all_plain.then_some(plain), rays_in, leap_radius, promotion_choice, trap }
+        Program { plain: all_plain.then_some(plain), rays_in, leap_radius, offers, trap }
     }
 
     /// Whether `piece` on `sq` keeps counts (else a list): see the module documentation.
+    /// Before its moves are known: `Offers::touched` decides the rest.
     fn is_plain(&self, piece: Piece, rank_from_front: usize, height: usize) -> bool {
         self.plain.is_some()
-            && !(self.promotion_choice && !piece.promoted)
+            && !self.offers.is_some_and(|o| !piece.promoted && o.from & (1 << rank_from_front) != 0)
             && match self.trap {
                 Trap::None => true,
                 Trap::FurthestRank => rank_from_front != 0,
                 Trap::OwnFirstRank => rank_from_front != height - 1,
             }
+    }
+}
+
+/// Where an unpromoted piece's plain moves could be offered promotion (bits of ranks counted
+/// from its owner's far side; `Position::promotion_offer` and `far_promotion_offered`): none of
+/// its moves is, and it keeps counts, when it stands outside `from` and no move ends on a rank
+/// of `to`.
+#[derive(Clone, Copy, Debug)]
+struct Offers {
+    /// The promotion zone (a move from there may promote by capturing, or by any move under
+    /// `promotion-trigger touch`).
+    from: u64,
+    /// The zone, the ranks where promotion is compulsory, and the furthest rank for
+    /// `farpromote`.
+    to: u64,
+}
+
+impl Offers {
+    fn of(variant: &Variant, kind: usize) -> Option<Offers> {
+        let motion = variant.table.motion_of(kind as u16);
+        let mut offers = Offers { from: 0, to: 0 };
+        if motion.zone_promotion {
+            let zone = variant.rules.zone().expect("zone promotion needs a zone");
+            let ranks = (1u64 << zone.depth.min(63)) - 1;
+            offers.from |= ranks;
+            offers.to |= ranks | variant.dead_ends.get(kind).copied().unwrap_or(0);
+        }
+        if motion.far_promotion {
+            offers.to |= 1;
+        }
+        (motion.zone_promotion || motion.far_promotion).then_some(offers)
     }
 }
 
@@ -139,7 +171,7 @@ impl Compiled {
             let motion = table.motion_of(kind as u16);
             for color in Color::BOTH {
                 let atoms = table.absolute_atoms(motion, color);
-                programs.push(Program::compile(atoms, motion.overlapping, motion.zone_promotion || motion.far_promotion, ty.trap));
+                programs.push(Program::compile(atoms, motion.overlapping, Offers::of(variant, kind), ty.trap));
                 for &atom in atoms {
                     hooks |= matches!(atom, Atom::Hook { .. });
                     if let Read::Local(r) = local_read(atom) {
@@ -562,15 +594,50 @@ impl MoveState {
         let variant = self.variant.clone();
         let compiled = variant.compiled();
         let p = compiled.program(program);
-        if p.is_plain(piece, g.rank_from_front(sq, piece.color), g.height) {
+        let plain = p.is_plain(piece, g.rank_from_front(sq, piece.color), g.height);
+        if plain {
             self.mode[sq] = Mode::Plain;
             self.refresh_rays(pos, sq, u64::MAX, true);
             self.set_local(sq, p.leap_radius);
-        } else {
+        }
+        if !plain || self.offered(sq, piece) {
             self.mode[sq] = Mode::Listed;
             self.refresh_listed(pos, sq, piece);
         }
         self.fenwick[piece.color.index()].add(sq, self.total[sq] as i32);
+    }
+
+    /// Whether a move of the plain-counted `piece` on `sq` may be offered promotion (`Offers`):
+    /// then it keeps a list instead.
+    fn offered(&self, sq: usize, piece: Piece) -> bool {
+        let compiled = self.variant.compiled();
+        let program = compiled.program(self.program[sq]);
+        let Some(offers) = program.offers.filter(|_| !piece.promoted) else { return false };
+        let g = &self.variant.geometry;
+        let y = compiled.xy[sq].1;
+        let rank = |y: i32| match piece.color {
+            Color::Black => y,
+            Color::White => g.height as i32 - 1 - y,
+        };
+        let atoms = program.plain.as_ref().expect("a plain program");
+        let counts = &self.counts[sq * compiled.stride..];
+        atoms.iter().enumerate().any(|(i, &atom)| {
+            let n = counts[i] as i32;
+            if n == 0 {
+                return false;
+            }
+            // Along a ray the rank changes monotonically: its targets cover one range of ranks.
+            let (near, far) = match atom {
+                PlainAtom::Ray { dir, k, .. } => {
+                    let dy = crate::geometry::DELTAS[dir as usize].1;
+                    (rank(y as i32 + dy * k as i32), rank(y as i32 + dy * (k as i32 + n - 1)))
+                }
+                PlainAtom::Leap { dy, .. } => (rank(y as i32 + dy as i32), rank(y as i32 + dy as i32)),
+            };
+            let (lo, hi) = (near.min(far) as u32, near.max(far) as u32);
+            let ranks = (u64::MAX >> (63 - hi)) & !((1u64 << lo) - 1);
+            ranks & offers.to != 0
+        })
     }
 
     fn set_local(&mut self, sq: usize, radius: u8) {
@@ -717,8 +784,11 @@ impl MoveState {
                 if self.reach[p][back] as usize >= m && self.stamp[p] != self.epoch {
                     match self.mode[p] {
                         Mode::Plain => {
-                            let mask = compiled.program(self.program[p]).rays_in[back];
-                            self.refresh_rays(pos, p, mask, false);
+                            let program = compiled.program(self.program[p]);
+                            self.refresh_rays(pos, p, program.rays_in[back], false);
+                            if program.offers.is_some() && pos.at(p).is_some_and(|piece| self.offered(p, piece)) {
+                                self.refresh(pos, p);
+                            }
                         }
                         _ => self.refresh(pos, p),
                     }
