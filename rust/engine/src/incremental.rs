@@ -73,6 +73,9 @@ struct Program {
     offers: Option<Offers>,
     /// `PieceType::trap`.
     trap: Trap,
+    /// It has an atom that reads past a piece (a jump over two or more squares, hop, range
+    /// capture or jump): it can read a square that another piece hides (`MoveState::through`).
+    sees_through: bool,
 }
 
 impl Program {
@@ -98,7 +101,12 @@ impl Program {
                 _ => all_plain = false,
             }
         }
-        Program { plain: all_plain.then_some(plain), rays_in, leap_radius, offers, trap }
+        let sees_through = atoms.iter().any(|a| match *a {
+            Atom::Jump { k, .. } => k >= 2,
+            Atom::Hop { .. } | Atom::RangeCapture { .. } | Atom::RangeJump { .. } | Atom::RankJump { .. } | Atom::RankHop { .. } => true,
+            _ => false,
+        });
+        Program { plain: all_plain.then_some(plain), rays_in, leap_radius, offers, trap, sees_through }
     }
 
     /// Whether `piece` on `sq` keeps counts (else a list): see the module documentation.
@@ -300,6 +308,9 @@ pub struct MoveState {
     /// Occupancy bits per line: `lines[RANK][y]` has bit x, `lines[FILE][x]` bit y, the
     /// diagonals (x + y and x - y constant) bit x.
     lines: [Vec<u64>; 4],
+    /// The same bits for the pieces that see through others (`Program::sees_through`): past
+    /// the nearest piece on a line, only these can read a square.
+    through: [Vec<u64>; 4],
     /// Per rank: bit x set when the piece on (x, y) has local reads.
     local_rows: Vec<u64>,
     /// Bits over squares: pieces with hooks, and pieces computed after every move (teleport).
@@ -335,6 +346,7 @@ impl MoveState {
             band: if compiled.hooks { vec![[0; DIRECTION_COUNT]; size] } else { Vec::new() },
             lists: vec![Vec::new(); size],
             lines: [vec![0; h], vec![0; w], vec![0; w + h - 1], vec![0; w + h - 1]],
+            through: [vec![0; h], vec![0; w], vec![0; w + h - 1], vec![0; w + h - 1]],
             local_rows: vec![0; h],
             hooks: vec![0; words],
             volatile: vec![0; words],
@@ -352,7 +364,7 @@ impl MoveState {
     /// Computes everything again for `pos` (after edits), keeping the allocations.
     pub fn rebuild(&mut self, pos: &Position) {
         assert!(Arc::ptr_eq(&self.variant, &pos.variant), "a move state follows positions of one variant");
-        for line in self.lines.iter_mut() {
+        for line in self.lines.iter_mut().chain(self.through.iter_mut()) {
             line.fill(0);
         }
         self.local_rows.fill(0);
@@ -552,17 +564,33 @@ impl MoveState {
         }
     }
 
-    /// Sets or clears `sq` in the occupancy bits of its four lines.
-    fn set_line_bits(&mut self, sq: usize, occupied: bool) {
+    /// (orientation, line, bit) of `sq` in each of its four lines.
+    #[inline]
+    fn line_places(&self, sq: usize) -> [(usize, usize, usize); 4] {
         let h = self.variant.geometry.height;
         let (x, y) = self.variant.compiled().xy[sq];
         let (x, y) = (x as usize, y as usize);
-        let places = [(RANK, y, x), (FILE, x, y), (ANTI, x + y, x), (DIAG, x + h - 1 - y, x)];
-        for (o, line, bit) in places {
+        [(RANK, y, x), (FILE, x, y), (ANTI, x + y, x), (DIAG, x + h - 1 - y, x)]
+    }
+
+    /// Sets or clears `sq` in the occupancy bits of its four lines.
+    fn set_line_bits(&mut self, sq: usize, occupied: bool) {
+        for (o, line, bit) in self.line_places(sq) {
             if occupied {
                 self.lines[o][line] |= 1 << bit;
             } else {
                 self.lines[o][line] &= !(1 << bit);
+            }
+        }
+    }
+
+    /// Sets or clears `sq` in the see-through bits of its four lines.
+    fn set_through_bits(&mut self, sq: usize, sees_through: bool) {
+        for (o, line, bit) in self.line_places(sq) {
+            if sees_through {
+                self.through[o][line] |= 1 << bit;
+            } else {
+                self.through[o][line] &= !(1 << bit);
             }
         }
     }
@@ -584,16 +612,20 @@ impl MoveState {
         self.hooks[word] &= !bit;
         self.volatile[word] &= !bit;
         self.set_local(sq, 0);
+        self.set_through_bits(sq, false);
         let Some(piece) = pos.at(sq) else {
             self.mode[sq] = Mode::Empty;
             return;
         };
         let program = piece.kind as u32 * 2 + piece.color.index() as u32;
         self.program[sq] = program;
-        let g = &self.variant.geometry;
         let variant = self.variant.clone();
+        let g = &variant.geometry;
         let compiled = variant.compiled();
         let p = compiled.program(program);
+        if p.sees_through {
+            self.set_through_bits(sq, true);
+        }
         let plain = p.is_plain(piece, g.rank_from_front(sq, piece.color), g.height);
         if plain {
             self.mode[sq] = Mode::Plain;
@@ -765,20 +797,29 @@ impl MoveState {
         let h = g.height;
         for walk in 0..DIRECTION_COUNT {
             let back = (walk + 4) % DIRECTION_COUNT;
-            let (bits, at, ascending) = match walk {
-                0 => (self.lines[FILE][x], y, false),
-                4 => (self.lines[FILE][x], y, true),
-                2 => (self.lines[RANK][y], x, true),
-                6 => (self.lines[RANK][y], x, false),
-                1 => (self.lines[ANTI][x + y], x, true),
-                5 => (self.lines[ANTI][x + y], x, false),
-                3 => (self.lines[DIAG][x + h - 1 - y], x, true),
-                _ => (self.lines[DIAG][x + h - 1 - y], x, false),
+            let (o, line, at, ascending) = match walk {
+                0 => (FILE, x, y, false),
+                4 => (FILE, x, y, true),
+                2 => (RANK, y, x, true),
+                6 => (RANK, y, x, false),
+                1 => (ANTI, x + y, x, true),
+                5 => (ANTI, x + y, x, false),
+                3 => (DIAG, x + h - 1 - y, x, true),
+                _ => (DIAG, x + h - 1 - y, x, false),
             };
+            let bits = self.lines[o][line];
             let mut others = if ascending { bits & !((2u64 << at) - 1) } else { bits & ((1u64 << at) - 1) };
+            let mut nearest = true;
             while others != 0 {
                 let i = if ascending { others.trailing_zeros() as usize } else { 63 - others.leading_zeros() as usize };
                 others &= !(1u64 << i);
+                if nearest {
+                    // Past the nearest piece only those that see through others can have read
+                    // `s`: a piece whose ray ran through a square that is occupied now but was
+                    // empty before is found from that square, itself a changed one.
+                    others &= self.through[o][line];
+                    nearest = false;
+                }
                 let m = i.abs_diff(at);
                 let p = (s as isize + g.offset[walk] * m as isize) as usize;
                 if self.reach[p][back] as usize >= m && self.stamp[p] != self.epoch {
@@ -905,7 +946,7 @@ impl MoveState {
                 ));
             }
         }
-        let rest = |s: &MoveState| (s.lines.clone(), s.local_rows.clone(), s.hooks.clone(), s.volatile.clone(), s.fenwick.clone(), s.pass_blocked);
+        let rest = |s: &MoveState| (s.lines.clone(), s.through.clone(), s.local_rows.clone(), s.hooks.clone(), s.volatile.clone(), s.fenwick.clone(), s.pass_blocked);
         if rest(self) != rest(&fresh) {
             return Err("line bits, local rows, hooks, teleporters, Fenwick trees or pass flags differ".into());
         }
@@ -920,7 +961,7 @@ impl MoveState {
             + self.counts.len()
             + (self.reach.len() + self.band.len()) * DIRECTION_COUNT
             + self.lists.iter().map(|l| l.capacity() * size_of::<Move>()).sum::<usize>()
-            + self.lines.iter().map(|l| l.len() * 8).sum::<usize>()
+            + self.lines.iter().chain(&self.through).map(|l| l.len() * 8).sum::<usize>()
             + (self.local_rows.len() + self.hooks.len() + self.volatile.len()) * 8
             + self.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()
     }
