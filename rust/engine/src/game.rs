@@ -36,6 +36,41 @@ impl Hasher for PreHashed {
 /// Occurrences of each position hash.
 type Occurrences = HashMap<u64, u32, BuildHasherDefault<PreHashed>>;
 
+/// Which moves can make a position seen before (`Game::touched_since_irreversible`). Captures
+/// and promotions are never undone, so only the positions since the last of them can recur;
+/// a quiet move recreates one only if it leaves a square whose content changed since then for
+/// another such square (the board then differs from the current one just there), or if it is
+/// a pass (the same board).
+struct Touched {
+    /// Bits over squares: the start and end squares of the moves since the last capture or
+    /// promotion.
+    squares: Vec<u64>,
+    /// Whether a pass would repeat a position.
+    passes: bool,
+}
+
+impl Touched {
+    #[inline]
+    fn has(&self, sq: usize) -> bool {
+        self.squares[sq / 64] & (1 << (sq % 64)) != 0
+    }
+
+    /// Whether `mv` needs the repetition test: false proves it does not repeat.
+    #[inline]
+    fn may_repeat(&self, mv: Move) -> bool {
+        if mv.from == mv.to {
+            self.passes
+        } else {
+            self.has(mv.from as usize) && self.has(mv.to as usize)
+        }
+    }
+
+    /// The touched squares, in order.
+    fn squares(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.squares.len() * 64).filter(|&sq| self.has(sq))
+    }
+}
+
 /// Bits in `Game::seen_bits` (a power of two: 8 KB).
 const SEEN_BITS: usize = 1 << 16;
 use std::sync::Arc;
@@ -128,6 +163,9 @@ pub struct Game {
     /// cleared by `undo`, so a clear bit proves a hash was not seen and the repetition test of
     /// most moves skips the occurrence table. Empty otherwise.
     seen_bits: Vec<u64>,
+    /// Under `repetition-mode forbid`, per ply as `hashes`: how many moves in a row up to it
+    /// were quiet (no capture, promotion or burn), so only positions since then can recur.
+    quiet_run: Vec<u32>,
 }
 
 impl Game {
@@ -144,7 +182,8 @@ impl Game {
         seen.insert(hash, 1);
         let forbid = position.variant.rules.repetition.mode == RepetitionMode::Forbid;
         let seen_bits = if forbid { vec![0; SEEN_BITS / 64] } else { Vec::new() };
-        let mut game = Game { position, seen, hashes: vec![hash], ends: vec![None], max_plies: None, moves: None, seen_bits };
+        let mut game =
+            Game { position, seen, hashes: vec![hash], ends: vec![None], max_plies: None, moves: None, seen_bits, quiet_run: vec![0] };
         game.note_seen(hash);
         game
     }
@@ -206,10 +245,16 @@ impl Game {
             None => self.position.generate(self.side_to_move(), out),
         }
         if self.forbids_repetition() {
+            let touched = self.touched_since_irreversible();
             let mut kept = start;
             let mut hashes = None;
             for i in start..out.len() {
                 let mv = out[i];
+                if !touched.may_repeat(mv) {
+                    out[kept] = mv;
+                    kept += 1;
+                    continue;
+                }
                 let hashes = match &hashes {
                     Some((from, h)) if *from == mv.from => h,
                     _ => &hashes.insert((mv.from, self.position.quiet_hashes(mv.from as usize))).1,
@@ -268,15 +313,27 @@ impl Game {
                 // state's order and skip them, without building the list.
                 let side = self.side_to_move();
                 let mut skipped = Vec::new();
-                let mut index = 0usize;
-                for sq in self.position.squares_of(side) {
+                let touched = self.touched_since_irreversible();
+                let mut test = |sq: usize, mut index: usize| {
                     let hashes = self.position.quiet_hashes(sq);
                     state.for_each_move_from(sq, |mv| {
-                        if self.repeats_hash(hashes.after(&self.position, mv)) {
+                        if touched.may_repeat(mv) && self.repeats_hash(hashes.after(&self.position, mv)) {
                             skipped.push(index);
                         }
                         index += 1;
                     });
+                };
+                if touched.passes {
+                    // Every piece that can pass may repeat: test them all.
+                    let mut index = 0;
+                    for sq in self.position.squares_of(side) {
+                        test(sq, index);
+                        index += state.moves_on(sq);
+                    }
+                } else {
+                    for sq in touched.squares().filter(|&sq| self.position.at(sq).is_some_and(|p| p.color == side)) {
+                        test(sq, state.first_index(side, sq));
+                    }
                 }
                 let n = state.count(side) - skipped.len();
                 if n == 0 {
@@ -340,6 +397,25 @@ impl Game {
         self.repeats_hash(self.position.quiet_hash_after(mv))
     }
 
+    /// What can repeat (`Touched`): the squares the moves since the last capture or promotion
+    /// went from or to.
+    fn touched_since_irreversible(&self) -> Touched {
+        let run = *self.quiet_run.last().expect("a run per ply") as usize;
+        let mut squares = vec![0u64; self.position.variant.geometry.size().div_ceil(64)];
+        for mv in self.position.moves_played().rev().take(run) {
+            for sq in [mv.from as usize, mv.to as usize] {
+                squares[sq / 64] |= 1 << (sq % 64);
+            }
+        }
+        // Every pass gives the same position: one test tells whether passes may repeat.
+        let passes = self
+            .position
+            .squares_of(self.side_to_move())
+            .next()
+            .is_some_and(|sq| self.repeats(Move::new(sq, sq)));
+        Touched { squares, passes }
+    }
+
     /// Whether a move with this `quiet_hash_after` would make the rule's counted occurrence.
     #[inline]
     fn repeats_hash(&self, quiet_hash: Option<u64>) -> bool {
@@ -367,6 +443,11 @@ impl Game {
         let royals_before = self.position.royal_count(opponent);
         let own_royals_before = self.position.royal_count(mover);
         let synced = self.move_state().is_some();
+        let run = match self.forbids_repetition() && self.position.quiet_hash_after(mv).is_some() {
+            true => self.quiet_run.last().expect("a run per ply") + 1,
+            false => 0,
+        };
+        self.quiet_run.push(run);
         self.position.make(mv);
         match self.moves.as_deref_mut() {
             Some(state) if synced => state.follow_make(&self.position),
@@ -408,6 +489,7 @@ impl Game {
             None => {}
         }
         let hash = self.hashes.pop().expect("hash per ply");
+        self.quiet_run.pop();
         if let Some(count) = self.seen.get_mut(&hash) {
             *count -= 1;
             if *count == 0 {

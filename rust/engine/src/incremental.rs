@@ -247,6 +247,17 @@ impl Fenwick {
         }
     }
 
+    /// The number of moves on squares before `sq`.
+    #[inline]
+    fn before(&self, sq: usize) -> u32 {
+        let (mut i, mut sum) = (sq, 0u32);
+        while i > 0 {
+            sum = sum.wrapping_add(self.tree[i]);
+            i &= i - 1;
+        }
+        sum
+    }
+
     /// The square holding the `index`-th move (`index < total`) and its index there.
     #[inline]
     fn find(&self, mut index: u32) -> (usize, u32) {
@@ -470,6 +481,17 @@ impl MoveState {
     #[inline]
     pub fn count(&self, color: Color) -> usize {
         self.fenwick[color.index()].total as usize
+    }
+
+    /// Number of moves of the piece on `sq` (0 for an empty square).
+    #[inline]
+    pub fn moves_on(&self, sq: usize) -> usize {
+        self.total[sq] as usize
+    }
+
+    /// The index in `Position::generate(color)` of the first move of `color`'s piece on `sq`.
+    pub fn first_index(&self, color: Color, sq: usize) -> usize {
+        self.fenwick[color.index()].before(sq) as usize
     }
 
     /// The `index`-th move (`index < count(color)`) of `Position::generate(color)`.

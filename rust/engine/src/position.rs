@@ -705,7 +705,7 @@ impl Position {
     }
 
     /// The moves played, oldest first.
-    pub fn moves_played(&self) -> impl Iterator<Item = Move> + '_ {
+    pub fn moves_played(&self) -> impl DoubleEndedIterator<Item = Move> + ExactSizeIterator + '_ {
         self.undo.iter().map(|u| u.mv)
     }
 

@@ -10,8 +10,9 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use taikyoku_engine::{variant_names, Color, Game, Move, Variant};
 
-/// Checks the game's move state against full generation and a fresh state.
-fn check(game: &Game, context: &dyn Fn() -> String) {
+/// Checks the game's move state against full generation and a fresh state; returns how many
+/// moves the history rules (Dai dai's repetition) removed.
+fn check(game: &Game, context: &dyn Fn() -> String) -> usize {
     let state = game.move_state().unwrap_or_else(|| panic!("{}: no synced move state", context()));
     state.check(&game.position).unwrap_or_else(|e| panic!("{}: {e}", context()));
     for color in Color::BOTH {
@@ -26,6 +27,14 @@ fn check(game: &Game, context: &dyn Fn() -> String) {
         }
     }
     let legal = game.legal_moves();
+    // The history rules, move by move (`Game::is_legal` tests each alone).
+    let mut reference = Vec::new();
+    game.position.generate(game.side_to_move(), &mut reference);
+    let removed = reference.len() - legal.len();
+    if removed > 0 || game.position.variant.rules.repetition.mode == taikyoku_engine::rules::RepetitionMode::Forbid {
+        reference.retain(|&mv| game.is_legal(mv));
+        assert_eq!(legal, reference, "{}: legal moves", context());
+    }
     assert_eq!(game.legal_move_count(), legal.len(), "{}", context());
     if let Some(&last) = legal.last() {
         assert_eq!(game.legal_move(legal.len() - 1), last, "{}", context());
@@ -42,23 +51,26 @@ fn check(game: &Game, context: &dyn Fn() -> String) {
         );
         assert_eq!(chosen, legal.get(i).copied(), "{}: draw {i}", context());
     }
+    removed
 }
 
 /// Plays `plies` random plies (fewer if the game ends), checking every position; every few
-/// plies a move is taken back and checked, then played again.
-fn play_and_check(variant: &Arc<Variant>, seed: u64, plies: usize, every: usize) -> usize {
+/// plies a move is taken back and checked, then played again. Returns (plies played, moves
+/// the history rules removed over the checked positions).
+fn play_and_check(variant: &Arc<Variant>, seed: u64, plies: usize, every: usize) -> (usize, usize) {
+    let mut removed = 0;
     let mut game = Game::new(variant.clone());
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut scratch = Vec::new();
     for ply in 0..plies {
-        let Some(mv) = game.choose_move(|n| rng.gen_range(0..n), &mut scratch) else { return ply };
+        let Some(mv) = game.choose_move(|n| rng.gen_range(0..n), &mut scratch) else { return (ply, removed) };
         if game.recorded_end().is_some() {
-            return ply;
+            return (ply, removed);
         }
         game.play(mv);
         let context = || format!("{} {:?} seed {seed} ply {ply} after {mv:?}", variant.name, variant.options);
         if ply % every == 0 {
-            check(&game, &context);
+            removed += check(&game, &context);
         }
         if ply % 7 == 3 {
             let before: Vec<Move> = game.position.moves_played().collect();
@@ -70,18 +82,23 @@ fn play_and_check(variant: &Arc<Variant>, seed: u64, plies: usize, every: usize)
             assert_eq!(game.position.moves_played().collect::<Vec<_>>(), before);
         }
     }
-    plies
+    (plies, removed)
 }
 
 #[test]
 fn incremental_moves_equal_full_generation_in_every_variant() {
     for name in variant_names() {
         let variant = Variant::load(name, &[]).unwrap();
-        let mut plies = 0;
+        let (mut plies, mut removed) = (0, 0);
         for seed in 0..3 {
-            plies += play_and_check(&variant, seed, 300, 1);
+            let (p, r) = play_and_check(&variant, seed, 300, 1);
+            plies += p;
+            removed += r;
         }
         assert!(plies >= 300, "{name}: {plies} plies");
+        if name == "daidai" {
+            assert!(removed > 0, "the repetition rule was never exercised");
+        }
     }
 }
 
@@ -102,8 +119,9 @@ fn long_games_stay_in_step() {
     // checked every 10th ply to stay within seconds.
     for name in variant_names() {
         let variant = Variant::load(name, &[]).unwrap();
-        for seed in 20..22 {
-            play_and_check(&variant, seed, 2500, 10);
+        let removed: usize = (20..22).map(|seed| play_and_check(&variant, seed, 2500, 10).1).sum();
+        if name == "daidai" {
+            assert!(removed > 0, "the repetition rule was never exercised");
         }
     }
 }
