@@ -329,6 +329,12 @@ pub struct MoveState {
     volatile: Vec<u64>,
     /// Per colour: moves per square.
     fenwick: [Fenwick; 2],
+    /// Per colour, bits over squares: listed pieces of the side not to move whose reads
+    /// changed, computed when their side is next to move (`settle`), so a piece that two
+    /// moves in a row touch is generated once. Plain pieces are always up to date.
+    pending: [Vec<u64>; 2],
+    /// Per colour: how many bits `pending` has.
+    pending_count: [u32; 2],
     /// Per colour: whether its run of passes has reached `max-consecutive-passes`.
     pass_blocked: [bool; 2],
     /// Per square: the `epoch` in which the piece there was last computed in full.
@@ -362,6 +368,8 @@ impl MoveState {
             hooks: vec![0; words],
             volatile: vec![0; words],
             fenwick: [Fenwick::new(size), Fenwick::new(size)],
+            pending: [vec![0; words], vec![0; words]],
+            pending_count: [0; 2],
             pass_blocked: [false; 2],
             stamp: vec![0; size],
             epoch: 1,
@@ -383,6 +391,10 @@ impl MoveState {
         self.volatile.fill(0);
         self.fenwick[0].clear();
         self.fenwick[1].clear();
+        for pending in self.pending.iter_mut() {
+            pending.fill(0);
+        }
+        self.pending_count = [0; 2];
         self.total.fill(0);
         self.mode.fill(Mode::Empty);
         self.next_epoch();
@@ -444,7 +456,7 @@ impl MoveState {
                 let sq = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 if self.stamp[sq] != self.epoch {
-                    self.refresh(pos, sq);
+                    self.touch(pos, sq);
                 }
             }
         }
@@ -453,13 +465,50 @@ impl MoveState {
             if blocked[color.index()] != self.pass_blocked[color.index()] {
                 for sq in pos.squares_of(color) {
                     if self.mode[sq] == Mode::Listed && self.stamp[sq] != self.epoch {
-                        self.refresh(pos, sq);
+                        self.touch(pos, sq);
                     }
                 }
             }
         }
         self.pass_blocked = blocked;
+        self.settle(pos, pos.side_to_move());
         self.hash = pos.hash();
+    }
+
+    /// Computes the pieces of `color` whose computation was put off (`pending`): after this,
+    /// `color`'s moves can be read. `update` does it for the side to move.
+    pub fn settle(&mut self, pos: &Position, color: Color) {
+        let c = color.index();
+        if self.pending_count[c] == 0 {
+            return;
+        }
+        for w in 0..self.pending[c].len() {
+            while self.pending[c][w] != 0 {
+                self.refresh(pos, w * 64 + self.pending[c][w].trailing_zeros() as usize);
+            }
+        }
+        debug_assert_eq!(self.pending_count[c], 0);
+    }
+
+    /// Whether every piece of `color` is computed (queries about `color` need it).
+    fn settled(&self, color: Color) -> bool {
+        self.pending_count[color.index()] == 0
+    }
+
+    /// Computes the piece on `sq` again now, or, for a listed piece of the side not to move,
+    /// when its side is next to move (`pending`).
+    #[inline]
+    fn touch(&mut self, pos: &Position, sq: usize) {
+        let c = self.program[sq] as usize & 1;
+        if self.mode[sq] == Mode::Listed && c != pos.side_to_move().index() {
+            let (word, bit) = (sq / 64, 1u64 << (sq % 64));
+            if self.pending[c][word] & bit == 0 {
+                self.pending[c][word] |= bit;
+                self.pending_count[c] += 1;
+            }
+        } else {
+            self.refresh(pos, sq);
+        }
     }
 
     fn passes_blocked(&self, pos: &Position) -> [bool; 2] {
@@ -480,6 +529,7 @@ impl MoveState {
     /// Number of moves of `color`'s pieces (`Position::generate(color)` would give as many).
     #[inline]
     pub fn count(&self, color: Color) -> usize {
+        assert!(self.settled(color), "{color}'s moves are not settled");
         self.fenwick[color.index()].total as usize
     }
 
@@ -491,11 +541,13 @@ impl MoveState {
 
     /// The index in `Position::generate(color)` of the first move of `color`'s piece on `sq`.
     pub fn first_index(&self, color: Color, sq: usize) -> usize {
+        debug_assert!(self.settled(color));
         self.fenwick[color.index()].before(sq) as usize
     }
 
     /// The `index`-th move (`index < count(color)`) of `Position::generate(color)`.
     pub fn nth(&self, color: Color, index: usize) -> Move {
+        assert!(self.settled(color), "{color}'s moves are not settled");
         assert!(index < self.count(color), "move {index} of {}", self.count(color));
         let (sq, mut rest) = self.fenwick[color.index()].find(index as u32);
         match self.mode[sq] {
@@ -533,6 +585,7 @@ impl MoveState {
 
     /// Appends every move of `color`'s pieces to `out`, in `Position::generate` order.
     pub fn moves(&self, pos: &Position, color: Color, out: &mut Vec<Move>) {
+        assert!(self.settled(color), "{color}'s moves are not settled");
         for sq in pos.squares_of(color) {
             self.moves_from(sq, out);
         }
@@ -549,6 +602,7 @@ impl MoveState {
     /// Calls `f` with every move of `color`'s pieces, in `Position::generate` order, without
     /// building a list.
     pub fn for_each_move(&self, pos: &Position, color: Color, mut f: impl FnMut(Move)) {
+        assert!(self.settled(color), "{color}'s moves are not settled");
         for sq in pos.squares_of(color) {
             self.for_each_move_from(sq, &mut f);
         }
@@ -620,6 +674,13 @@ impl MoveState {
     /// Computes the piece on `sq` in full (or clears the square).
     fn refresh(&mut self, pos: &Position, sq: usize) {
         self.stamp[sq] = self.epoch;
+        let (word, bit) = (sq / 64, 1u64 << (sq % 64));
+        for c in 0..2 {
+            if self.pending[c][word] & bit != 0 {
+                self.pending[c][word] &= !bit;
+                self.pending_count[c] -= 1;
+            }
+        }
         if self.mode[sq] != Mode::Empty {
             let color = self.program[sq] as usize & 1;
             self.fenwick[color].add(sq, -(self.total[sq] as i32));
@@ -845,6 +906,7 @@ impl MoveState {
                 let m = i.abs_diff(at);
                 let p = (s as isize + g.offset[walk] * m as isize) as usize;
                 if self.reach[p][back] as usize >= m && self.stamp[p] != self.epoch {
+                    // (A pending piece is marked again: `touch` ignores it.)
                     match self.mode[p] {
                         Mode::Plain => {
                             let program = compiled.program(self.program[p]);
@@ -853,7 +915,7 @@ impl MoveState {
                                 self.refresh(pos, p);
                             }
                         }
-                        _ => self.refresh(pos, p),
+                        _ => self.touch(pos, p),
                     }
                 }
             }
@@ -869,7 +931,7 @@ impl MoveState {
                     bits &= bits - 1;
                     let p = row * g.width + px;
                     if px.abs_diff(x).max(row.abs_diff(y)) <= self.local[p] as usize && self.stamp[p] != self.epoch {
-                        self.refresh(pos, p);
+                        self.touch(pos, p);
                     }
                 }
             }
@@ -881,7 +943,7 @@ impl MoveState {
                     let p = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     if self.stamp[p] != self.epoch && self.in_band(pos, p, s) {
-                        self.refresh(pos, p);
+                        self.touch(pos, p);
                     }
                 }
             }
@@ -933,34 +995,39 @@ impl MoveState {
         if !self.is_synced(pos) {
             return Err("the state is not synced with the position".into());
         }
+        let mut settled = self.clone();
+        for color in Color::BOTH {
+            settled.settle(pos, color);
+        }
+        let this = &settled;
         let fresh = MoveState::new(pos);
-        let stride = self.variant.compiled().stride;
-        for sq in 0..self.mode.len() {
+        let stride = this.variant.compiled().stride;
+        for sq in 0..this.mode.len() {
             let name = || pos.variant.geometry.square_name(sq);
-            if self.mode[sq] != fresh.mode[sq] {
-                return Err(format!("{}: mode {:?}, fresh {:?}", name(), self.mode[sq], fresh.mode[sq]));
+            if this.mode[sq] != fresh.mode[sq] {
+                return Err(format!("{}: mode {:?}, fresh {:?}", name(), this.mode[sq], fresh.mode[sq]));
             }
-            if self.mode[sq] == Mode::Empty {
+            if this.mode[sq] == Mode::Empty {
                 continue;
             }
-            let same = self.program[sq] == fresh.program[sq]
-                && self.total[sq] == fresh.total[sq]
-                && self.reach[sq] == fresh.reach[sq]
-                && self.local[sq] == fresh.local[sq]
-                && self.band.get(sq) == fresh.band.get(sq)
-                && self.lists[sq] == fresh.lists[sq]
-                && (self.mode[sq] != Mode::Plain || {
-                    let atoms = self.variant.compiled().program(self.program[sq]).plain.as_ref().map_or(0, Vec::len);
-                    self.counts[sq * stride..sq * stride + atoms] == fresh.counts[sq * stride..sq * stride + atoms]
+            let same = this.program[sq] == fresh.program[sq]
+                && this.total[sq] == fresh.total[sq]
+                && this.reach[sq] == fresh.reach[sq]
+                && this.local[sq] == fresh.local[sq]
+                && this.band.get(sq) == fresh.band.get(sq)
+                && this.lists[sq] == fresh.lists[sq]
+                && (this.mode[sq] != Mode::Plain || {
+                    let atoms = this.variant.compiled().program(this.program[sq]).plain.as_ref().map_or(0, Vec::len);
+                    this.counts[sq * stride..sq * stride + atoms] == fresh.counts[sq * stride..sq * stride + atoms]
                 });
             if !same {
                 return Err(format!(
                     "{}: total {} reach {:?} local {} counts {:?}; fresh: total {} reach {:?} local {} counts {:?}",
                     name(),
-                    self.total[sq],
-                    self.reach[sq],
-                    self.local[sq],
-                    &self.counts[sq * stride..(sq + 1) * stride],
+                    this.total[sq],
+                    this.reach[sq],
+                    this.local[sq],
+                    &this.counts[sq * stride..(sq + 1) * stride],
                     fresh.total[sq],
                     fresh.reach[sq],
                     fresh.local[sq],
@@ -969,7 +1036,7 @@ impl MoveState {
             }
         }
         let rest = |s: &MoveState| (s.lines.clone(), s.through.clone(), s.local_rows.clone(), s.hooks.clone(), s.volatile.clone(), s.fenwick.clone(), s.pass_blocked);
-        if rest(self) != rest(&fresh) {
+        if rest(this) != rest(&fresh) {
             return Err("line bits, local rows, hooks, teleporters, Fenwick trees or pass flags differ".into());
         }
         Ok(())

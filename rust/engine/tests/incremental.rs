@@ -15,6 +15,10 @@ use taikyoku_engine::{variant_names, Color, Game, Move, Variant};
 fn check(game: &Game, context: &dyn Fn() -> String) -> usize {
     let state = game.move_state().unwrap_or_else(|| panic!("{}: no synced move state", context()));
     state.check(&game.position).unwrap_or_else(|e| panic!("{}: {e}", context()));
+    // The side not to move may have pieces put off until its turn: settle a copy.
+    let mut settled = state.clone();
+    settled.settle(&game.position, game.side_to_move().opponent());
+    let state = &settled;
     for color in Color::BOTH {
         let mut reference = Vec::new();
         game.position.generate(color, &mut reference);
