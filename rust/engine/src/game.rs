@@ -154,11 +154,13 @@ pub struct Game {
     ends: Vec<Option<(Outcome, Termination)>>,
     /// Ply limit: the game ends truncated once `plies()` reaches it (`None`: no limit).
     pub max_plies: Option<u32>,
-    /// Every piece's moves, kept in step with `position` by `play` and `undo` (issue 13):
-    /// built at the first `play`, so a game that is only looked at never pays for it. Read
-    /// only while it describes `position` (`MoveState::is_synced`), so editing the position
-    /// directly falls back to full generation until the next `play` rebuilds it.
+    /// Every piece's moves, kept in step with `position` by `play` and `undo` once
+    /// `track_moves` asked for it (issue 13). Read only while it describes `position`
+    /// (`MoveState::is_synced`), so editing the position directly falls back to full
+    /// generation until the next `play` rebuilds it.
     moves: Option<Box<MoveState>>,
+    /// Whether `play` and `undo` keep `moves` (`track_moves`).
+    tracking: bool,
     /// Under `repetition-mode forbid`: a bit per position hash seen (its top 16 bits), never
     /// cleared by `undo`, so a clear bit proves a hash was not seen and the repetition test of
     /// most moves skips the occurrence table. Empty otherwise.
@@ -183,7 +185,7 @@ impl Game {
         let forbid = position.variant.rules.repetition.mode == RepetitionMode::Forbid;
         let seen_bits = if forbid { vec![0; SEEN_BITS / 64] } else { Vec::new() };
         let mut game =
-            Game { position, seen, hashes: vec![hash], ends: vec![None], max_plies: None, moves: None, seen_bits, quiet_run: vec![0] };
+            Game { position, seen, hashes: vec![hash], ends: vec![None], max_plies: None, moves: None, tracking: false, seen_bits, quiet_run: vec![0] };
         game.note_seen(hash);
         game
     }
@@ -192,9 +194,12 @@ impl Game {
     pub fn reset_history(&mut self) {
         let placeholder = Position::empty(self.position.variant.clone(), Color::Black);
         let position = std::mem::replace(&mut self.position, placeholder);
-        let max_plies = self.max_plies;
+        let (max_plies, tracking) = (self.max_plies, self.tracking);
         *self = Game::from_position(position);
         self.max_plies = max_plies;
+        if tracking {
+            self.track_moves(true);
+        }
     }
 
     /// The side to move in the current position.
@@ -273,6 +278,19 @@ impl Game {
         let mut out = Vec::with_capacity(2048);
         self.generate(&mut out);
         out
+    }
+
+    /// Keeps every piece's moves up to date move by move (`incremental::MoveState`), or stops.
+    ///
+    /// Worth it where every position's moves are read, as in random play (`random_playout`
+    /// turns it on): a ply then costs a fraction of a full generation, and `legal_moves`,
+    /// `legal_move_count`, `legal_move` and `choose_move` read the state. Not worth it where
+    /// moves are made and taken back far more often than generated (tree search): keeping the
+    /// state costs microseconds per move on the big boards, against tens of nanoseconds for
+    /// `Position::make` alone. Off by default.
+    pub fn track_moves(&mut self, on: bool) {
+        self.tracking = on;
+        self.moves = on.then(|| Box::new(MoveState::new(&self.position)));
     }
 
     /// The incremental move state, when it describes the current position.
@@ -449,10 +467,12 @@ impl Game {
         };
         self.quiet_run.push(run);
         self.position.make(mv);
-        match self.moves.as_deref_mut() {
-            Some(state) if synced => state.follow_make(&self.position),
-            Some(state) => state.rebuild(&self.position),
-            None => self.moves = Some(Box::new(MoveState::new(&self.position))),
+        if self.tracking {
+            match self.moves.as_deref_mut() {
+                Some(state) if synced => state.follow_make(&self.position),
+                Some(state) => state.rebuild(&self.position),
+                None => self.moves = Some(Box::new(MoveState::new(&self.position))),
+            }
         }
         let hash = self.position.hash();
         self.note_seen(hash);

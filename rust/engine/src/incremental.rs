@@ -690,8 +690,10 @@ impl MoveState {
         if !self.band.is_empty() {
             self.band[sq] = [0; DIRECTION_COUNT];
         }
-        self.lists[sq].clear();
-        let (word, bit) = (sq / 64, 1u64 << (sq % 64));
+        // The list goes with the piece: a square keeps no capacity once its piece leaves
+        // (squares a hook mover passed over would otherwise hold hundreds of moves each).
+        let mut list = std::mem::take(&mut self.lists[sq]);
+        list.clear();
         self.hooks[word] &= !bit;
         self.volatile[word] &= !bit;
         self.set_local(sq, 0);
@@ -717,6 +719,7 @@ impl MoveState {
         }
         if !plain || self.offered(sq, piece) {
             self.mode[sq] = Mode::Listed;
+            self.lists[sq] = list;
             self.refresh_listed(pos, sq, piece);
         }
         self.fenwick[piece.color.index()].add(sq, self.total[sq] as i32);

@@ -23,8 +23,12 @@ pub struct Playout {
 }
 
 /// Plays uniformly random legal moves until the game ends or `max_plies` more plies are played.
+/// The game keeps its moves up to date from then on (`Game::track_moves`).
 pub fn random_playout(game: &mut Game, seed: u64, max_plies: usize) -> Playout {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    if game.move_state().is_none() {
+        game.track_moves(true);
+    }
     let mut moves = Vec::with_capacity(4096);
     let mut plies = 0;
     loop {

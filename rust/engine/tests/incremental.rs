@@ -64,6 +64,7 @@ fn check(game: &Game, context: &dyn Fn() -> String) -> usize {
 fn play_and_check(variant: &Arc<Variant>, seed: u64, plies: usize, every: usize) -> (usize, usize) {
     let mut removed = 0;
     let mut game = Game::new(variant.clone());
+    game.track_moves(true);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut scratch = Vec::new();
     for ply in 0..plies {
@@ -134,6 +135,9 @@ fn long_games_stay_in_step() {
 fn edits_fall_back_to_full_generation() {
     let variant = Variant::load("taikyoku", &[]).unwrap();
     let mut game = Game::new(variant.clone());
+    assert!(game.move_state().is_none(), "off by default");
+    game.track_moves(true);
+    check(&game, &|| "at the start".into());
     let first = game.legal_moves()[0];
     game.play(first);
     assert!(game.move_state().is_some());
@@ -163,11 +167,11 @@ fn the_pass_limit_is_followed() {
         pos.put(variant.geometry.parse_square(sq).unwrap(), piece);
     }
     let mut game = Game::from_position(pos);
+    game.track_moves(true);
     let white_step = |game: &Game| game.legal_moves().into_iter().find(|m| !m.is_pass()).unwrap();
     let lion = variant.geometry.parse_square("13m").unwrap() as u16;
     let pass = |game: &Game| game.legal_moves().into_iter().find(|m| m.is_pass() && m.from == lion);
     let passes = |game: &Game| game.legal_moves().into_iter().filter(|m| m.is_pass()).count();
-    // The first move builds the state.
     let mv = pass(&game).unwrap();
     game.play(mv);
     for n in 1..=3 {
