@@ -316,6 +316,9 @@ pub struct MoveState {
     band: Vec<[u8; DIRECTION_COUNT]>,
     /// Per square: a listed piece's moves.
     lists: Vec<Vec<Move>>,
+    /// Lists of pieces that left their squares, kept for the next listed piece (a few, so
+    /// neither the squares nor this keep much memory).
+    spare: Vec<Vec<Move>>,
     /// Occupancy bits per line: `lines[RANK][y]` has bit x, `lines[FILE][x]` bit y, the
     /// diagonals (x + y and x - y constant) bit x.
     lines: [Vec<u64>; 4],
@@ -362,6 +365,7 @@ impl MoveState {
             local: vec![0; size],
             band: if compiled.hooks { vec![[0; DIRECTION_COUNT]; size] } else { Vec::new() },
             lists: vec![Vec::new(); size],
+            spare: Vec::new(),
             lines: [vec![0; h], vec![0; w], vec![0; w + h - 1], vec![0; w + h - 1]],
             through: [vec![0; h], vec![0; w], vec![0; w + h - 1], vec![0; w + h - 1]],
             local_rows: vec![0; h],
@@ -700,6 +704,7 @@ impl MoveState {
         self.set_through_bits(sq, false);
         let Some(piece) = pos.at(sq) else {
             self.mode[sq] = Mode::Empty;
+            self.keep_spare(list);
             return;
         };
         let program = piece.kind as u32 * 2 + piece.color.index() as u32;
@@ -719,8 +724,13 @@ impl MoveState {
         }
         if !plain || self.offered(sq, piece) {
             self.mode[sq] = Mode::Listed;
+            if list.capacity() == 0 {
+                list = self.spare.pop().unwrap_or_default();
+            }
             self.lists[sq] = list;
             self.refresh_listed(pos, sq, piece);
+        } else {
+            self.keep_spare(list);
         }
         self.fenwick[piece.color.index()].add(sq, self.total[sq] as i32);
     }
@@ -756,6 +766,14 @@ impl MoveState {
             let ranks = (u64::MAX >> (63 - hi)) & !((1u64 << lo) - 1);
             ranks & offers.to != 0
         })
+    }
+
+    /// Keeps a list that lost its piece for the next listed piece, up to a few.
+    fn keep_spare(&mut self, list: Vec<Move>) {
+        const SPARE: usize = 4;
+        if list.capacity() > 0 && self.spare.len() < SPARE {
+            self.spare.push(list);
+        }
     }
 
     fn set_local(&mut self, sq: usize, radius: u8) {
@@ -1052,7 +1070,7 @@ impl MoveState {
         n * (size_of::<Mode>() + size_of::<u32>() * 2 + size_of::<u16>() + size_of::<u8>() + size_of::<Vec<Move>>())
             + self.counts.len()
             + (self.reach.len() + self.band.len()) * DIRECTION_COUNT
-            + self.lists.iter().map(|l| l.capacity() * size_of::<Move>()).sum::<usize>()
+            + self.lists.iter().chain(&self.spare).map(|l| l.capacity() * size_of::<Move>()).sum::<usize>()
             + self.lines.iter().chain(&self.through).map(|l| l.len() * 8).sum::<usize>()
             + (self.local_rows.len() + self.hooks.len() + self.volatile.len()) * 8
             + self.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()
