@@ -3,7 +3,9 @@
 //! `move_state_cost [VARIANT] [PLIES]` (every variant, 1000): after PLIES random plies (seed 7),
 //! every legal move is made and taken back by `Position::make`/`unmake`, alone and with the
 //! state following (`MoveState::follow_make`, `prepare_unmake`, `follow_unmake`, as
-//! `Game::play`/`undo` do); times per move are medians of 7 rounds.
+//! `Game::play`/`undo` do); times per move are medians of 7 rounds. Also the legal moves of
+//! that position: full generation (`Position::legal_moves`) against reading them from the
+//! state (`Game::legal_moves` with the state tracked).
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
@@ -54,6 +56,20 @@ fn main() {
             }
             kept.push(start.elapsed().as_nanos() as f64 / moves.len() as f64);
         }
+        let (mut full, mut read) = (Vec::new(), Vec::new());
+        for _ in 0..7 {
+            let start = Instant::now();
+            for _ in 0..100 {
+                std::hint::black_box(game.position.legal_moves());
+            }
+            full.push(start.elapsed().as_nanos() as f64 / 100.0);
+            let start = Instant::now();
+            for _ in 0..100 {
+                std::hint::black_box(game.legal_moves());
+            }
+            read.push(start.elapsed().as_nanos() as f64 / 100.0);
+        }
+        println!("{name}: legal moves {:.1} µs by full generation, {:.1} µs from the state", median(full) / 1000.0, median(read) / 1000.0);
         println!(
             "{name}: state {} KB at the opening, {} KB after {} plies (+ {} bytes inline); make+unmake {:.0} ns bare, {:.0} ns with the state following ({} moves)",
             opening.heap_bytes() / 1024,

@@ -208,6 +208,8 @@ enum Read {
     Other,
 }
 
+/// Every atom is named here (no wildcard): a new atom does not compile until its reads are
+/// stated, here or, for the others, in `MoveState::refresh_listed`.
 fn local_read(atom: Atom) -> Read {
     match atom {
         Atom::Leap { dx, dy } => Read::Local(dx.unsigned_abs().max(dy.unsigned_abs())),
@@ -215,7 +217,15 @@ fn local_read(atom: Atom) -> Read {
         Atom::LionLine { reach, .. } => Read::Local(reach),
         Atom::Igui => Read::Local(1),
         Atom::Area { steps } => Read::Local(steps),
-        _ => Read::Other,
+        Atom::Slide { .. }
+        | Atom::Jump { .. }
+        | Atom::Hop { .. }
+        | Atom::RangeCapture { .. }
+        | Atom::RangeJump { .. }
+        | Atom::RankJump { .. }
+        | Atom::RankHop { .. }
+        | Atom::Hook { .. }
+        | Atom::Teleport => Read::Other,
     }
 }
 
@@ -876,8 +886,8 @@ impl MoveState {
                     self.volatile[word] |= bit;
                     None
                 }
-                other => {
-                    if let Read::Local(r) = local_read(other) {
+                Atom::Leap { .. } | Atom::Lion | Atom::Double { .. } | Atom::LionLine { .. } | Atom::Igui | Atom::Area { .. } => {
+                    if let Read::Local(r) = local_read(atom) {
                         local = local.max(r);
                     }
                     None
