@@ -67,7 +67,16 @@ impl Touched {
 
     /// The touched squares, in order.
     fn squares(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.squares.len() * 64).filter(|&sq| self.has(sq))
+        self.squares.iter().enumerate().flat_map(|(w, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    w * 64 + b
+                })
+            })
+        })
     }
 }
 
