@@ -1,9 +1,10 @@
 //! The incremental move state (issue 13): every piece's moves, kept up to date move by move
-//! instead of generated again every ply. `Game::play` and `Game::undo` keep one in step with
-//! the game's position; `Game::generate`, `Game::legal_move_count` and `Game::legal_move` read
-//! it. Full generation (`Position::generate_from`) stays the reference: pieces with the rare
-//! powers keep the list it gives them, and `MoveState::check` compares the whole state with
-//! one built from scratch (tests/incremental.rs does it at every ply of random games).
+//! instead of generated again every ply. A `Game` that tracks moves (`Game::track_moves`;
+//! `random_playout` turns it on) keeps one in step with its position through `play` and
+//! `undo`, and `Game::generate`, `legal_move_count`, `legal_move` and `choose_move` read it.
+//! Full generation (`Position::generate_from`) stays the reference: pieces with the rare powers
+//! keep the list it gives them, and `MoveState::check` compares the whole state with one built
+//! from scratch (tests/incremental.rs does it at every ply of random games).
 //!
 //! # Why it is exact
 //!
@@ -11,33 +12,38 @@
 //! *reads* (and, for two rules, something global: below). If none of the squares it read
 //! changed, it reads the same squares again and gives the same moves. So after a move only the
 //! pieces that read one of the changed squares (the move's start, end, captures and burns) are
-//! computed again, and for plain pieces only in the direction that read it:
+//! computed again, and plain pieces only in the direction that read it:
 //!
 //! - line atoms (slides, jumps, hops, range captures and jumps) read a segment of one line
 //!   from the piece: `reach[sq][dir]` is the farthest square read in `dir`. The readers of a
 //!   changed square are the pieces on its eight lines whose reach gets there, found over
-//!   per-line occupancy bits;
+//!   per-line occupancy bits: the nearest piece each way, and beyond it only pieces that see
+//!   through others (`through`);
 //! - local atoms (leaps, lion, lion lines, igui, area, double) read squares within a small
 //!   Chebyshev radius, `local[sq]`, found by scanning the rows around the change;
-//! - a hook reads the lines across its first leg: `band[sq][dir]` is the leg's length, and a
-//!   change whose projection onto the leg falls on it computes the piece again;
+//! - a hook reads its first legs and the lines turning off them: `band[sq][dir]` is a leg's
+//!   length, and `in_band` tests a change against the legs and turns;
 //! - `teleport` tests protection over the whole board: such pieces are computed after every
 //!   move;
 //! - `max-consecutive-passes`: when a side's run of passes reaches or leaves the limit, its
 //!   pieces that keep a list are computed again (only those can pass).
 //!
-//! The readers are looked up with the reaches stored before the move, or with ones already
-//! recomputed on the new board: either way every piece whose output could change is computed
-//! again on the board after the move, whatever the order.
+//! The readers are looked up with the reads stored before the move, or with ones already
+//! computed on the new board: either way every piece whose output could change is computed
+//! again on the board after the move, whatever the order. (The two tests that look at the new
+//! board, the nearest-piece rule and the hook turns, are exact for the changed square met
+//! first along the piece's walk, since nothing before it changed; one is enough.)
 //!
 //! # Two kinds of piece
 //!
-//! A *plain* piece (only slides, jumps and leaps, atoms that never reach the same square, no
-//! promotion choice pending, not trapped where it stands) keeps one count per atom: its moves
-//! are the squares at distances k, k + 1, ... along each ray, in table order, so they are
-//! rebuilt from the counts and never stored. Every other piece keeps the list that
+//! A *plain* piece (only slides, jumps and leaps, atoms that never reach the same square, not
+//! trapped where it stands, and no move that may be offered promotion) keeps one count per
+//! atom: its moves are the squares at distances k, k + 1, ... along each ray, in table order,
+//! so they are rebuilt from the counts and never stored. Every other piece keeps the list that
 //! `Position::generate_from` gives it: its moves, promotion twins, trap and pass filters are
-//! the reference's by construction.
+//! the reference's by construction. Listed pieces of the side not to move are computed when
+//! their side is next to move (`settle`), so a piece that two moves in a row touch is
+//! generated once; queries about a side need it settled (`update` settles the side to move).
 //!
 //! Each side's per-square move counts sit in a Fenwick tree, so the `i`-th legal move (in
 //! `Position::generate` order) is found in O(log squares) without building the list: uniform
@@ -83,15 +89,16 @@ impl Program {
         let mut plain = Vec::new();
         let mut rays_in = [0u64; DIRECTION_COUNT];
         let mut leap_radius = 0u8;
+        // Beyond 64 atoms the per-direction masks cannot name them all: such a type is listed.
         let mut all_plain = !overlapping && atoms.len() <= 64;
         for (i, &atom) in atoms.iter().enumerate() {
             match atom {
                 Atom::Slide { dir, max } => {
-                    rays_in[dir as usize] |= 1 << i;
+                    rays_in[dir as usize] |= 1u64.checked_shl(i as u32).unwrap_or(0);
                     plain.push(PlainAtom::Ray { dir, k: 1, extra: max - 1 });
                 }
                 Atom::Jump { dir, k, then } => {
-                    rays_in[dir as usize] |= 1 << i;
+                    rays_in[dir as usize] |= 1u64.checked_shl(i as u32).unwrap_or(0);
                     plain.push(PlainAtom::Ray { dir, k, extra: then });
                 }
                 Atom::Leap { dx, dy } => {
