@@ -3,6 +3,7 @@
 
 use crate::geometry::Color;
 use crate::notation::PositionTextError;
+use crate::incremental::MoveState;
 use crate::position::{Move, Position};
 use std::fmt;
 use crate::rules::{NoMoves, PerpetualCheck, RepetitionMode};
@@ -34,6 +35,53 @@ impl Hasher for PreHashed {
 
 /// Occurrences of each position hash.
 type Occurrences = HashMap<u64, u32, BuildHasherDefault<PreHashed>>;
+
+/// Which moves can make a position seen before (`Game::touched_since_irreversible`). Captures
+/// and promotions are never undone, so only the positions since the last of them can recur;
+/// a quiet move recreates one only if it leaves a square whose content changed since then for
+/// another such square (the board then differs from the current one just there), or if it is
+/// a pass (the same board).
+struct Touched {
+    /// Bits over squares: the start and end squares of the moves since the last capture or
+    /// promotion.
+    squares: Vec<u64>,
+    /// Whether a pass would repeat a position.
+    passes: bool,
+}
+
+impl Touched {
+    #[inline]
+    fn has(&self, sq: usize) -> bool {
+        self.squares[sq / 64] & (1 << (sq % 64)) != 0
+    }
+
+    /// Whether `mv` needs the repetition test: false proves it does not repeat.
+    #[inline]
+    fn may_repeat(&self, mv: Move) -> bool {
+        if mv.from == mv.to {
+            self.passes
+        } else {
+            self.has(mv.from as usize) && self.has(mv.to as usize)
+        }
+    }
+
+    /// The touched squares, in order.
+    fn squares(&self) -> impl Iterator<Item = usize> + '_ {
+        self.squares.iter().enumerate().flat_map(|(w, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    w * 64 + b
+                })
+            })
+        })
+    }
+}
+
+/// Bits in `Game::seen_bits` (a power of two: 8 KB).
+const SEEN_BITS: usize = 1 << 16;
 use std::sync::Arc;
 
 /// How a game ended.
@@ -115,6 +163,20 @@ pub struct Game {
     ends: Vec<Option<(Outcome, Termination)>>,
     /// Ply limit: the game ends truncated once `plies()` reaches it (`None`: no limit).
     pub max_plies: Option<u32>,
+    /// Every piece's moves, kept in step with `position` by `play` and `undo` once
+    /// `track_moves` asked for it (issue 13). Read only while it describes `position`
+    /// (`MoveState::is_synced`), so editing the position directly falls back to full
+    /// generation until the next `play` rebuilds it.
+    moves: Option<Box<MoveState>>,
+    /// Whether `play` and `undo` keep `moves` (`track_moves`).
+    tracking: bool,
+    /// Under `repetition-mode forbid`: a bit per position hash seen (its top 16 bits), never
+    /// cleared by `undo`, so a clear bit proves a hash was not seen and the repetition test of
+    /// most moves skips the occurrence table. Empty otherwise.
+    seen_bits: Vec<u64>,
+    /// Under `repetition-mode forbid`, per ply as `hashes`: how many moves in a row up to it
+    /// were quiet (no capture, promotion or burn), so only positions since then can recur.
+    quiet_run: Vec<u32>,
 }
 
 impl Game {
@@ -129,16 +191,24 @@ impl Game {
         let hash = position.hash();
         let mut seen = Occurrences::default();
         seen.insert(hash, 1);
-        Game { position, seen, hashes: vec![hash], ends: vec![None], max_plies: None }
+        let forbid = position.variant.rules.repetition.mode == RepetitionMode::Forbid;
+        let seen_bits = if forbid { vec![0; SEEN_BITS / 64] } else { Vec::new() };
+        let mut game =
+            Game { position, seen, hashes: vec![hash], ends: vec![None], max_plies: None, moves: None, tracking: false, seen_bits, quiet_run: vec![0] };
+        game.note_seen(hash);
+        game
     }
 
     /// Restarts the game's bookkeeping from the current position (after board edits).
     pub fn reset_history(&mut self) {
         let placeholder = Position::empty(self.position.variant.clone(), Color::Black);
         let position = std::mem::replace(&mut self.position, placeholder);
-        let max_plies = self.max_plies;
+        let (max_plies, tracking) = (self.max_plies, self.tracking);
         *self = Game::from_position(position);
         self.max_plies = max_plies;
+        if tracking {
+            self.track_moves(true);
+        }
     }
 
     /// The side to move in the current position.
@@ -184,17 +254,32 @@ impl Game {
     /// legal moves of a game (environments, search, self-play) asks here.
     pub fn generate(&self, out: &mut Vec<Move>) {
         let start = out.len();
-        self.position.generate(self.side_to_move(), out);
+        match self.move_state() {
+            Some(state) => state.moves(&self.position, self.side_to_move(), out),
+            None => self.position.generate(self.side_to_move(), out),
+        }
         self.drop_repeats(out, start);
     }
 
     /// Drops the moves from `start` on that the repetition rule forbids, if the variant has one.
     fn drop_repeats(&self, out: &mut Vec<Move>, start: usize) {
         if self.forbids_repetition() {
+            let touched = self.touched_since_irreversible();
             let mut kept = start;
+            let mut hashes = None;
             for i in start..out.len() {
-                if !self.repeats(out[i]) {
-                    out[kept] = out[i];
+                let mv = out[i];
+                if !touched.may_repeat(mv) {
+                    out[kept] = mv;
+                    kept += 1;
+                    continue;
+                }
+                let hashes = match &hashes {
+                    Some((from, h)) if *from == mv.from => h,
+                    _ => &hashes.insert((mv.from, self.position.quiet_hashes(mv.from as usize))).1,
+                };
+                if !self.repeats_hash(hashes.after(&self.position, mv)) {
+                    out[kept] = mv;
                     kept += 1;
                 }
             }
@@ -219,6 +304,99 @@ impl Game {
         }
     }
 
+    /// Keeps every piece's moves up to date move by move (`incremental::MoveState`), or stops.
+    ///
+    /// Worth it where every position's moves are read, as in random play (`random_playout`
+    /// turns it on): a ply then costs a fraction of a full generation, and `legal_moves`,
+    /// `legal_move_count`, `legal_move` and `choose_move` read the state. Not worth it where
+    /// moves are made and taken back far more often than generated (tree search): keeping the
+    /// state costs microseconds per move on the big boards, against tens of nanoseconds for
+    /// `Position::make` alone. Off by default.
+    pub fn track_moves(&mut self, on: bool) {
+        self.tracking = on;
+        self.moves = on.then(|| Box::new(MoveState::new(&self.position)));
+    }
+
+    /// The incremental move state, when it describes the current position.
+    pub fn move_state(&self) -> Option<&MoveState> {
+        self.moves.as_deref().filter(|state| state.is_synced(&self.position))
+    }
+
+    /// How many legal moves the side to move has (`legal_moves().len()`, without building the
+    /// list where the incremental state can count them).
+    pub fn legal_move_count(&self) -> usize {
+        match self.move_state() {
+            Some(state) if !self.forbids_repetition() => state.count(self.side_to_move()),
+            _ => self.legal_moves().len(),
+        }
+    }
+
+    /// `legal_moves()[index]`, without building the list where the incremental state can
+    /// find it. Panics if `index` is not below `legal_move_count()`.
+    pub fn legal_move(&self, index: usize) -> Move {
+        match self.move_state() {
+            Some(state) if !self.forbids_repetition() => state.nth(self.side_to_move(), index),
+            _ => self.legal_moves()[index],
+        }
+    }
+
+    /// `legal[choose(legal.len())]` for the legal moves `legal`, or `None` when there are
+    /// none: a uniformly random move is `choose_move(|n| rng.gen_range(0..n), ...)`, the same
+    /// move for the same random stream as picking from `legal_moves()`. `scratch` holds the
+    /// list where it has to be built (history rules).
+    pub fn choose_move(&self, choose: impl FnOnce(usize) -> usize, scratch: &mut Vec<Move>) -> Option<Move> {
+        match self.move_state() {
+            Some(state) if !self.forbids_repetition() => {
+                let n = state.count(self.side_to_move());
+                (n > 0).then(|| state.nth(self.side_to_move(), choose(n)))
+            }
+            Some(state) => {
+                // Only the few moves that repeat are dropped: note their places in the
+                // state's order and skip them, without building the list.
+                let side = self.side_to_move();
+                let mut skipped = Vec::new();
+                let touched = self.touched_since_irreversible();
+                let mut test = |sq: usize, mut index: usize| {
+                    let hashes = self.position.quiet_hashes(sq);
+                    state.for_each_move_from(sq, |mv| {
+                        if touched.may_repeat(mv) && self.repeats_hash(hashes.after(&self.position, mv)) {
+                            skipped.push(index);
+                        }
+                        index += 1;
+                    });
+                };
+                if touched.passes {
+                    // Every piece that can pass may repeat: test them all.
+                    let mut index = 0;
+                    for sq in self.position.squares_of(side) {
+                        test(sq, index);
+                        index += state.moves_on(sq);
+                    }
+                } else {
+                    for sq in touched.squares().filter(|&sq| self.position.at(sq).is_some_and(|p| p.color == side)) {
+                        test(sq, state.first_index(side, sq));
+                    }
+                }
+                let n = state.count(side) - skipped.len();
+                if n == 0 {
+                    return None;
+                }
+                let mut pick = choose(n);
+                for &at in &skipped {
+                    if at <= pick {
+                        pick += 1;
+                    }
+                }
+                Some(state.nth(side, pick))
+            }
+            None => {
+                scratch.clear();
+                self.generate(scratch);
+                (!scratch.is_empty()).then(|| scratch[choose(scratch.len())])
+            }
+        }
+    }
+
     /// Whether `mv` is legal for the side to move (see `generate`).
     pub fn is_legal(&self, mv: Move) -> bool {
         self.position.is_legal(mv) && !(self.forbids_repetition() && self.repeats(mv))
@@ -227,9 +405,28 @@ impl Game {
     /// Whether the side to move has a legal move (see `generate`).
     pub fn has_legal_move(&self) -> bool {
         if !self.forbids_repetition() {
-            return self.position.has_legal_move();
+            return match self.move_state() {
+                Some(state) => state.count(self.side_to_move()) > 0,
+                None => self.position.has_legal_move(),
+            };
         }
         self.position.has_move_where(|mv| !self.repeats(mv))
+    }
+
+    /// Sets `hash`'s bit in `seen_bits` (under `repetition-mode forbid`).
+    #[inline]
+    fn note_seen(&mut self, hash: u64) {
+        if !self.seen_bits.is_empty() {
+            let bit = (hash >> (64 - SEEN_BITS.trailing_zeros())) as usize;
+            self.seen_bits[bit / 64] |= 1 << (bit % 64);
+        }
+    }
+
+    /// Whether `hash` may have been seen: false proves it was not (`seen_bits`).
+    #[inline]
+    fn maybe_seen(&self, hash: u64) -> bool {
+        let bit = (hash >> (64 - SEEN_BITS.trailing_zeros())) as usize;
+        self.seen_bits.get(bit / 64).is_none_or(|word| word & (1 << (bit % 64)) != 0)
     }
 
     fn forbids_repetition(&self) -> bool {
@@ -239,8 +436,33 @@ impl Game {
     /// Whether `mv` would make the position occur for the rule's counted time. Only a quiet
     /// move can (captures, promotions and burns never come back).
     fn repeats(&self, mv: Move) -> bool {
+        self.repeats_hash(self.position.quiet_hash_after(mv))
+    }
+
+    /// What can repeat (`Touched`): the squares the moves since the last capture or promotion
+    /// went from or to.
+    fn touched_since_irreversible(&self) -> Touched {
+        let run = *self.quiet_run.last().expect("a run per ply") as usize;
+        let mut squares = vec![0u64; self.position.variant.geometry.size().div_ceil(64)];
+        for mv in self.position.moves_played().rev().take(run) {
+            for sq in [mv.from as usize, mv.to as usize] {
+                squares[sq / 64] |= 1 << (sq % 64);
+            }
+        }
+        // Every pass gives the same position: one test tells whether passes may repeat.
+        let passes = self
+            .position
+            .squares_of(self.side_to_move())
+            .next()
+            .is_some_and(|sq| self.repeats(Move::new(sq, sq)));
+        Touched { squares, passes }
+    }
+
+    /// Whether a move with this `quiet_hash_after` would make the rule's counted occurrence.
+    #[inline]
+    fn repeats_hash(&self, quiet_hash: Option<u64>) -> bool {
         let limit = self.position.variant.rules.repetition.count;
-        self.position.quiet_hash_after(mv).is_some_and(|hash| self.seen.get(&hash).is_some_and(|&n| n + 1 >= limit))
+        quiet_hash.is_some_and(|hash| self.maybe_seen(hash) && self.seen.get(&hash).is_some_and(|&n| n + 1 >= limit))
     }
 
     /// The end when the side to move has no legal move (the variant's `no-moves` rule).
@@ -262,8 +484,22 @@ impl Game {
         let opponent = mover.opponent();
         let royals_before = self.position.royal_count(opponent);
         let own_royals_before = self.position.royal_count(mover);
+        let synced = self.move_state().is_some();
+        let run = match self.forbids_repetition() && self.position.quiet_hash_after(mv).is_some() {
+            true => self.quiet_run.last().expect("a run per ply") + 1,
+            false => 0,
+        };
+        self.quiet_run.push(run);
         self.position.make(mv);
+        if self.tracking {
+            match self.moves.as_deref_mut() {
+                Some(state) if synced => state.follow_make(&self.position),
+                Some(state) => state.rebuild(&self.position),
+                None => self.moves = Some(Box::new(MoveState::new(&self.position))),
+            }
+        }
         let hash = self.position.hash();
+        self.note_seen(hash);
         self.hashes.push(hash);
         let count = self.seen.entry(hash).or_insert(0);
         *count += 1;
@@ -286,8 +522,18 @@ impl Game {
         if self.hashes.len() <= 1 {
             return None;
         }
+        let synced = self.move_state().is_some();
+        if let (Some(state), true) = (self.moves.as_deref_mut(), synced) {
+            state.prepare_unmake(&self.position);
+        }
         let mv = self.position.unmake()?;
+        match self.moves.as_deref_mut() {
+            Some(state) if synced => state.follow_unmake(&self.position),
+            Some(state) => state.rebuild(&self.position),
+            None => {}
+        }
         let hash = self.hashes.pop().expect("hash per ply");
+        self.quiet_run.pop();
         if let Some(count) = self.seen.get_mut(&hash) {
             *count -= 1;
             if *count == 0 {

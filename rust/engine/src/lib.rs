@@ -17,6 +17,7 @@
 
 pub mod game;
 pub mod geometry;
+pub mod incremental;
 pub mod movegen;
 pub mod notation;
 pub mod position;
@@ -29,6 +30,7 @@ pub mod variant;
 pub use rl::actions::{Frame, NUM_ACTIONS};
 pub use game::{Game, Outcome, ReplayError, Termination};
 pub use geometry::{Color, Geometry};
+pub use incremental::MoveState;
 pub use notation::{NotationError, PositionTextError};
 pub use position::{Burns, Move, Piece, Position, NO_SQUARE};
 pub use table::{Atom, Kind, PieceTable, PieceType, PlacementError, Trap};

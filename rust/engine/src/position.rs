@@ -142,6 +142,28 @@ impl Burns {
     }
 }
 
+/// `Position::quiet_hashes`: the hash after each quiet move of one piece.
+pub(crate) struct QuietHashes {
+    /// The hash with the piece lifted off its square, the turn passed, and its run of passes
+    /// ended (a move that goes somewhere is not a pass).
+    base: u64,
+    piece: Piece,
+    /// Whether a simple move to an empty square is quiet without asking `burns`.
+    shortcut: bool,
+}
+
+impl QuietHashes {
+    /// `pos.quiet_hash_after(mv)` for a move of this piece, `pos` the position it came from.
+    #[inline]
+    pub(crate) fn after(&self, pos: &Position, mv: Move) -> Option<u64> {
+        let to = mv.to as usize;
+        if self.shortcut && mv.mid == NO_SQUARE && mv.bits == MID2_NONE && to != mv.from as usize {
+            return if pos.board[to].is_some() { None } else { Some(self.base ^ piece_key(to, self.piece)) };
+        }
+        pos.quiet_hash_after(mv)
+    }
+}
+
 /// What `make` changed, for `unmake`.
 #[derive(Clone, Debug)]
 struct Undo {
@@ -598,6 +620,23 @@ impl Position {
         Some(if self.counts_passes { hash ^ self.passes_hash_delta(moved.color, mv) } else { hash })
     }
 
+    /// `quiet_hash_after` for the moves of the piece on `from`, with its part of the work done
+    /// once: the repetition rules ask it of every legal move.
+    pub(crate) fn quiet_hashes(&self, from: usize) -> QuietHashes {
+        let piece = self.board[from].expect("quiet_hashes: no piece on the start square");
+        let passes = if self.variant.rules.max_consecutive_passes.is_some() {
+            passes_key(piece.color, self.passes[piece.color.index()]) ^ passes_key(piece.color, 0)
+        } else {
+            0
+        };
+        QuietHashes {
+            base: self.hash ^ WHITE_TO_MOVE_KEY ^ passes ^ piece_key(from, piece),
+            piece,
+            // Burning can remove pieces after any move: then every move asks `burns`.
+            shortcut: !self.variant.table.has_burners,
+        }
+    }
+
     /// Plays a move (assumed pseudo-legal for the side to move).
     pub fn make(&mut self, mv: Move) {
         let from = mv.from as usize;
@@ -654,13 +693,25 @@ impl Position {
         Some(mv)
     }
 
+    /// The squares the last move changed, into `out`: its start and end, and every square it
+    /// captured or burned on (nothing without a last move). The incremental move state
+    /// (`incremental::MoveState`) computes again only what read them.
+    pub fn last_move_squares(&self, out: &mut Vec<usize>) {
+        out.clear();
+        if let Some(record) = self.undo.last() {
+            out.push(record.mv.from as usize);
+            out.push(record.mv.to as usize);
+            out.extend(self.captured[record.captured_from..].iter().map(|&(sq, _)| sq as usize));
+        }
+    }
+
     /// The last move played, if any.
     pub fn last_move(&self) -> Option<Move> {
         self.undo.last().map(|u| u.mv)
     }
 
     /// The moves played, oldest first.
-    pub fn moves_played(&self) -> impl Iterator<Item = Move> + '_ {
+    pub fn moves_played(&self) -> impl DoubleEndedIterator<Item = Move> + ExactSizeIterator + '_ {
         self.undo.iter().map(|u| u.mv)
     }
 

@@ -23,8 +23,12 @@ pub struct Playout {
 }
 
 /// Plays uniformly random legal moves until the game ends or `max_plies` more plies are played.
+/// The game keeps its moves up to date from then on (`Game::track_moves`).
 pub fn random_playout(game: &mut Game, seed: u64, max_plies: usize) -> Playout {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    if game.move_state().is_none() {
+        game.track_moves(true);
+    }
     let mut moves = Vec::with_capacity(4096);
     let mut plies = 0;
     loop {
@@ -34,12 +38,11 @@ pub fn random_playout(game: &mut Game, seed: u64, max_plies: usize) -> Playout {
         if plies >= max_plies {
             return Playout { plies, outcome: None };
         }
-        moves.clear();
-        game.generate(&mut moves);
-        if let Some(end) = game.end_given(&moves) {
-            return Playout { plies, outcome: Some(end) };
-        }
-        let mv = moves[rng.gen_range(0..moves.len())];
+        // The same draw as `moves[rng.gen_range(0..moves.len())]` over `game.legal_moves()`,
+        // without building the list where the incremental move state can count the moves.
+        let Some(mv) = game.choose_move(|n| rng.gen_range(0..n), &mut moves) else {
+            return Playout { plies, outcome: game.end_given(&[]) };
+        };
         game.play(mv);
         plies += 1;
     }

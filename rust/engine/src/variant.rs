@@ -2,6 +2,7 @@
 //! promotion, end of game), a piece table and a setup (`variants/<name>.{rules,pieces,setup}`).
 
 use crate::geometry::{Color, Geometry};
+use crate::incremental::Compiled;
 use crate::rules::{Rules, RulesError, RulesOption};
 use crate::table::{Kind, PieceTable, TableError};
 use std::collections::HashMap;
@@ -29,6 +30,9 @@ pub struct Variant {
     /// far side, would have no move at all: where promotion in a zone is compulsory (the
     /// `promotion-forced dead-end` rule). Empty unless the variant promotes in a zone.
     pub dead_ends: Vec<u64>,
+    /// The table compiled for the incremental move state (`incremental::MoveState`), a cache
+    /// built on first use: `Default::default()` when a variant is put together by hand.
+    pub compiled: OnceLock<Compiled>,
 }
 
 /// The three files of a variant.
@@ -172,8 +176,17 @@ impl Variant {
         if rules.zone().is_some() {
             table.mark_zone_promotion();
         }
-        let variant =
-            Variant { name: name.to_string(), rules, geometry, table, setup, options, rules_options, dead_ends: Vec::new() };
+        let variant = Variant {
+            name: name.to_string(),
+            rules,
+            geometry,
+            table,
+            setup,
+            options,
+            rules_options,
+            dead_ends: Vec::new(),
+            compiled: OnceLock::new(),
+        };
         Ok(variant.with_dead_ends())
     }
 
@@ -227,6 +240,11 @@ impl Variant {
     pub fn rule_options(&self) -> Vec<(String, String)> {
         let rules = self.rules_options.iter().map(|o| (o.name.clone(), o.key.clone()));
         self.table.options.iter().cloned().chain(rules).collect()
+    }
+
+    /// The table compiled for the incremental move state (`incremental::MoveState`).
+    pub(crate) fn compiled(&self) -> &Compiled {
+        self.compiled.get_or_init(|| Compiled::new(self))
     }
 
     /// The square that `sq` becomes for White's setup (rotated by 180°).

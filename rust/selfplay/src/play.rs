@@ -135,6 +135,11 @@ pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64, halt
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut game = Game::new(variant.clone());
     game.max_plies = Some(settings.max_plies);
+    // Random players read every position's moves and never search: keep them up to date
+    // move by move (the same moves, in the same order, as full generation).
+    if matches!(settings.players, Players::Random) {
+        game.track_moves(true);
+    }
     let mut mcts = match &settings.players {
         Players::Random => None,
         Players::Mcts(mcts) => Some(MctsPlayer::new(mcts.engine_config(), HeuristicEvaluator::new(variant, mcts.heuristic_config()))),

@@ -1,0 +1,1141 @@
+//! The incremental move state (issue 13): every piece's moves, kept up to date move by move
+//! instead of generated again every ply. A `Game` that tracks moves (`Game::track_moves`;
+//! `random_playout` turns it on) keeps one in step with its position through `play` and
+//! `undo`, and `Game::generate`, `legal_move_count`, `legal_move` and `choose_move` read it.
+//! Full generation (`Position::generate_from`) stays the reference: pieces with the rare powers
+//! keep the list it gives them, and `MoveState::check` compares the whole state with one built
+//! from scratch (tests/incremental.rs does it at every ply of random games).
+//!
+//! # Why it is exact
+//!
+//! A piece's moves are a function of the piece, its square and the squares its generation
+//! *reads* (and, for two rules, something global: below). If none of the squares it read
+//! changed, it reads the same squares again and gives the same moves. So after a move only the
+//! pieces that read one of the changed squares (the move's start, end, captures and burns) are
+//! computed again, and plain pieces only in the direction that read it:
+//!
+//! - line atoms (slides, jumps, hops, range captures and jumps) read a segment of one line
+//!   from the piece: `reach[sq][dir]` is the farthest square read in `dir`. The readers of a
+//!   changed square are the pieces on its eight lines whose reach gets there, found over
+//!   per-line occupancy bits: the nearest piece each way, and beyond it only pieces that see
+//!   through others (`through`);
+//! - local atoms (leaps, lion, lion lines, igui, area, double) read squares within a small
+//!   Chebyshev radius, `local[sq]`, found by scanning the rows around the change;
+//! - a hook reads its first legs and the lines turning off them: `band[sq][dir]` is a leg's
+//!   length, and `in_band` tests a change against the legs and turns;
+//! - `teleport` tests protection over the whole board: such pieces are computed after every
+//!   move;
+//! - `max-consecutive-passes`: when a side's run of passes reaches or leaves the limit, its
+//!   pieces that keep a list are computed again (only those can pass).
+//!
+//! The readers are looked up with the reads stored before the move, or with ones already
+//! computed on the new board: either way every piece whose output could change is computed
+//! again on the board after the move, whatever the order. (The two tests that look at the new
+//! board, the nearest-piece rule and the hook turns, are exact for the changed square met
+//! first along the piece's walk, since nothing before it changed; one is enough.)
+//!
+//! # Two kinds of piece
+//!
+//! A *plain* piece (only slides, jumps and leaps, atoms that never reach the same square, not
+//! trapped where it stands, and no move that may be offered promotion) keeps one count per
+//! atom: its moves are the squares at distances k, k + 1, ... along each ray, in table order,
+//! so they are rebuilt from the counts and never stored. Every other piece keeps the list that
+//! `Position::generate_from` gives it: its moves, promotion twins, trap and pass filters are
+//! the reference's by construction. Listed pieces of the side not to move are computed when
+//! their side is next to move (`settle`), so a piece that two moves in a row touch is
+//! generated once; queries about a side need it settled (`update` settles the side to move).
+//!
+//! Each side's per-square move counts sit in a Fenwick tree, so the `i`-th legal move (in
+//! `Position::generate` order) is found in O(log squares) without building the list: uniform
+//! random play draws the same index, hence the same move, as it did from the full list.
+
+use crate::geometry::{Color, DIRECTION_COUNT};
+use crate::position::{color_code, Move, Piece, Position, EMPTY};
+use crate::table::{Atom, Trap, UNLIMITED};
+use crate::variant::Variant;
+use std::sync::Arc;
+
+/// A plain atom: a ray (a slide, or a jump with its continuation) or a leap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PlainAtom {
+    /// The square at distance `k`, then up to `extra` more free squares beyond an empty one:
+    /// a slide of `max` squares is `k = 1, extra = max - 1`.
+    Ray { dir: u8, k: u8, extra: u8 },
+    /// One square at (dx, dy), absolute (x right, y down).
+    Leap { dx: i8, dy: i8 },
+}
+
+/// What the state needs of one (type, colour), compiled once per variant.
+#[derive(Clone, Debug)]
+struct Program {
+    /// The atoms in table order when all are plain and never reach the same square.
+    plain: Option<Vec<PlainAtom>>,
+    /// Per absolute direction, bit `i` set when plain atom `i` is a ray that way.
+    rays_in: [u64; DIRECTION_COUNT],
+    /// Largest leap of the plain atoms (Chebyshev), 0 without leaps.
+    leap_radius: u8,
+    /// An unpromoted piece of this type may choose to promote (zone or furthest rank), so some
+    /// of its moves come twice: it keeps counts only while none of its moves can (`Offers`).
+    offers: Option<Offers>,
+    /// `PieceType::trap`.
+    trap: Trap,
+    /// It has an atom that reads past a piece (a jump over two or more squares, hop, range
+    /// capture or jump): it can read a square that another piece hides (`MoveState::through`).
+    sees_through: bool,
+}
+
+impl Program {
+    fn compile(atoms: &[Atom], overlapping: bool, offers: Option<Offers>, trap: Trap) -> Program {
+        let mut plain = Vec::new();
+        let mut rays_in = [0u64; DIRECTION_COUNT];
+        let mut leap_radius = 0u8;
+        // Beyond 64 atoms the per-direction masks cannot name them all: such a type is listed.
+        let mut all_plain = !overlapping && atoms.len() <= 64;
+        for (i, &atom) in atoms.iter().enumerate() {
+            match atom {
+                Atom::Slide { dir, max } => {
+                    rays_in[dir as usize] |= 1u64.checked_shl(i as u32).unwrap_or(0);
+                    plain.push(PlainAtom::Ray { dir, k: 1, extra: max - 1 });
+                }
+                Atom::Jump { dir, k, then } => {
+                    rays_in[dir as usize] |= 1u64.checked_shl(i as u32).unwrap_or(0);
+                    plain.push(PlainAtom::Ray { dir, k, extra: then });
+                }
+                Atom::Leap { dx, dy } => {
+                    leap_radius = leap_radius.max(dx.unsigned_abs()).max(dy.unsigned_abs());
+                    plain.push(PlainAtom::Leap { dx, dy });
+                }
+                _ => all_plain = false,
+            }
+        }
+        let sees_through = atoms.iter().any(|a| match *a {
+            Atom::Jump { k, .. } => k >= 2,
+            Atom::Hop { .. } | Atom::RangeCapture { .. } | Atom::RangeJump { .. } | Atom::RankJump { .. } | Atom::RankHop { .. } => true,
+            _ => false,
+        });
+        Program { plain: all_plain.then_some(plain), rays_in, leap_radius, offers, trap, sees_through }
+    }
+
+    /// Whether `piece` on `sq` keeps counts (else a list): see the module documentation.
+    /// Before its moves are known: `Offers::touched` decides the rest.
+    fn is_plain(&self, piece: Piece, rank_from_front: usize, height: usize) -> bool {
+        self.plain.is_some()
+            && !self.offers.is_some_and(|o| !piece.promoted && o.from & (1 << rank_from_front) != 0)
+            && match self.trap {
+                Trap::None => true,
+                Trap::FurthestRank => rank_from_front != 0,
+                Trap::OwnFirstRank => rank_from_front != height - 1,
+            }
+    }
+}
+
+/// Where an unpromoted piece's plain moves could be offered promotion (bits of ranks counted
+/// from its owner's far side; `Position::promotion_offer` and `far_promotion_offered`): none of
+/// its moves is, and it keeps counts, when it stands outside `from` and no move ends on a rank
+/// of `to`.
+#[derive(Clone, Copy, Debug)]
+struct Offers {
+    /// The promotion zone (a move from there may promote by capturing, or by any move under
+    /// `promotion-trigger touch`).
+    from: u64,
+    /// The zone, the ranks where promotion is compulsory, and the furthest rank for
+    /// `farpromote`.
+    to: u64,
+}
+
+impl Offers {
+    fn of(variant: &Variant, kind: usize) -> Option<Offers> {
+        let motion = variant.table.motion_of(kind as u16);
+        let mut offers = Offers { from: 0, to: 0 };
+        if motion.zone_promotion {
+            let zone = variant.rules.zone().expect("zone promotion needs a zone");
+            let ranks = (1u64 << zone.depth.min(63)) - 1;
+            offers.from |= ranks;
+            offers.to |= ranks | variant.dead_ends.get(kind).copied().unwrap_or(0);
+        }
+        if motion.far_promotion {
+            offers.to |= 1;
+        }
+        (motion.zone_promotion || motion.far_promotion).then_some(offers)
+    }
+}
+
+/// A variant's programs and board tables, built once per variant (`Variant::compiled`).
+#[derive(Debug)]
+pub struct Compiled {
+    /// Index `kind * 2 + colour`.
+    programs: Vec<Program>,
+    /// Count slots per square: the most plain atoms of any type.
+    stride: usize,
+    /// The largest Chebyshev radius any atom reads around its piece.
+    local_max: usize,
+    /// Whether any type has a hook.
+    hooks: bool,
+    /// (x, y) of every square.
+    xy: Vec<(u8, u8)>,
+}
+
+impl Compiled {
+    /// Compiles `variant`'s table for the incremental state.
+    pub(crate) fn new(variant: &Variant) -> Compiled {
+        let table = &variant.table;
+        let mut programs = Vec::with_capacity(table.len() * 2);
+        let mut local_max = 0usize;
+        let mut hooks = false;
+        for (kind, ty) in table.types.iter().enumerate() {
+            let motion = table.motion_of(kind as u16);
+            for color in Color::BOTH {
+                let atoms = table.absolute_atoms(motion, color);
+                programs.push(Program::compile(atoms, motion.overlapping, Offers::of(variant, kind), ty.trap));
+                for &atom in atoms {
+                    hooks |= matches!(atom, Atom::Hook { .. });
+                    if let Read::Local(r) = local_read(atom) {
+                        local_max = local_max.max(r as usize);
+                    }
+                }
+            }
+        }
+        let stride = programs.iter().filter_map(|p| p.plain.as_ref().map(Vec::len)).max().unwrap_or(0);
+        let g = &variant.geometry;
+        let xy = (0..g.size()).map(|sq| (g.xy(sq).0 as u8, g.xy(sq).1 as u8)).collect();
+        Compiled { programs, stride, local_max, hooks, xy }
+    }
+
+    #[inline]
+    fn program(&self, index: u32) -> &Program {
+        &self.programs[index as usize]
+    }
+}
+
+/// What an atom that is not a line reads.
+enum Read {
+    /// Squares within this Chebyshev radius.
+    Local(u8),
+    /// Something else (a line atom, a hook, teleport): handled by `MoveState::refresh_listed`.
+    Other,
+}
+
+/// Every atom is named here (no wildcard): a new atom does not compile until its reads are
+/// stated, here or, for the others, in `MoveState::refresh_listed`.
+fn local_read(atom: Atom) -> Read {
+    match atom {
+        Atom::Leap { dx, dy } => Read::Local(dx.unsigned_abs().max(dy.unsigned_abs())),
+        Atom::Lion | Atom::Double { .. } => Read::Local(2),
+        Atom::LionLine { reach, .. } => Read::Local(reach),
+        Atom::Igui => Read::Local(1),
+        Atom::Area { steps } => Read::Local(steps),
+        Atom::Slide { .. }
+        | Atom::Jump { .. }
+        | Atom::Hop { .. }
+        | Atom::RangeCapture { .. }
+        | Atom::RangeJump { .. }
+        | Atom::RankJump { .. }
+        | Atom::RankHop { .. }
+        | Atom::Hook { .. }
+        | Atom::Teleport => Read::Other,
+    }
+}
+
+/// One side's move counts per square, with prefix sums for finding the `i`-th move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Fenwick {
+    /// 1-based Fenwick tree over squares.
+    tree: Vec<u32>,
+    total: u32,
+}
+
+impl Fenwick {
+    fn new(size: usize) -> Fenwick {
+        Fenwick { tree: vec![0; size + 1], total: 0 }
+    }
+
+    fn clear(&mut self) {
+        self.tree.fill(0);
+        self.total = 0;
+    }
+
+    #[inline]
+    fn add(&mut self, sq: usize, delta: i32) {
+        self.total = self.total.wrapping_add_signed(delta);
+        let mut i = sq + 1;
+        while i < self.tree.len() {
+            self.tree[i] = self.tree[i].wrapping_add_signed(delta);
+            i += i & i.wrapping_neg();
+        }
+    }
+
+    /// The number of moves on squares before `sq`.
+    #[inline]
+    fn before(&self, sq: usize) -> u32 {
+        let (mut i, mut sum) = (sq, 0u32);
+        while i > 0 {
+            sum = sum.wrapping_add(self.tree[i]);
+            i &= i - 1;
+        }
+        sum
+    }
+
+    /// The square holding the `index`-th move (`index < total`) and its index there.
+    #[inline]
+    fn find(&self, mut index: u32) -> (usize, u32) {
+        let n = self.tree.len() - 1;
+        let mut at = 0;
+        let mut step = 1usize << (usize::BITS - 1 - n.leading_zeros());
+        while step > 0 {
+            if at + step <= n && self.tree[at + step] <= index {
+                at += step;
+                index -= self.tree[at];
+            }
+            step >>= 1;
+        }
+        (at, index)
+    }
+}
+
+/// What the piece on a square keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// No piece.
+    Empty,
+    /// A count per atom (`MoveState::counts`).
+    Plain,
+    /// Its moves as `Position::generate_from` gives them (`MoveState::lists`).
+    Listed,
+}
+
+/// Line orientations for the occupancy bits: ranks, files, and the two diagonals.
+const RANK: usize = 0;
+const FILE: usize = 1;
+const ANTI: usize = 2;
+const DIAG: usize = 3;
+
+/// Every piece's moves, for both sides, kept up to date by `update` after each move made or
+/// taken back (see the module documentation). A `Game` holds one.
+#[derive(Clone, Debug)]
+pub struct MoveState {
+    variant: Arc<Variant>,
+    /// The hash of the position the state describes: a position with another hash (edited,
+    /// or moved on without `update`) is not described (`is_synced`).
+    hash: u64,
+    /// Per square: what the piece there keeps.
+    mode: Vec<Mode>,
+    /// Per square: the program (`kind * 2 + colour`) of the piece there.
+    program: Vec<u32>,
+    /// Per square, `stride` slots: moves per plain atom.
+    counts: Vec<u8>,
+    /// Per square: the piece's number of moves.
+    total: Vec<u16>,
+    /// Per square and direction: the farthest square its line atoms read that way.
+    reach: Vec<[u8; DIRECTION_COUNT]>,
+    /// Per square: the Chebyshev radius its local atoms read (0: none).
+    local: Vec<u8>,
+    /// Per square and direction: the length of a hook's first leg (empty without hooks).
+    band: Vec<[u8; DIRECTION_COUNT]>,
+    /// Per square: a listed piece's moves.
+    lists: Vec<Vec<Move>>,
+    /// Lists of pieces that left their squares, kept for the next listed piece (a few, so
+    /// neither the squares nor this keep much memory).
+    spare: Vec<Vec<Move>>,
+    /// Occupancy bits per line: `lines[RANK][y]` has bit x, `lines[FILE][x]` bit y, the
+    /// diagonals (x + y and x - y constant) bit x.
+    lines: [Vec<u64>; 4],
+    /// The same bits for the pieces that see through others (`Program::sees_through`): past
+    /// the nearest piece on a line, only these can read a square.
+    through: [Vec<u64>; 4],
+    /// Per rank: bit x set when the piece on (x, y) has local reads.
+    local_rows: Vec<u64>,
+    /// Bits over squares: pieces with hooks, and pieces computed after every move (teleport).
+    hooks: Vec<u64>,
+    volatile: Vec<u64>,
+    /// Per colour: moves per square.
+    fenwick: [Fenwick; 2],
+    /// Per colour, bits over squares: listed pieces of the side not to move whose reads
+    /// changed, computed when their side is next to move (`settle`), so a piece that two
+    /// moves in a row touch is generated once. Plain pieces are always up to date.
+    pending: [Vec<u64>; 2],
+    /// Per colour: how many bits `pending` has.
+    pending_count: [u32; 2],
+    /// Per colour: whether its run of passes has reached `max-consecutive-passes`.
+    pass_blocked: [bool; 2],
+    /// Per square: the `epoch` in which the piece there was last computed in full.
+    stamp: Vec<u32>,
+    epoch: u32,
+    /// The squares of the move being followed (scratch).
+    changed: Vec<usize>,
+}
+
+impl MoveState {
+    /// The state of `pos`, built from scratch.
+    pub fn new(pos: &Position) -> MoveState {
+        let variant = pos.variant.clone();
+        let compiled = variant.compiled();
+        let size = variant.geometry.size();
+        let (w, h) = (variant.geometry.width, variant.geometry.height);
+        let words = size.div_ceil(64);
+        let mut state = MoveState {
+            hash: 0,
+            mode: vec![Mode::Empty; size],
+            program: vec![0; size],
+            counts: vec![0; size * compiled.stride],
+            total: vec![0; size],
+            reach: vec![[0; DIRECTION_COUNT]; size],
+            local: vec![0; size],
+            band: if compiled.hooks { vec![[0; DIRECTION_COUNT]; size] } else { Vec::new() },
+            lists: vec![Vec::new(); size],
+            spare: Vec::new(),
+            lines: [vec![0; h], vec![0; w], vec![0; w + h - 1], vec![0; w + h - 1]],
+            through: [vec![0; h], vec![0; w], vec![0; w + h - 1], vec![0; w + h - 1]],
+            local_rows: vec![0; h],
+            hooks: vec![0; words],
+            volatile: vec![0; words],
+            fenwick: [Fenwick::new(size), Fenwick::new(size)],
+            pending: [vec![0; words], vec![0; words]],
+            pending_count: [0; 2],
+            pass_blocked: [false; 2],
+            stamp: vec![0; size],
+            epoch: 1,
+            changed: Vec::new(),
+            variant,
+        };
+        state.rebuild(pos);
+        state
+    }
+
+    /// Computes everything again for `pos` (after edits), keeping the allocations.
+    pub fn rebuild(&mut self, pos: &Position) {
+        assert!(Arc::ptr_eq(&self.variant, &pos.variant), "a move state follows positions of one variant");
+        for line in self.lines.iter_mut().chain(self.through.iter_mut()) {
+            line.fill(0);
+        }
+        self.local_rows.fill(0);
+        self.hooks.fill(0);
+        self.volatile.fill(0);
+        self.fenwick[0].clear();
+        self.fenwick[1].clear();
+        for pending in self.pending.iter_mut() {
+            pending.fill(0);
+        }
+        self.pending_count = [0; 2];
+        self.total.fill(0);
+        self.mode.fill(Mode::Empty);
+        self.next_epoch();
+        for sq in 0..self.mode.len() {
+            self.set_line_bits(sq, pos.color_code_at(sq) != EMPTY);
+            self.refresh(pos, sq);
+        }
+        self.pass_blocked = self.passes_blocked(pos);
+        self.hash = pos.hash();
+    }
+
+    /// Whether the state describes `pos` (same variant, same hash: a 64-bit hash of the board,
+    /// the side to move and the pass counters, so another position matches by chance only).
+    pub fn is_synced(&self, pos: &Position) -> bool {
+        Arc::ptr_eq(&self.variant, &pos.variant) && self.hash == pos.hash()
+    }
+
+    /// Brings the state from the position before `pos`'s last move to `pos` (after
+    /// `Position::make`).
+    pub fn follow_make(&mut self, pos: &Position) {
+        let mut changed = std::mem::take(&mut self.changed);
+        pos.last_move_squares(&mut changed);
+        self.update(pos, &changed);
+        self.changed = changed;
+    }
+
+    /// Notes the squares `pos`'s last move changed, before it is taken back; `follow_unmake`
+    /// then brings the state to the position after `Position::unmake`.
+    pub fn prepare_unmake(&mut self, pos: &Position) {
+        pos.last_move_squares(&mut self.changed);
+    }
+
+    /// See `prepare_unmake`.
+    pub fn follow_unmake(&mut self, pos: &Position) {
+        let changed = std::mem::take(&mut self.changed);
+        self.update(pos, &changed);
+        self.changed = changed;
+    }
+
+    /// Brings the state up to date with `pos`, whose board differs from the one the state
+    /// describes only on the squares `changed` (and in the pass counters).
+    pub fn update(&mut self, pos: &Position, changed: &[usize]) {
+        self.next_epoch();
+        for &sq in changed {
+            self.set_line_bits(sq, pos.color_code_at(sq) != EMPTY);
+        }
+        for &sq in changed {
+            if self.stamp[sq] != self.epoch {
+                self.refresh(pos, sq);
+            }
+        }
+        for &sq in changed {
+            self.refresh_readers(pos, sq);
+        }
+        // Teleporters: their protection test reads the whole board.
+        for w in 0..self.volatile.len() {
+            let mut bits = self.volatile[w];
+            while bits != 0 {
+                let sq = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if self.stamp[sq] != self.epoch {
+                    self.touch(pos, sq);
+                }
+            }
+        }
+        let blocked = self.passes_blocked(pos);
+        for color in Color::BOTH {
+            if blocked[color.index()] != self.pass_blocked[color.index()] {
+                for sq in pos.squares_of(color) {
+                    if self.mode[sq] == Mode::Listed && self.stamp[sq] != self.epoch {
+                        self.touch(pos, sq);
+                    }
+                }
+            }
+        }
+        self.pass_blocked = blocked;
+        self.settle(pos, pos.side_to_move());
+        self.hash = pos.hash();
+    }
+
+    /// Computes the pieces of `color` whose computation was put off (`pending`): after this,
+    /// `color`'s moves can be read. `update` does it for the side to move.
+    pub fn settle(&mut self, pos: &Position, color: Color) {
+        let c = color.index();
+        if self.pending_count[c] == 0 {
+            return;
+        }
+        for w in 0..self.pending[c].len() {
+            while self.pending[c][w] != 0 {
+                self.refresh(pos, w * 64 + self.pending[c][w].trailing_zeros() as usize);
+            }
+        }
+        debug_assert_eq!(self.pending_count[c], 0);
+    }
+
+    /// Whether every piece of `color` is computed (queries about `color` need it).
+    fn settled(&self, color: Color) -> bool {
+        self.pending_count[color.index()] == 0
+    }
+
+    /// Computes the piece on `sq` again now, or, for a listed piece of the side not to move,
+    /// when its side is next to move (`pending`).
+    #[inline]
+    fn touch(&mut self, pos: &Position, sq: usize) {
+        let c = self.program[sq] as usize & 1;
+        if self.mode[sq] == Mode::Listed && c != pos.side_to_move().index() {
+            let (word, bit) = (sq / 64, 1u64 << (sq % 64));
+            if self.pending[c][word] & bit == 0 {
+                self.pending[c][word] |= bit;
+                self.pending_count[c] += 1;
+            }
+        } else {
+            self.refresh(pos, sq);
+        }
+    }
+
+    fn passes_blocked(&self, pos: &Position) -> [bool; 2] {
+        match self.variant.rules.max_consecutive_passes {
+            Some(limit) => Color::BOTH.map(|c| pos.consecutive_passes(c) >= limit),
+            None => [false; 2],
+        }
+    }
+
+    fn next_epoch(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.fill(0);
+            self.epoch = 1;
+        }
+    }
+
+    /// Number of moves of `color`'s pieces (`Position::generate(color)` would give as many).
+    #[inline]
+    pub fn count(&self, color: Color) -> usize {
+        assert!(self.settled(color), "{color}'s moves are not settled");
+        self.fenwick[color.index()].total as usize
+    }
+
+    /// Number of moves of the piece on `sq` (0 for an empty square).
+    #[inline]
+    pub fn moves_on(&self, sq: usize) -> usize {
+        self.total[sq] as usize
+    }
+
+    /// The index in `Position::generate(color)` of the first move of `color`'s piece on `sq`.
+    pub fn first_index(&self, color: Color, sq: usize) -> usize {
+        debug_assert!(self.settled(color));
+        self.fenwick[color.index()].before(sq) as usize
+    }
+
+    /// The `index`-th move (`index < count(color)`) of `Position::generate(color)`.
+    pub fn nth(&self, color: Color, index: usize) -> Move {
+        assert!(self.settled(color), "{color}'s moves are not settled");
+        assert!(index < self.count(color), "move {index} of {}", self.count(color));
+        let (sq, mut rest) = self.fenwick[color.index()].find(index as u32);
+        match self.mode[sq] {
+            Mode::Listed => self.lists[sq][rest as usize],
+            Mode::Plain => {
+                let compiled = self.variant.compiled();
+                let atoms = compiled.program(self.program[sq]).plain.as_ref().expect("a plain program");
+                let counts = &self.counts[sq * compiled.stride..];
+                for (i, &atom) in atoms.iter().enumerate() {
+                    let n = counts[i] as u32;
+                    if rest < n {
+                        return self.plain_move(sq, atom, rest as usize);
+                    }
+                    rest -= n;
+                }
+                unreachable!("the counts add up to the total")
+            }
+            Mode::Empty => unreachable!("an empty square has no moves"),
+        }
+    }
+
+    /// The `j`-th move of a plain atom of the piece on `sq`.
+    #[inline]
+    fn plain_move(&self, sq: usize, atom: PlainAtom, j: usize) -> Move {
+        let g = &self.variant.geometry;
+        let to = match atom {
+            PlainAtom::Ray { dir, k, .. } => (sq as isize + g.offset[dir as usize] * (k as usize + j) as isize) as usize,
+            PlainAtom::Leap { dx, dy } => {
+                let (x, y) = g.xy(sq);
+                g.square(x + dx as i32, y + dy as i32).expect("a counted leap lands on the board")
+            }
+        };
+        Move::simple(sq as u16, to as u16, false)
+    }
+
+    /// Appends every move of `color`'s pieces to `out`, in `Position::generate` order.
+    pub fn moves(&self, pos: &Position, color: Color, out: &mut Vec<Move>) {
+        assert!(self.settled(color), "{color}'s moves are not settled");
+        for sq in pos.squares_of(color) {
+            self.moves_from(sq, out);
+        }
+    }
+
+    /// Appends the moves of the piece on `sq` (as `Position::generate_from` gives them).
+    pub fn moves_from(&self, sq: usize, out: &mut Vec<Move>) {
+        match self.mode[sq] {
+            Mode::Listed => out.extend_from_slice(&self.lists[sq]),
+            _ => self.for_each_move_from(sq, |mv| out.push(mv)),
+        }
+    }
+
+    /// Calls `f` with every move of `color`'s pieces, in `Position::generate` order, without
+    /// building a list.
+    pub fn for_each_move(&self, pos: &Position, color: Color, mut f: impl FnMut(Move)) {
+        assert!(self.settled(color), "{color}'s moves are not settled");
+        for sq in pos.squares_of(color) {
+            self.for_each_move_from(sq, &mut f);
+        }
+    }
+
+    /// Calls `f` with every move of the piece on `sq`, in order.
+    #[inline]
+    pub fn for_each_move_from(&self, sq: usize, mut f: impl FnMut(Move)) {
+        match self.mode[sq] {
+            Mode::Empty => {}
+            Mode::Listed => self.lists[sq].iter().for_each(|&mv| f(mv)),
+            Mode::Plain => {
+                let compiled = self.variant.compiled();
+                let atoms = compiled.program(self.program[sq]).plain.as_ref().expect("a plain program");
+                let counts = &self.counts[sq * compiled.stride..];
+                let g = &self.variant.geometry;
+                for (i, &atom) in atoms.iter().enumerate() {
+                    let n = counts[i] as usize;
+                    if n == 0 {
+                        continue;
+                    }
+                    match atom {
+                        PlainAtom::Ray { dir, k, .. } => {
+                            let step = g.offset[dir as usize];
+                            let mut to = sq as isize + step * k as isize;
+                            for _ in 0..n {
+                                f(Move::simple(sq as u16, to as u16, false));
+                                to += step;
+                            }
+                        }
+                        PlainAtom::Leap { .. } => f(self.plain_move(sq, atom, 0)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// (orientation, line, bit) of `sq` in each of its four lines.
+    #[inline]
+    fn line_places(&self, sq: usize) -> [(usize, usize, usize); 4] {
+        let h = self.variant.geometry.height;
+        let (x, y) = self.variant.compiled().xy[sq];
+        let (x, y) = (x as usize, y as usize);
+        [(RANK, y, x), (FILE, x, y), (ANTI, x + y, x), (DIAG, x + h - 1 - y, x)]
+    }
+
+    /// Sets or clears `sq` in the occupancy bits of its four lines.
+    fn set_line_bits(&mut self, sq: usize, occupied: bool) {
+        for (o, line, bit) in self.line_places(sq) {
+            if occupied {
+                self.lines[o][line] |= 1 << bit;
+            } else {
+                self.lines[o][line] &= !(1 << bit);
+            }
+        }
+    }
+
+    /// Sets or clears `sq` in the see-through bits of its four lines.
+    fn set_through_bits(&mut self, sq: usize, sees_through: bool) {
+        for (o, line, bit) in self.line_places(sq) {
+            if sees_through {
+                self.through[o][line] |= 1 << bit;
+            } else {
+                self.through[o][line] &= !(1 << bit);
+            }
+        }
+    }
+
+    /// Computes the piece on `sq` in full (or clears the square).
+    fn refresh(&mut self, pos: &Position, sq: usize) {
+        self.stamp[sq] = self.epoch;
+        let (word, bit) = (sq / 64, 1u64 << (sq % 64));
+        for c in 0..2 {
+            if self.pending[c][word] & bit != 0 {
+                self.pending[c][word] &= !bit;
+                self.pending_count[c] -= 1;
+            }
+        }
+        if self.mode[sq] != Mode::Empty {
+            let color = self.program[sq] as usize & 1;
+            self.fenwick[color].add(sq, -(self.total[sq] as i32));
+            self.total[sq] = 0;
+        }
+        self.reach[sq] = [0; DIRECTION_COUNT];
+        if !self.band.is_empty() {
+            self.band[sq] = [0; DIRECTION_COUNT];
+        }
+        // The list goes with the piece: a square keeps no capacity once its piece leaves
+        // (squares a hook mover passed over would otherwise hold hundreds of moves each).
+        let mut list = std::mem::take(&mut self.lists[sq]);
+        list.clear();
+        self.hooks[word] &= !bit;
+        self.volatile[word] &= !bit;
+        self.set_local(sq, 0);
+        self.set_through_bits(sq, false);
+        let Some(piece) = pos.at(sq) else {
+            self.mode[sq] = Mode::Empty;
+            self.keep_spare(list);
+            return;
+        };
+        let program = piece.kind as u32 * 2 + piece.color.index() as u32;
+        self.program[sq] = program;
+        let variant = self.variant.clone();
+        let g = &variant.geometry;
+        let compiled = variant.compiled();
+        let p = compiled.program(program);
+        if p.sees_through {
+            self.set_through_bits(sq, true);
+        }
+        let plain = p.is_plain(piece, g.rank_from_front(sq, piece.color), g.height);
+        if plain {
+            self.mode[sq] = Mode::Plain;
+            self.refresh_rays(pos, sq, u64::MAX, true);
+            self.set_local(sq, p.leap_radius);
+        }
+        if !plain || self.offered(sq, piece) {
+            self.mode[sq] = Mode::Listed;
+            if list.capacity() == 0 {
+                list = self.spare.pop().unwrap_or_default();
+            }
+            self.lists[sq] = list;
+            self.refresh_listed(pos, sq, piece);
+        } else {
+            self.keep_spare(list);
+        }
+        self.fenwick[piece.color.index()].add(sq, self.total[sq] as i32);
+    }
+
+    /// Whether a move of the plain-counted `piece` on `sq` may be offered promotion (`Offers`):
+    /// then it keeps a list instead.
+    fn offered(&self, sq: usize, piece: Piece) -> bool {
+        let compiled = self.variant.compiled();
+        let program = compiled.program(self.program[sq]);
+        let Some(offers) = program.offers.filter(|_| !piece.promoted) else { return false };
+        let g = &self.variant.geometry;
+        let y = compiled.xy[sq].1;
+        let rank = |y: i32| match piece.color {
+            Color::Black => y,
+            Color::White => g.height as i32 - 1 - y,
+        };
+        let atoms = program.plain.as_ref().expect("a plain program");
+        let counts = &self.counts[sq * compiled.stride..];
+        atoms.iter().enumerate().any(|(i, &atom)| {
+            let n = counts[i] as i32;
+            if n == 0 {
+                return false;
+            }
+            // Along a ray the rank changes monotonically: its targets cover one range of ranks.
+            let (near, far) = match atom {
+                PlainAtom::Ray { dir, k, .. } => {
+                    let dy = crate::geometry::DELTAS[dir as usize].1;
+                    (rank(y as i32 + dy * k as i32), rank(y as i32 + dy * (k as i32 + n - 1)))
+                }
+                PlainAtom::Leap { dy, .. } => (rank(y as i32 + dy as i32), rank(y as i32 + dy as i32)),
+            };
+            let (lo, hi) = (near.min(far) as u32, near.max(far) as u32);
+            let ranks = (u64::MAX >> (63 - hi)) & !((1u64 << lo) - 1);
+            ranks & offers.to != 0
+        })
+    }
+
+    /// Keeps a list that lost its piece for the next listed piece, up to a few.
+    fn keep_spare(&mut self, list: Vec<Move>) {
+        const SPARE: usize = 4;
+        if list.capacity() > 0 && self.spare.len() < SPARE {
+            self.spare.push(list);
+        }
+    }
+
+    fn set_local(&mut self, sq: usize, radius: u8) {
+        self.local[sq] = radius;
+        let (x, y) = self.variant.compiled().xy[sq];
+        if radius > 0 {
+            self.local_rows[y as usize] |= 1 << x;
+        } else {
+            self.local_rows[y as usize] &= !(1 << x);
+        }
+    }
+
+    /// Counts again the plain atoms of the piece on `sq` picked by `mask` (every atom of each
+    /// direction it touches), setting their directions' reach. `full`: the piece is new on the
+    /// square (`refresh` counts it in the Fenwick tree); else `total` and the tree follow.
+    fn refresh_rays(&mut self, pos: &Position, sq: usize, mask: u64, full: bool) {
+        let variant = self.variant.clone();
+        let compiled = variant.compiled();
+        let g = &variant.geometry;
+        let program = compiled.program(self.program[sq]);
+        let atoms = program.plain.as_ref().expect("a plain program");
+        let own = color_code(if self.program[sq] & 1 == 0 { Color::Black } else { Color::White });
+        let base = sq * compiled.stride;
+        let mut delta = 0i32;
+        let mut reach = self.reach[sq];
+        for d in 0..DIRECTION_COUNT {
+            if program.rays_in[d] & mask != 0 {
+                reach[d] = 0;
+            }
+        }
+        for (i, &atom) in atoms.iter().enumerate() {
+            if mask & (1 << i) == 0 {
+                continue;
+            }
+            let count = match atom {
+                PlainAtom::Ray { dir, k, extra } => {
+                    let (count, hi) = ray(pos, sq, dir as usize, k as usize, extra as usize, own);
+                    let r = &mut reach[dir as usize];
+                    *r = (*r).max(hi);
+                    count
+                }
+                PlainAtom::Leap { dx, dy } => {
+                    let (x, y) = g.xy(sq);
+                    match g.square(x + dx as i32, y + dy as i32) {
+                        Some(t) if pos.color_code_at(t) != own => 1,
+                        _ => 0,
+                    }
+                }
+            };
+            delta += count as i32 - self.counts[base + i] as i32;
+            self.counts[base + i] = count;
+        }
+        self.reach[sq] = reach;
+        if full {
+            // The old counts belonged to another piece.
+            self.total[sq] = atoms.iter().enumerate().map(|(i, _)| self.counts[base + i] as u16).sum();
+        } else {
+            self.total[sq] = (self.total[sq] as i32 + delta) as u16;
+            self.fenwick[self.program[sq] as usize & 1].add(sq, delta);
+        }
+    }
+
+    /// Generates a listed piece's moves with the reference and records what they read.
+    fn refresh_listed(&mut self, pos: &Position, sq: usize, piece: Piece) {
+        let mut list = std::mem::take(&mut self.lists[sq]);
+        pos.generate_from(sq, &mut list);
+        self.total[sq] = list.len() as u16;
+        self.lists[sq] = list;
+        let variant = self.variant.clone();
+        let table = &variant.table;
+        let motion = table.motion_of(piece.kind);
+        let range_rank = motion.range_rank;
+        let mut local = 0u8;
+        let mut reach = [0u8; DIRECTION_COUNT];
+        let (word, bit) = (sq / 64, 1u64 << (sq % 64));
+        let own = color_code(piece.color);
+        let outranks = |p: Piece| table.get(p.kind).range_rank <= range_rank;
+        for &atom in table.absolute_atoms(motion, piece.color) {
+            let line = match atom {
+                Atom::Slide { dir, max } => Some((dir, ray(pos, sq, dir as usize, 1, max as usize - 1, own).1)),
+                Atom::Jump { dir, k, then } => Some((dir, ray(pos, sq, dir as usize, k as usize, then as usize, own).1)),
+                Atom::Hop { dir, pieces } | Atom::RangeJump { dir, pieces } => {
+                    // They stop on the piece after the `pieces` they may pass (never when
+                    // unlimited).
+                    let mut passed = 0u32;
+                    Some((dir, walk(pos, sq, dir as usize, |_| {
+                        passed += 1;
+                        passed > pieces as u32 && pieces != UNLIMITED
+                    })))
+                }
+                Atom::RangeCapture { dir } | Atom::RankJump { dir } | Atom::RankHop { dir } => {
+                    Some((dir, walk(pos, sq, dir as usize, outranks)))
+                }
+                Atom::Hook { dir } => {
+                    self.band[sq][dir as usize] = walk(pos, sq, dir as usize, |_| true);
+                    self.hooks[word] |= bit;
+                    None
+                }
+                Atom::Teleport => {
+                    self.volatile[word] |= bit;
+                    None
+                }
+                Atom::Leap { .. } | Atom::Lion | Atom::Double { .. } | Atom::LionLine { .. } | Atom::Igui | Atom::Area { .. } => {
+                    if let Read::Local(r) = local_read(atom) {
+                        local = local.max(r);
+                    }
+                    None
+                }
+            };
+            if let Some((dir, hi)) = line {
+                reach[dir as usize] = reach[dir as usize].max(hi);
+            }
+        }
+        self.reach[sq] = reach;
+        self.set_local(sq, local);
+    }
+
+    /// Computes again every piece that read `s` (see the module documentation).
+    fn refresh_readers(&mut self, pos: &Position, s: usize) {
+        let variant = self.variant.clone();
+        let compiled = variant.compiled();
+        let g = &variant.geometry;
+        let (x, y) = compiled.xy[s];
+        let (x, y) = (x as usize, y as usize);
+        let h = g.height;
+        for walk in 0..DIRECTION_COUNT {
+            let back = (walk + 4) % DIRECTION_COUNT;
+            let (o, line, at, ascending) = match walk {
+                0 => (FILE, x, y, false),
+                4 => (FILE, x, y, true),
+                2 => (RANK, y, x, true),
+                6 => (RANK, y, x, false),
+                1 => (ANTI, x + y, x, true),
+                5 => (ANTI, x + y, x, false),
+                3 => (DIAG, x + h - 1 - y, x, true),
+                _ => (DIAG, x + h - 1 - y, x, false),
+            };
+            let bits = self.lines[o][line];
+            let mut others = if ascending { bits & !((2u64 << at) - 1) } else { bits & ((1u64 << at) - 1) };
+            let mut nearest = true;
+            while others != 0 {
+                let i = if ascending { others.trailing_zeros() as usize } else { 63 - others.leading_zeros() as usize };
+                others &= !(1u64 << i);
+                if nearest {
+                    // Past the nearest piece only those that see through others can have read
+                    // `s`: a piece whose ray ran through a square that is occupied now but was
+                    // empty before is found from that square, itself a changed one.
+                    others &= self.through[o][line];
+                    nearest = false;
+                }
+                let m = i.abs_diff(at);
+                let p = (s as isize + g.offset[walk] * m as isize) as usize;
+                if self.reach[p][back] as usize >= m && self.stamp[p] != self.epoch {
+                    // (A pending piece is marked again: `touch` ignores it.)
+                    match self.mode[p] {
+                        Mode::Plain => {
+                            let program = compiled.program(self.program[p]);
+                            self.refresh_rays(pos, p, program.rays_in[back], false);
+                            if program.offers.is_some() && pos.at(p).is_some_and(|piece| self.offered(p, piece)) {
+                                self.refresh(pos, p);
+                            }
+                        }
+                        _ => self.touch(pos, p),
+                    }
+                }
+            }
+        }
+        let r = compiled.local_max;
+        if r > 0 {
+            let (lo, hi) = (x.saturating_sub(r), (x + r).min(g.width - 1));
+            let columns = (u64::MAX >> (63 - hi)) & !((1u64 << lo) - 1);
+            for row in y.saturating_sub(r)..=(y + r).min(h - 1) {
+                let mut bits = self.local_rows[row] & columns;
+                while bits != 0 {
+                    let px = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let p = row * g.width + px;
+                    if px.abs_diff(x).max(row.abs_diff(y)) <= self.local[p] as usize && self.stamp[p] != self.epoch {
+                        self.touch(pos, p);
+                    }
+                }
+            }
+        }
+        if compiled.hooks {
+            for w in 0..self.hooks.len() {
+                let mut bits = self.hooks[w];
+                while bits != 0 {
+                    let p = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if self.stamp[p] != self.epoch && self.in_band(pos, p, s) {
+                        self.touch(pos, p);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether the hook piece on `p` read `s`: `s` is on a first leg (within its length), or
+    /// on a line turning off it at an empty leg square with nothing between that square and
+    /// `s`. Read on the board after the move: for the changed square that comes first along
+    /// the hook's walk, nothing before it changed, so this tells exactly whether it was read;
+    /// that one is enough to compute the piece again.
+    fn in_band(&self, pos: &Position, p: usize, s: usize) -> bool {
+        let g = &self.variant.geometry;
+        let xy = &self.variant.compiled().xy;
+        let (ax, ay) = (xy[s].0 as i32 - xy[p].0 as i32, xy[s].1 as i32 - xy[p].1 as i32);
+        (0..DIRECTION_COUNT).any(|d| {
+            let leg = self.band[p][d] as i32;
+            let (dx, dy) = crate::geometry::DELTAS[d];
+            let along = ax * dx + ay * dy;
+            let norm = dx * dx + dy * dy;
+            if leg == 0 || along % norm != 0 || along < norm || along > leg * norm {
+                return false;
+            }
+            let j = along / norm;
+            let turn = (p as isize + g.offset[d] * j as isize) as usize;
+            if turn == s {
+                return true;
+            }
+            if pos.color_code_at(turn) != EMPTY {
+                return false;
+            }
+            // From the turning square towards `s`, one king step at a time, all empty.
+            let (ux, uy) = ((ax - j * dx).signum(), (ay - j * dy).signum());
+            let step = uy as isize * g.width as isize + ux as isize;
+            let mut t = turn as isize + step;
+            while t as usize != s {
+                if pos.color_code_at(t as usize) != EMPTY {
+                    return false;
+                }
+                t += step;
+            }
+            true
+        })
+    }
+
+    /// Compares the state with one built from scratch for `pos`: `Err` names the first
+    /// difference (the differential tests call this at every ply).
+    pub fn check(&self, pos: &Position) -> Result<(), String> {
+        if !self.is_synced(pos) {
+            return Err("the state is not synced with the position".into());
+        }
+        let mut settled = self.clone();
+        for color in Color::BOTH {
+            settled.settle(pos, color);
+        }
+        let this = &settled;
+        let fresh = MoveState::new(pos);
+        let stride = this.variant.compiled().stride;
+        for sq in 0..this.mode.len() {
+            let name = || pos.variant.geometry.square_name(sq);
+            if this.mode[sq] != fresh.mode[sq] {
+                return Err(format!("{}: mode {:?}, fresh {:?}", name(), this.mode[sq], fresh.mode[sq]));
+            }
+            if this.mode[sq] == Mode::Empty {
+                continue;
+            }
+            let same = this.program[sq] == fresh.program[sq]
+                && this.total[sq] == fresh.total[sq]
+                && this.reach[sq] == fresh.reach[sq]
+                && this.local[sq] == fresh.local[sq]
+                && this.band.get(sq) == fresh.band.get(sq)
+                && this.lists[sq] == fresh.lists[sq]
+                && (this.mode[sq] != Mode::Plain || {
+                    let atoms = this.variant.compiled().program(this.program[sq]).plain.as_ref().map_or(0, Vec::len);
+                    this.counts[sq * stride..sq * stride + atoms] == fresh.counts[sq * stride..sq * stride + atoms]
+                });
+            if !same {
+                return Err(format!(
+                    "{}: total {} reach {:?} local {} counts {:?}; fresh: total {} reach {:?} local {} counts {:?}",
+                    name(),
+                    this.total[sq],
+                    this.reach[sq],
+                    this.local[sq],
+                    &this.counts[sq * stride..(sq + 1) * stride],
+                    fresh.total[sq],
+                    fresh.reach[sq],
+                    fresh.local[sq],
+                    &fresh.counts[sq * stride..(sq + 1) * stride],
+                ));
+            }
+        }
+        let rest = |s: &MoveState| (s.lines.clone(), s.through.clone(), s.local_rows.clone(), s.hooks.clone(), s.volatile.clone(), s.fenwick.clone(), s.pass_blocked);
+        if rest(this) != rest(&fresh) {
+            return Err("line bits, local rows, hooks, teleporters, Fenwick trees or pass flags differ".into());
+        }
+        Ok(())
+    }
+
+    /// Bytes the state holds on the heap (the lists' spare capacity included).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let n = self.mode.len();
+        n * (size_of::<Mode>() + size_of::<u32>() * 2 + size_of::<u16>() + size_of::<u8>() + size_of::<Vec<Move>>())
+            + self.counts.len()
+            + (self.reach.len() + self.band.len()) * DIRECTION_COUNT
+            + self.lists.iter().chain(&self.spare).map(|l| l.capacity() * size_of::<Move>()).sum::<usize>()
+            + self.lines.iter().chain(&self.through).map(|l| l.len() * 8).sum::<usize>()
+            + (self.local_rows.len() + self.hooks.len() + self.volatile.len()) * 8
+            + self.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()
+    }
+}
+
+/// The farthest square a walk from `sq` along `d` reads: the first piece `stop` picks, or the
+/// edge.
+#[inline]
+fn walk(pos: &Position, sq: usize, d: usize, mut stop: impl FnMut(Piece) -> bool) -> u8 {
+    let g = &pos.variant.geometry;
+    let mut t = sq as isize;
+    for i in 1..=g.edge(sq, d) {
+        t += g.offset[d];
+        if let Some(p) = pos.at(t as usize) {
+            if stop(p) {
+                return i as u8;
+            }
+        }
+    }
+    g.edge(sq, d) as u8
+}
+
+/// A ray from `sq` along `d`: the square at distance `k` (if on the board and not `own`), then
+/// up to `extra` more while the squares are free, stopping on (and taking) an enemy. Returns
+/// (moves, farthest square read).
+#[inline]
+fn ray(pos: &Position, sq: usize, d: usize, k: usize, extra: usize, own: u8) -> (u8, u8) {
+    let g = &pos.variant.geometry;
+    let edge = g.edge(sq, d);
+    if k > edge {
+        return (0, 0);
+    }
+    let step = g.offset[d];
+    let mut t = sq as isize + step * k as isize;
+    match pos.color_code_at(t as usize) {
+        EMPTY => {}
+        c if c == own => return (0, k as u8),
+        _ => return (1, k as u8),
+    }
+    let n = (edge - k).min(extra);
+    for j in 1..=n {
+        t += step;
+        match pos.color_code_at(t as usize) {
+            EMPTY => {}
+            c if c == own => return (j as u8, (k + j) as u8),
+            _ => return (j as u8 + 1, (k + j) as u8),
+        }
+    }
+    (n as u8 + 1, (k + n) as u8)
+}

@@ -1,0 +1,197 @@
+//! The incremental move state (issue 13) against full generation, the reference: at every ply
+//! of seeded random games in every built-in variant (and under every rule option), the state
+//! kept up to date by `Game::play` and `Game::undo` gives exactly the moves of
+//! `Position::generate`, in order, for both sides; its counts and `nth` agree with the list;
+//! and it equals a state built from scratch (`MoveState::check`), after a move and after the
+//! move is taken back.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+use taikyoku_engine::{variant_names, Color, Game, Move, Variant};
+
+/// Checks the game's move state against full generation and a fresh state; returns how many
+/// moves the history rules (Dai dai's repetition) removed.
+fn check(game: &Game, context: &dyn Fn() -> String) -> usize {
+    let state = game.move_state().unwrap_or_else(|| panic!("{}: no synced move state", context()));
+    state.check(&game.position).unwrap_or_else(|e| panic!("{}: {e}", context()));
+    // The side not to move may have pieces put off until its turn: settle a copy.
+    let mut settled = state.clone();
+    settled.settle(&game.position, game.side_to_move().opponent());
+    let state = &settled;
+    for color in Color::BOTH {
+        let mut reference = Vec::new();
+        game.position.generate(color, &mut reference);
+        let mut incremental = Vec::new();
+        state.moves(&game.position, color, &mut incremental);
+        assert_eq!(incremental, reference, "{}: {color} moves", context());
+        assert_eq!(state.count(color), reference.len(), "{}: {color} count", context());
+        for (i, &mv) in reference.iter().enumerate() {
+            assert_eq!(state.nth(color, i), mv, "{}: {color} move {i}", context());
+        }
+    }
+    let legal = game.legal_moves();
+    // The history rules, move by move (`Game::is_legal` tests each alone).
+    let mut reference = Vec::new();
+    game.position.generate(game.side_to_move(), &mut reference);
+    let removed = reference.len() - legal.len();
+    if removed > 0 || game.position.variant.rules.repetition.mode == taikyoku_engine::rules::RepetitionMode::Forbid {
+        reference.retain(|&mv| game.is_legal(mv));
+        assert_eq!(legal, reference, "{}: legal moves", context());
+    }
+    assert_eq!(game.legal_move_count(), legal.len(), "{}", context());
+    if let Some(&last) = legal.last() {
+        assert_eq!(game.legal_move(legal.len() - 1), last, "{}", context());
+    }
+    // The random draw picks `legal[i]` for the `i` drawn (Dai dai's repetition rule included).
+    let mut scratch = Vec::new();
+    for i in [0, legal.len() / 2, legal.len().saturating_sub(1)] {
+        let chosen = game.choose_move(
+            |n| {
+                assert_eq!(n, legal.len(), "{}", context());
+                i
+            },
+            &mut scratch,
+        );
+        assert_eq!(chosen, legal.get(i).copied(), "{}: draw {i}", context());
+    }
+    removed
+}
+
+/// Plays `plies` random plies (fewer if the game ends), checking every position; every few
+/// plies a move is taken back and checked, then played again. Returns (plies played, moves
+/// the history rules removed over the checked positions).
+fn play_and_check(variant: &Arc<Variant>, seed: u64, plies: usize, every: usize) -> (usize, usize) {
+    let mut removed = 0;
+    let mut game = Game::new(variant.clone());
+    game.track_moves(true);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut scratch = Vec::new();
+    for ply in 0..plies {
+        let Some(mv) = game.choose_move(|n| rng.gen_range(0..n), &mut scratch) else { return (ply, removed) };
+        if game.recorded_end().is_some() {
+            return (ply, removed);
+        }
+        game.play(mv);
+        let context = || format!("{} {:?} seed {seed} ply {ply} after {mv:?}", variant.name, variant.options);
+        if ply % every == 0 {
+            removed += check(&game, &context);
+        }
+        if ply % 7 == 3 {
+            let before: Vec<Move> = game.position.moves_played().collect();
+            game.undo();
+            if ply % every == 0 {
+                check(&game, &|| format!("{} (taken back)", context()));
+            }
+            game.play(mv);
+            assert_eq!(game.position.moves_played().collect::<Vec<_>>(), before);
+        }
+    }
+    (plies, removed)
+}
+
+#[test]
+fn incremental_moves_equal_full_generation_in_every_variant() {
+    for name in variant_names() {
+        let variant = Variant::load(name, &[]).unwrap();
+        let (mut plies, mut removed) = (0, 0);
+        for seed in 0..3 {
+            let (p, r) = play_and_check(&variant, seed, 300, 1);
+            plies += p;
+            removed += r;
+        }
+        assert!(plies >= 300, "{name}: {plies} plies");
+        if name == "daidai" {
+            assert!(removed > 0, "the repetition rule was never exercised");
+        }
+    }
+}
+
+#[test]
+fn incremental_moves_equal_full_generation_under_every_rule_option() {
+    for name in variant_names() {
+        // The table's options and the rules file's, each name once.
+        let mut options: Vec<String> = Variant::load(name, &[]).unwrap().rule_options().into_iter().map(|(o, _)| o).collect();
+        options.dedup();
+        for option in options {
+            let variant = Variant::load(name, std::slice::from_ref(&option)).unwrap();
+            play_and_check(&variant, 11, 60, 1);
+        }
+    }
+}
+
+#[test]
+fn long_games_stay_in_step() {
+    // Deeper into the game (promotions, open boards, Taishin's emperor and pass limit),
+    // checked every 10th ply to stay within seconds.
+    for name in variant_names() {
+        let variant = Variant::load(name, &[]).unwrap();
+        let removed: usize = (20..22).map(|seed| play_and_check(&variant, seed, 2500, 10).1).sum();
+        if name == "daidai" {
+            assert!(removed > 0, "the repetition rule was never exercised");
+        }
+    }
+}
+
+#[test]
+fn edits_fall_back_to_full_generation() {
+    let variant = Variant::load("taikyoku", &[]).unwrap();
+    let mut game = Game::new(variant.clone());
+    assert!(game.move_state().is_none(), "off by default");
+    game.track_moves(true);
+    check(&game, &|| "at the start".into());
+    let first = game.legal_moves()[0];
+    game.play(first);
+    assert!(game.move_state().is_some());
+    // An edit the game does not see: the state no longer describes the position.
+    let sq = game.position.squares().next().unwrap().0;
+    game.position.remove(sq);
+    assert!(game.move_state().is_none());
+    let mut reference = Vec::new();
+    game.position.generate(game.side_to_move(), &mut reference);
+    assert_eq!(game.legal_moves(), reference);
+    // The next move rebuilds it.
+    game.play(reference[0]);
+    check(&game, &|| "after an edit".into());
+}
+
+#[test]
+fn the_pass_limit_is_followed() {
+    // Taishin: a fourth pass in a row is not legal. Black's lion on 13m passes three times
+    // (White moves its king in between); then neither it nor the other lion, whose
+    // neighbourhood did not change, may pass.
+    use taikyoku_engine::Position;
+    let variant = Variant::load("taishin", &[]).unwrap();
+    let mut pos = Position::empty(variant.clone(), Color::Black);
+    let pieces = [("13m", "LN", Color::Black), ("20t", "LN", Color::Black), ("1a", "K", Color::White), ("25y", "K", Color::Black)];
+    for (sq, key, color) in pieces {
+        let piece = variant.table.placement(variant.table.lookup(key).unwrap(), false, color).unwrap();
+        pos.put(variant.geometry.parse_square(sq).unwrap(), piece);
+    }
+    let mut game = Game::from_position(pos);
+    game.track_moves(true);
+    let white_step = |game: &Game| game.legal_moves().into_iter().find(|m| !m.is_pass()).unwrap();
+    let lion = variant.geometry.parse_square("13m").unwrap() as u16;
+    let pass = |game: &Game| game.legal_moves().into_iter().find(|m| m.is_pass() && m.from == lion);
+    let passes = |game: &Game| game.legal_moves().into_iter().filter(|m| m.is_pass()).count();
+    let mv = pass(&game).unwrap();
+    game.play(mv);
+    for n in 1..=3 {
+        check(&game, &|| format!("after pass {n}"));
+        game.play(white_step(&game));
+        check(&game, &|| format!("after pass {n} and White's move"));
+        match pass(&game) {
+            Some(mv) => game.play(mv),
+            None => {
+                assert_eq!(n, 3, "only the fourth pass is refused");
+                break;
+            }
+        }
+    }
+    assert_eq!(passes(&game), 0);
+    // Taking back White's move and the third pass: the pass is legal again.
+    game.undo();
+    game.undo();
+    check(&game, &|| "after taking back the third pass".into());
+    assert_eq!(passes(&game), 2);
+}
