@@ -195,3 +195,25 @@ fn the_pass_limit_is_followed() {
     check(&game, &|| "after taking back the third pass".into());
     assert_eq!(passes(&game), 2);
 }
+
+/// The long soak of issue 13 (a benchmark-style command, not run in CI):
+/// `TAIKYOKU_SOAK_PLIES=10000000 cargo test --release -p taikyoku-engine --test incremental -- --ignored --nocapture`.
+/// Games of every variant in turn (seeds 1, 2, ...), every ply checked as above; prints plies
+/// and games played and the time taken.
+#[test]
+#[ignore]
+fn incremental_soak() {
+    let target: usize = std::env::var("TAIKYOKU_SOAK_PLIES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    let start = std::time::Instant::now();
+    let (mut plies, mut games, mut seed) = (0usize, 0usize, 0u64);
+    let variants: Vec<Arc<Variant>> = variant_names().into_iter().map(|name| Variant::load(name, &[]).unwrap()).collect();
+    while plies < target {
+        for variant in &variants {
+            seed += 1;
+            let (played, _) = play_and_check(variant, seed, 5_000.min(target - plies).max(1), 1);
+            plies += played;
+            games += 1;
+        }
+    }
+    println!("incremental soak: {plies} plies, {games} games, every ply checked, {:.0?}", start.elapsed());
+}
