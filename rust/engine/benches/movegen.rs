@@ -2,6 +2,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use taikyoku_engine::random::random_playout;
+use std::sync::Arc;
 use taikyoku_engine::{Game, Position, Variant};
 
 /// A midgame position: `plies` random plies from the opening.
@@ -46,16 +47,21 @@ fn benches(c: &mut Criterion) {
     });
     let mut group = c.benchmark_group("random_playout");
     group.sample_size(10);
-    group.bench_function("1000_plies", |b| {
-        let mut seed = 0;
+    group.bench_function("1000_plies", playout_1000(&variant));
+    group.finish();
+    variants(c);
+}
+
+/// A random game of up to 1000 plies from the opening (a new seed each iteration).
+fn playout_1000(variant: &Arc<Variant>) -> impl FnMut(&mut criterion::Bencher) + '_ {
+    let mut seed = 0;
+    move |b| {
         b.iter(|| {
             let mut game = Game::new(variant.clone());
             seed += 1;
             black_box(random_playout(&mut game, seed, 1000).plies)
         })
-    });
-    group.finish();
-    variants(c);
+    }
 }
 
 /// Every variant side by side: opening generation and 1000 random plies (issue 11).
@@ -73,14 +79,7 @@ fn variants(c: &mut Criterion) {
                 black_box(moves.len())
             })
         });
-        group.bench_function(format!("random_playout_1000/{name}"), |b| {
-            let mut seed = 0;
-            b.iter(|| {
-                let mut game = Game::new(variant.clone());
-                seed += 1;
-                black_box(random_playout(&mut game, seed, 1000).plies)
-            })
-        });
+        group.bench_function(format!("random_playout_1000/{name}"), playout_1000(&variant));
     }
     group.finish();
 }

@@ -8,6 +8,17 @@ use crate::position::{color_code, Move, Piece, Position, EMPTY, NO_SQUARE};
 use crate::rules::{Zone, ZoneTrigger};
 use crate::table::{Atom, Trap, UNLIMITED};
 
+/// What a rank-limited line does with the pieces it passes (`Position::rank_line`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RankLine {
+    /// `rangecap`: removes them.
+    Capture,
+    /// `rankjump`: leaves them, and stops beyond them only to capture.
+    Jump,
+    /// `rankhop`: leaves them, and may stop on any square beyond them.
+    Hop,
+}
+
 /// What the zone rule offers a move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Offer {
@@ -342,24 +353,7 @@ impl Position {
                     }
                 });
             }
-            Atom::RangeCapture { dir } => {
-                let table = &self.variant.table;
-                let mut passed = false;
-                self.walk(sq, dir as usize, |t, occupant| match occupant {
-                    None => {
-                        sink.add(t, passed);
-                        true
-                    }
-                    Some(p) => {
-                        if p.color != color {
-                            sink.add(t, passed);
-                        }
-                        passed = true;
-                        // Only pieces of strictly lower rank (a larger number) can be flown over.
-                        table.get(p.kind).range_rank > range_rank
-                    }
-                });
-            }
+            Atom::RangeCapture { dir } => self.rank_line(sq, dir as usize, color, range_rank, RankLine::Capture, sink),
             Atom::RangeJump { dir, pieces } => {
                 let mut passed = 0u8;
                 self.walk(sq, dir as usize, |t, occupant| match occupant {
@@ -400,8 +394,8 @@ impl Position {
             Atom::Lion => self.lion(sq, color, sink),
             Atom::LionLine { dir, reach, every_step } => self.lion_line(sq, dir as usize, reach as usize, every_step, color, sink),
             Atom::Teleport => self.teleport(sq, color, sink),
-            Atom::RankJump { dir } => self.rank_jump(sq, dir as usize, color, range_rank, false, sink),
-            Atom::RankHop { dir } => self.rank_jump(sq, dir as usize, color, range_rank, true, sink),
+            Atom::RankJump { dir } => self.rank_line(sq, dir as usize, color, range_rank, RankLine::Jump, sink),
+            Atom::RankHop { dir } => self.rank_line(sq, dir as usize, color, range_rank, RankLine::Hop, sink),
             Atom::Area { steps } => self.area(sq, steps as usize, color, sink),
             Atom::Double { dirs } => self.double(sq, dirs, color, sink),
             Atom::Igui => {
@@ -494,24 +488,32 @@ impl Position {
         }
     }
 
-    /// Tenjiku range jump along `d` (`rankjump`; `rankhop` when `stops_beyond`).
+    /// A line that passes pieces of strictly lower rank than the mover's (`range_rank`): it never
+    /// passes one of its own rank or higher, but may capture it.
+    /// - `Capture` (`rangecap`, Taikyoku's range capture): it removes every piece it passes,
+    ///   friend or foe, and may stop on any empty square or enemy on the way (a sweep);
+    /// - `Jump` (`rankjump`, Tenjiku's range jump): the passed pieces stay; beyond the first
+    ///   piece it only captures;
+    /// - `Hop` (`rankhop`): `Jump` that may also stop on empty squares beyond.
     #[inline(never)]
-    fn rank_jump(&self, sq: usize, d: usize, color: Color, range_rank: u8, stops_beyond: bool, sink: &mut Sink) {
+    fn rank_line(&self, sq: usize, d: usize, color: Color, range_rank: u8, kind: RankLine, sink: &mut Sink) {
         let table = &self.variant.table;
+        let sweeps = kind == RankLine::Capture;
+        let stops_beyond = kind != RankLine::Jump;
         let mut passed = false;
         self.walk(sq, d, |t, occupant| match occupant {
             None => {
                 if !passed || stops_beyond {
-                    sink.add(t, false);
+                    sink.add(t, passed && sweeps);
                 }
                 true
             }
             Some(p) => {
                 if p.color != color {
-                    sink.add(t, false);
+                    sink.add(t, passed && sweeps);
                 }
                 passed = true;
-                // It jumps only pieces of strictly lower rank; they stay on the board.
+                // Only pieces of strictly lower rank (a larger number) can be passed.
                 table.get(p.kind).range_rank > range_rank
             }
         });

@@ -278,15 +278,23 @@ impl Position {
         self.passes[i] = count;
     }
 
+    /// `color`'s count of passes in a row after its move `mv`.
+    #[inline]
+    fn passes_after(&self, color: Color, mv: Move) -> u8 {
+        if mv.is_pass() {
+            self.passes[color.index()].saturating_add(1)
+        } else {
+            0
+        }
+    }
+
     /// The change `mv` makes to the hash through the mover's count of passes in a row.
     #[inline]
     fn passes_hash_delta(&self, color: Color, mv: Move) -> u64 {
         if !self.counts_passes {
             return 0;
         }
-        let old = self.passes[color.index()];
-        let new = if mv.is_pass() { old.saturating_add(1) } else { 0 };
-        passes_key(color, old) ^ passes_key(color, new)
+        passes_key(color, self.passes[color.index()]) ^ passes_key(color, self.passes_after(color, mv))
     }
 
     /// The variant's initial position, Black to move.
@@ -647,8 +655,7 @@ impl Position {
         let burns = self.burns(mv);
         let conferred = self.conferred_by(mv);
         if self.counts_passes {
-            let count = if mv.is_pass() { self.passes[moved.color.index()].saturating_add(1) } else { 0 };
-            self.set_consecutive_passes(moved.color, count);
+            self.set_consecutive_passes(moved.color, self.passes_after(moved.color, mv));
         }
         let mut victims: [usize; 48] = [0; 48];
         let mut n = 0;

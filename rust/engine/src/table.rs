@@ -727,23 +727,21 @@ impl PieceTable {
             if atoms.is_empty() {
                 return Err(err(r.line, format!("piece '{}' has no moves", r.key)));
             }
+            // `promotes to` and `confers=` name a piece by key or name, as `as(...)` does.
+            let named = |target: &str, what: &str| {
+                by_key
+                    .get(target)
+                    .or_else(|| by_name.get(&normalize(target)))
+                    .copied()
+                    .ok_or_else(|| err(r.line, format!("{what} unknown piece '{target}'")))
+            };
             let promotes_to = match r.promotes.as_str() {
                 "-" | "" => None,
-                target => Some(
-                    *by_key
-                        .get(target)
-                        .or_else(|| by_name.get(&normalize(target)))
-                        .ok_or_else(|| err(r.line, format!("promotes to unknown piece '{target}'")))?,
-                ),
+                target => Some(named(target, "promotes to")?),
             };
             let confers = match r.confers.as_str() {
                 "" => None,
-                target => Some(
-                    *by_key
-                        .get(target)
-                        .or_else(|| by_name.get(&normalize(target)))
-                        .ok_or_else(|| err(r.line, format!("confers unknown piece '{target}'")))?,
-                ),
+                target => Some(named(target, "confers")?),
             };
             if r.far_promotion && promotes_to.is_none() {
                 return Err(err(r.line, format!("'{}' has farpromote but does not promote", r.key)));
