@@ -87,6 +87,9 @@ pub struct Geometry {
     edge: Vec<u8>,
     /// `offset[dir]`: the index difference of one step in absolute direction `dir`.
     pub offset: [isize; DIRECTION_COUNT],
+    /// `inside[sq]`: bit `dir` set where the square next to `sq` in direction `dir` is on the
+    /// board.
+    inside: Vec<u8>,
 }
 
 impl Geometry {
@@ -110,7 +113,8 @@ impl Geometry {
             }
         }
         let offset = DELTAS.map(|(dx, dy)| dy as isize * width as isize + dx as isize);
-        Geometry { width, height, edge, offset }
+        let inside = edge.chunks(DIRECTION_COUNT).map(|e| (0..DIRECTION_COUNT).filter(|&d| e[d] > 0).map(|d| 1u8 << d).sum()).collect();
+        Geometry { width, height, edge, offset, inside }
     }
 
     /// Number of squares: square indices run from 0 to `size() - 1`.
@@ -123,6 +127,12 @@ impl Geometry {
     #[inline]
     pub fn edge(&self, sq: usize, dir: usize) -> usize {
         self.edge[sq * DIRECTION_COUNT + dir] as usize
+    }
+
+    /// The directions in which `sq` has a neighbouring square (bit `dir`).
+    #[inline]
+    pub fn neighbour_dirs(&self, sq: usize) -> u8 {
+        self.inside[sq]
     }
 
     /// The `(x, y)` of a square: column from the left and row from the top, as Black sees the

@@ -153,13 +153,19 @@ impl Position {
     pub fn generate_from(&self, sq: usize, out: &mut Vec<Move>) {
         let Some(piece) = self.at(sq) else { return };
         let table = &self.variant.table;
+        let g = &self.variant.geometry;
         let motion = table.motion_of(piece.kind);
-        let rank_from_front = self.variant.geometry.rank_from_front(sq, piece.color);
+        // The directions whose first square is on the board and not a friend's: a slide or a
+        // hook in any other direction has no move, and most pieces of an opening have none.
+        let open = g.neighbour_dirs(sq) & !self.neighbours_of_color(sq, piece.color);
+        if motion.only_lines && motion.line_dirs[piece.color.index()] & open == 0 {
+            return;
+        }
         let trapped = match motion.trap {
             Trap::None => false,
-            Trap::FurthestRank => rank_from_front == 0,
+            Trap::FurthestRank => g.rank_from_front(sq, piece.color) == 0,
             Trap::OwnFirstRank => {
-                if rank_from_front == self.variant.geometry.height - 1 {
+                if g.rank_from_front(sq, piece.color) == g.height - 1 {
                     return;
                 }
                 false
@@ -176,7 +182,7 @@ impl Position {
         };
         let mut sink = Sink { out, from: sq as u16, seen, start };
         for &atom in table.absolute_atoms(motion, piece.color) {
-            self.generate_atom(sq, piece.color, motion.range_rank, atom, &mut sink);
+            self.generate_atom(sq, piece.color, motion.range_rank, open, atom, &mut sink);
         }
         if motion.zone_promotion && !piece.promoted {
             if let Some(zone) = self.variant.rules.zone() {
@@ -304,12 +310,13 @@ impl Position {
     /// generated inline; the rare powers are out-of-line calls, so this stays small enough to
     /// inline into `generate_from` (the hot loop).
     #[inline(always)]
-    fn generate_atom(&self, sq: usize, color: Color, range_rank: u8, atom: Atom, sink: &mut Sink) {
+    fn generate_atom(&self, sq: usize, color: Color, range_rank: u8, open: u8, atom: Atom, sink: &mut Sink) {
         let g = &self.variant.geometry;
         match atom {
             Atom::Slide { dir, max } => {
-                let d = dir as usize;
-                self.slide(sq, d, max as usize, color, sink);
+                if open & (1 << dir) != 0 {
+                    self.slide(sq, dir as usize, max as usize, color, sink);
+                }
             }
             Atom::Jump { dir, k, then } => {
                 let d = dir as usize;
@@ -373,7 +380,7 @@ impl Position {
                     }
                 });
             }
-            Atom::Hook { dir } => {
+            Atom::Hook { dir } if open & (1 << dir) != 0 => {
                 let d = dir as usize;
                 self.walk(sq, d, |t, occupant| match occupant {
                     None => {
@@ -391,6 +398,7 @@ impl Position {
                     }
                 });
             }
+            Atom::Hook { .. } => {}
             Atom::Lion => self.lion(sq, color, sink),
             Atom::LionLine { dir, reach, every_step } => self.lion_line(sq, dir as usize, reach as usize, every_step, color, sink),
             Atom::Teleport => self.teleport(sq, color, sink),

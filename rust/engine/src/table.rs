@@ -117,6 +117,15 @@ pub enum Atom {
 }
 
 impl Atom {
+    /// The direction of a line atom that yields nothing when its first square is off the
+    /// board or holds a friend (slides and hooks; the others jump or pass over pieces).
+    pub fn first_square_dir(self) -> Option<u8> {
+        match self {
+            Atom::Slide { dir, .. } | Atom::Hook { dir } => Some(dir),
+            _ => None,
+        }
+    }
+
     /// The atom with its direction made absolute for `color` (leaps become x-right, y-down).
     pub fn absolute(self, color: Color) -> Atom {
         let turn = |dir: u8| absolute_direction(dir, color) as u8;
@@ -242,6 +251,11 @@ pub struct Motion {
     pub far_promotion: bool,
     /// It has a `teleport` atom: its captures of royals need the protection test.
     pub teleports: bool,
+    /// Per colour, the absolute directions of its slides and hooks (`Atom::first_square_dir`).
+    pub line_dirs: [u8; 2],
+    /// All its atoms are slides and hooks: it has no move when each of their first squares
+    /// is off the board or holds a friend.
+    pub only_lines: bool,
 }
 
 /// A parsed piece table.
@@ -797,6 +811,10 @@ impl PieceTable {
                 zone_promotion: false,
                 far_promotion: t.far_promotion,
                 teleports: t.atoms.contains(&Atom::Teleport),
+                line_dirs: Color::BOTH.map(|color| {
+                    t.atoms.iter().filter_map(|a| a.absolute(color).first_square_dir()).fold(0, |dirs, d| dirs | 1 << d)
+                }),
+                only_lines: t.atoms.iter().all(|a| a.first_square_dir().is_some()),
             });
             for color in Color::BOTH {
                 absolute_atoms[color.index()].extend(t.atoms.iter().map(|a| a.absolute(color)));
