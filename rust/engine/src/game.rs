@@ -317,6 +317,22 @@ impl Game {
         self.moves = on.then(|| Box::new(MoveState::new(&self.position)));
     }
 
+    /// Runs `f` with the incremental move state set aside (tree search makes and takes back
+    /// many moves and reads few lists, so keeping the state would cost more than it saves).
+    /// The state comes back afterwards; if `f` left the game elsewhere, it is brought up to
+    /// date on the next move.
+    pub fn without_tracking<R>(&mut self, f: impl FnOnce(&mut Game) -> R) -> R {
+        if !self.tracking {
+            return f(self);
+        }
+        let state = self.moves.take();
+        self.tracking = false;
+        let result = f(self);
+        self.tracking = true;
+        self.moves = state;
+        result
+    }
+
     /// The incremental move state, when it describes the current position.
     pub fn move_state(&self) -> Option<&MoveState> {
         self.moves.as_deref().filter(|state| state.is_synced(&self.position))

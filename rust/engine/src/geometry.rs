@@ -90,6 +90,8 @@ pub struct Geometry {
     /// `inside[sq]`: bit `dir` set where the square next to `sq` in direction `dir` is on the
     /// board.
     inside: Vec<u8>,
+    /// `coords[sq]`: `(x, y)`, so the hot paths do not divide.
+    coords: Vec<(u8, u8)>,
 }
 
 impl Geometry {
@@ -114,7 +116,8 @@ impl Geometry {
         }
         let offset = DELTAS.map(|(dx, dy)| dy as isize * width as isize + dx as isize);
         let inside = edge.chunks(DIRECTION_COUNT).map(|e| (0..DIRECTION_COUNT).filter(|&d| e[d] > 0).map(|d| 1u8 << d).sum()).collect();
-        Geometry { width, height, edge, offset, inside }
+        let coords = (0..width * height).map(|sq| ((sq % width) as u8, (sq / width) as u8)).collect();
+        Geometry { width, height, edge, offset, inside, coords }
     }
 
     /// Number of squares: square indices run from 0 to `size() - 1`.
@@ -139,7 +142,11 @@ impl Geometry {
     /// board.
     #[inline]
     pub fn xy(&self, sq: usize) -> (i32, i32) {
-        ((sq % self.width) as i32, (sq / self.width) as i32)
+        match self.coords.get(sq) {
+            Some(&(x, y)) => (x as i32, y as i32),
+            // Off the board: what the arithmetic gives (names in error messages).
+            None => ((sq % self.width) as i32, (sq / self.width) as i32),
+        }
     }
 
     /// The square at (x, y), if it is on the board.
@@ -154,7 +161,7 @@ impl Geometry {
 
     /// The row index, counted from the owner's far side: 0 is the furthest rank.
     pub fn rank_from_front(&self, sq: usize, color: Color) -> usize {
-        let y = sq / self.width;
+        let y = self.xy(sq).1 as usize;
         match color {
             Color::Black => y,
             Color::White => self.height - 1 - y,

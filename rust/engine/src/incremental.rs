@@ -171,8 +171,6 @@ pub struct Compiled {
     local_max: usize,
     /// Whether any type has a hook.
     hooks: bool,
-    /// (x, y) of every square.
-    xy: Vec<(u8, u8)>,
 }
 
 impl Compiled {
@@ -196,9 +194,7 @@ impl Compiled {
             }
         }
         let stride = programs.iter().filter_map(|p| p.plain.as_ref().map(Vec::len)).max().unwrap_or(0);
-        let g = &variant.geometry;
-        let xy = (0..g.size()).map(|sq| (g.xy(sq).0 as u8, g.xy(sq).1 as u8)).collect();
-        Compiled { programs, stride, local_max, hooks, xy }
+        Compiled { programs, stride, local_max, hooks }
     }
 
     #[inline]
@@ -665,7 +661,7 @@ impl MoveState {
     #[inline]
     fn line_places(&self, sq: usize) -> [(usize, usize, usize); 4] {
         let h = self.variant.geometry.height;
-        let (x, y) = self.variant.compiled().xy[sq];
+        let (x, y) = self.variant.geometry.xy(sq);
         let (x, y) = (x as usize, y as usize);
         [(RANK, y, x), (FILE, x, y), (ANTI, x + y, x), (DIAG, x + h - 1 - y, x)]
     }
@@ -759,7 +755,7 @@ impl MoveState {
         let program = compiled.program(self.program[sq]);
         let Some(offers) = program.offers.filter(|_| !piece.promoted) else { return false };
         let g = &self.variant.geometry;
-        let y = compiled.xy[sq].1;
+        let y = g.xy(sq).1;
         let rank = |y: i32| match piece.color {
             Color::Black => y,
             Color::White => g.height as i32 - 1 - y,
@@ -795,7 +791,7 @@ impl MoveState {
 
     fn set_local(&mut self, sq: usize, radius: u8) {
         self.local[sq] = radius;
-        let (x, y) = self.variant.compiled().xy[sq];
+        let (x, y) = self.variant.geometry.xy(sq);
         if radius > 0 {
             self.local_rows[y as usize] |= 1 << x;
         } else {
@@ -913,7 +909,7 @@ impl MoveState {
         let variant = self.variant.clone();
         let compiled = variant.compiled();
         let g = &variant.geometry;
-        let (x, y) = compiled.xy[s];
+        let (x, y) = g.xy(s);
         let (x, y) = (x as usize, y as usize);
         let h = g.height;
         for walk in 0..DIRECTION_COUNT {
@@ -995,8 +991,8 @@ impl MoveState {
     /// that one is enough to compute the piece again.
     fn in_band(&self, pos: &Position, p: usize, s: usize) -> bool {
         let g = &self.variant.geometry;
-        let xy = &self.variant.compiled().xy;
-        let (ax, ay) = (xy[s].0 as i32 - xy[p].0 as i32, xy[s].1 as i32 - xy[p].1 as i32);
+        let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
+        let (ax, ay) = (sx - px, sy - py);
         (0..DIRECTION_COUNT).any(|d| {
             let leg = self.band[p][d] as i32;
             let (dx, dy) = crate::geometry::DELTAS[d];

@@ -3,10 +3,10 @@
 //! Moves into check are legal in Taikyoku shogi, so the moves generated here are the legal
 //! moves; only the trapped-piece rule filters them.
 
-use crate::geometry::{Color, DELTAS};
+use crate::geometry::{Color, DELTAS, DIRECTION_COUNT};
 use crate::position::{color_code, Move, Piece, Position, EMPTY, NO_SQUARE};
 use crate::rules::{Zone, ZoneTrigger};
-use crate::table::{Atom, Trap, UNLIMITED};
+use crate::table::{Atom, Motion, Trap, UNLIMITED};
 
 /// What a rank-limited line does with the pieces it passes (`Position::rank_line`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,17 +150,34 @@ impl Position {
     }
 
     /// The moves of the piece on `sq` (none if the square is empty), as if its side were to move.
+    #[inline(always)]
     pub fn generate_from(&self, sq: usize, out: &mut Vec<Move>) {
         let Some(piece) = self.at(sq) else { return };
         let table = &self.variant.table;
-        let g = &self.variant.geometry;
         let motion = table.motion_of(piece.kind);
         // The directions whose first square is on the board and not a friend's: a slide or a
         // hook in any other direction has no move, and most pieces of an opening have none.
-        let open = g.neighbour_dirs(sq) & !self.neighbours_of_color(sq, piece.color);
+        let inside = self.variant.geometry.neighbour_dirs(sq);
+        let open = inside & !self.neighbours_of_color(sq, piece.color);
         if motion.only_lines && motion.line_dirs[piece.color.index()] & open == 0 {
             return;
         }
+        // Trapped pieces stand on the first or last rank: a square with squares both above
+        // and below it traps nothing.
+        const UP_AND_DOWN: u8 = 1 << 0 | 1 << 4;
+        if motion.plain_slider && (motion.trap == Trap::None || inside & UP_AND_DOWN == UP_AND_DOWN) {
+            self.slides(sq, piece.color, open, motion, out);
+        } else {
+            self.generate_piece(sq, piece, motion, open, out);
+        }
+    }
+
+    /// `generate_from` for all but the plain sliders: every kind of atom, deduplication,
+    /// promotion offers, the pass limit and trapped pieces.
+    #[inline(never)]
+    fn generate_piece(&self, sq: usize, piece: Piece, motion: &Motion, open: u8, out: &mut Vec<Move>) {
+        let table = &self.variant.table;
+        let g = &self.variant.geometry;
         let trapped = match motion.trap {
             Trap::None => false,
             Trap::FurthestRank => g.rank_from_front(sq, piece.color) == 0,
@@ -200,6 +217,37 @@ impl Position {
         if trapped {
             // A trapped piece may only leave by capturing.
             out.retain_from(start, |mv| self.is_capture(mv));
+        }
+    }
+
+    /// The moves of a plain slider (`Motion::plain_slider`; `open`: the directions whose first
+    /// square is on the board and not a friend's). The same moves in the same order as
+    /// `generate_atom`, without its dispatch and deduplication.
+    #[inline(always)]
+    fn slides(&self, sq: usize, color: Color, open: u8, motion: &Motion, out: &mut Vec<Move>) {
+        let g = &self.variant.geometry;
+        let own = color_code(color);
+        let bits = &motion.slide_bits[color.index()];
+        for i in 0..DIRECTION_COUNT {
+            if open & bits[i] == 0 {
+                continue;
+            }
+            let (d, max) = (bits[i].trailing_zeros() as usize, motion.slide_max[i]);
+            let mut t = (sq as isize + g.offset[d]) as usize;
+            out.push(Move::simple(sq as u16, t as u16, false));
+            if max == 1 || self.color_code_at(t) != EMPTY {
+                continue;
+            }
+            for _ in 1..g.edge(sq, d).min(max as usize) {
+                t = (t as isize + g.offset[d]) as usize;
+                let c = self.color_code_at(t);
+                if c != own {
+                    out.push(Move::simple(sq as u16, t as u16, false));
+                }
+                if c != EMPTY {
+                    break;
+                }
+            }
         }
     }
 
@@ -315,7 +363,12 @@ impl Position {
         match atom {
             Atom::Slide { dir, max } => {
                 if open & (1 << dir) != 0 {
-                    self.slide(sq, dir as usize, max as usize, color, sink);
+                    if max == 1 {
+                        // `open` says the square is on the board and empty or an enemy's.
+                        sink.add((sq as isize + g.offset[dir as usize]) as usize, false);
+                    } else {
+                        self.slide(sq, dir as usize, max as usize, color, sink);
+                    }
                 }
             }
             Atom::Jump { dir, k, then } => {

@@ -523,7 +523,22 @@ impl Position {
 
     /// Calls `f` with each square whose piece `mv` removes, in the order of `captures_of`
     /// (without allocating: the hot paths use this).
+    #[inline]
     pub fn for_each_capture(&self, mv: Move, mut f: impl FnMut(usize)) {
+        // Most moves capture at most on `to`: one byte tells, inline (priors test every move).
+        if mv.mid == NO_SQUARE && !mv.sweep() {
+            let to = mv.to as usize;
+            if to != mv.from as usize && self.colors[to] != EMPTY {
+                f(to);
+            }
+        } else {
+            self.for_each_capture_on_the_way(mv, &mut f);
+        }
+    }
+
+    /// `for_each_capture` for moves that capture on the way or sweep.
+    #[inline(never)]
+    fn for_each_capture_on_the_way(&self, mv: Move, f: &mut dyn FnMut(usize)) {
         let (from, to) = (mv.from as usize, mv.to as usize);
         if mv.mid != NO_SQUARE && self.board[mv.mid as usize].is_some() {
             f(mv.mid as usize);

@@ -4,7 +4,7 @@
 //! atoms. `as(KEY)` references and rule options are resolved here, so the move generator only
 //! ever sees plain atoms with owner-relative directions.
 
-use crate::geometry::{absolute_direction, Color};
+use crate::geometry::{absolute_direction, Color, DIRECTION_COUNT};
 use std::collections::HashMap;
 use std::fmt;
 
@@ -256,6 +256,25 @@ pub struct Motion {
     /// All its atoms are slides and hooks: it has no move when each of their first squares
     /// is off the board or holds a friend.
     pub only_lines: bool,
+    /// All its atoms are slides in different directions and it is never offered promotion:
+    /// generation takes a short loop with nothing to deduplicate or filter, unless the
+    /// piece is trapped (most pieces of the big variants).
+    pub plain_slider: bool,
+    /// A plain slider's slides, in table order: per colour their absolute directions as bits
+    /// (`1 << dir`; 0 past the last slide), so the generator's loop has a fixed length.
+    pub slide_bits: [[u8; DIRECTION_COUNT]; 2],
+    /// The longest slide of each of `slide_bits`.
+    pub slide_max: [u8; DIRECTION_COUNT],
+}
+
+impl Motion {
+    fn plain(t: &PieceType, zone_promotion: bool) -> bool {
+        !t.overlapping
+            && t.atoms.len() <= DIRECTION_COUNT
+            && !t.far_promotion
+            && !zone_promotion
+            && t.atoms.iter().all(|a| matches!(a, Atom::Slide { .. }))
+    }
 }
 
 /// A parsed piece table.
@@ -815,6 +834,21 @@ impl PieceTable {
                     t.atoms.iter().filter_map(|a| a.absolute(color).first_square_dir()).fold(0, |dirs, d| dirs | 1 << d)
                 }),
                 only_lines: t.atoms.iter().all(|a| a.first_square_dir().is_some()),
+                plain_slider: Motion::plain(t, false),
+                slide_bits: Color::BOTH.map(|color| {
+                    let mut bits = [0; DIRECTION_COUNT];
+                    for (i, a) in t.atoms.iter().take(DIRECTION_COUNT).enumerate() {
+                        bits[i] = a.absolute(color).first_square_dir().map_or(0, |d| 1 << d);
+                    }
+                    bits
+                }),
+                slide_max: {
+                    let mut max = [0; DIRECTION_COUNT];
+                    for (i, a) in t.atoms.iter().take(DIRECTION_COUNT).enumerate() {
+                        max[i] = if let Atom::Slide { max, .. } = a { *max } else { 0 };
+                    }
+                    max
+                },
             });
             for color in Color::BOTH {
                 absolute_atoms[color.index()].extend(t.atoms.iter().map(|a| a.absolute(color)));
@@ -829,6 +863,7 @@ impl PieceTable {
     pub(crate) fn mark_zone_promotion(&mut self) {
         for (motion, t) in self.motions.iter_mut().zip(&self.types) {
             motion.zone_promotion = t.promotes_to.is_some();
+            motion.plain_slider = Motion::plain(t, motion.zone_promotion);
         }
     }
 

@@ -197,6 +197,7 @@ impl PieceValues {
     /// Value of everything `mv` captures plus, if the mover promotes, `promotion_weight` times
     /// the promotion gain (the captures are those of `Position::captures_of`, found without
     /// allocating).
+    #[inline]
     pub fn move_gain(&self, pos: &Position, mv: Move, promotion_weight: f32) -> f32 {
         let mut captured = 0.0;
         let mut any = false;

@@ -308,29 +308,33 @@ impl Search {
         if !self.root_noised && self.nodes[0].state == State::Expanded {
             self.add_root_noise(rng);
         }
-        let mut leaves = 0;
-        let mut descents = 0;
-        while descents < max_leaves {
-            if out.len() == leaves {
-                out.push(LeafRequest::default());
+        // Descents make and take back moves by the thousand: an incremental move state (random
+        // play turns it on) would cost more than it saves, and is back in step at the root.
+        game.without_tracking(|game| {
+            let mut leaves = 0;
+            let mut descents = 0;
+            while descents < max_leaves {
+                if out.len() == leaves {
+                    out.push(LeafRequest::default());
+                }
+                let request = &mut out[leaves];
+                let descent = self.descend(game, request);
+                if descent == Descent::Leaf {
+                    at_leaf(game, request, rng);
+                }
+                for _ in 0..request.path.len() {
+                    game.undo();
+                }
+                match descent {
+                    Descent::Leaf => leaves += 1,
+                    Descent::Terminal => {}
+                    Descent::Collision => break,
+                }
+                descents += 1;
             }
-            let request = &mut out[leaves];
-            let descent = self.descend(game, request);
-            if descent == Descent::Leaf {
-                at_leaf(game, request, rng);
-            }
-            for _ in 0..request.path.len() {
-                game.undo();
-            }
-            match descent {
-                Descent::Leaf => leaves += 1,
-                Descent::Terminal => {}
-                Descent::Collision => break,
-            }
-            descents += 1;
-        }
-        out.truncate(leaves);
-        descents
+            out.truncate(leaves);
+            descents
+        })
     }
 
     /// One descent; leaves `game` at the node reached (`request.path` plies from the root).
@@ -835,6 +839,26 @@ mod tests {
         let listed: HashSet<Move> = stats.visits.iter().map(|&(m, _)| m).collect();
         assert_eq!(listed, legal.iter().copied().collect());
         assert!((-1.0..=1.0).contains(&stats.value));
+    }
+
+    #[test]
+    fn a_game_that_tracks_moves_searches_alike_and_keeps_its_state() {
+        let variant = variant();
+        let mut tracked = Game::new(variant.clone());
+        taikyoku_engine::random::random_playout(&mut tracked, 3, 40);
+        assert!(tracked.move_state().is_some(), "random play tracks moves");
+        let mut plain = Game::from_position(tracked.position.clone());
+        let config = MctsConfig { simulations: 48, ..MctsConfig::default() };
+        let mut results = Vec::new();
+        for game in [&mut tracked, &mut plain] {
+            let mut rng = ChaCha8Rng::seed_from_u64(5);
+            results.push(search(game, &mut heuristic(&variant), config, &mut rng));
+        }
+        assert_eq!(results[0], results[1]);
+        // The state was set aside during the search and is in step again at the root.
+        let state = tracked.move_state().expect("the state is back and in step");
+        state.check(&tracked.position).unwrap();
+        assert_eq!(tracked.legal_moves(), tracked.position.legal_moves());
     }
 
     /// Plays `plies` moves of self-play; returns every choice with its statistics.
