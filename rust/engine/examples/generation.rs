@@ -18,6 +18,6 @@ fn main() {
         position.generate(position.side_to_move(), &mut moves);
         total += std::hint::black_box(&moves).len();
     }
-    let per = started.elapsed() / repeats as u32;
+    let per = started.elapsed() / repeats.max(1) as u32;
     println!("{} moves after {plies} plies; {total} in all; {per:?} per generation", moves.len());
 }

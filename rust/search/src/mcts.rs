@@ -451,13 +451,14 @@ impl Search {
             self.edges[start..end].sort_unstable_by(|a, b| b.prior.total_cmp(&a.prior));
             return;
         }
-        let mut best = start;
-        for i in start + 1..end {
-            if self.edges[i].prior > self.edges[best].prior {
-                best = i;
+        // The first edge with the highest prior (the running best kept in a register).
+        let mut best = (start, self.edges[start].prior);
+        for (i, edge) in self.edges[start + 1..end].iter().enumerate() {
+            if edge.prior > best.1 {
+                best = (start + 1 + i, edge.prior);
             }
         }
-        self.edges.swap(start, best);
+        self.edges.swap(start, best.0);
     }
 
     /// Adds `value` (for the side to move at the last node) along `path`, alternating sides,

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""The engine's hot paths at this checkout against an earlier commit, in one run (issue 13).
+
+    python benchmarks/compare_commits.py BASE_REV [--runs 7] [--callgrind]
+
+Builds BASE_REV in a temporary git worktree with this checkout's measuring examples copied in
+(`rust/engine/examples/{generation,playout}.rs`, `rust/search/examples/search.rs`: older commits
+may lack them; they use only long-standing public APIs), then runs each workload on both builds,
+A B A B ..., and prints the medians of the time each example reports (set-up excluded) and the
+ratio. With --callgrind it also counts instructions per unit (a generation, a ply, a simulation)
+under valgrind, set-up subtracted: the machine-independent figure for docs/PERFORMANCE.md.
+
+Every workload prints a checksum or a move count; the script fails if the two builds disagree,
+so a speed-up that changed the games is caught here too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ["rust/engine/examples/generation.rs", "rust/engine/examples/playout.rs", "rust/search/examples/search.rs"]
+
+# name, example, arguments, arguments of the set-up-only run, units per run, unit,
+# regex of the time it prints (value, unit), regex of the result both builds must agree on.
+WORKLOADS = [
+    ("opening generation", "generation", ["100000", "taikyoku", "0"], ["0", "taikyoku", "0"], 100000, "generation",
+     r"([\d.]+)(ns|µs|ms) per generation", r"^(\d+) moves"),
+    ("midgame generation (200 plies)", "generation", ["50000", "taikyoku", "200"], ["0", "taikyoku", "200"], 50000,
+     "generation", r"([\d.]+)(ns|µs|ms) per generation", r"^(\d+) moves"),
+    ("MCTS, capture priors (200 plies)", "search", ["20", "200"], ["0", "200"], 20 * 400, "simulation",
+     r"([\d.]+)(µs|ms|s) each", r"checksum (\w+)"),
+    ("MCTS, uniform priors (opening)", "search", ["20", "0", "uniform"], ["0", "0", "uniform"], 20 * 400, "simulation",
+     r"([\d.]+)(µs|ms|s) each", r"checksum (\w+)"),
+    ("random play, Taikyoku", "playout", ["60000", "taikyoku"], ["0", "taikyoku"], 60000, "ply",
+     r"in ([\d.]+)(µs|ms|s),", r"checksum (\w+)"),
+]
+SCALE = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def build(tree: Path, target: Path) -> Path:
+    for crate, example in [("taikyoku-engine", "generation"), ("taikyoku-engine", "playout"), ("taikyoku-search", "search")]:
+        subprocess.run(["cargo", "build", "--release", "-q", "-p", crate, "--example", example], cwd=tree, check=True,
+                       env={**os.environ, "CARGO_TARGET_DIR": str(target)})
+    return target / "release" / "examples"
+
+
+def run(binary: Path, args: list[str], time_re: str, result_re: str) -> tuple[float, str]:
+    out = subprocess.run([str(binary), *args], capture_output=True, text=True, check=True).stdout
+    value, unit = re.search(time_re, out).groups()
+    return float(value) * SCALE[unit], re.search(result_re, out, re.M).group(1)
+
+
+def instructions(binary: Path, args: list[str]) -> int:
+    with tempfile.NamedTemporaryFile() as out:
+        err = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", str(binary), *args],
+                             capture_output=True, text=True, check=True).stderr
+    return int(re.search(r"Collected : ([\d,]+)", err).group(1).replace(",", ""))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("base", help="the commit to compare against (any git revision)")
+    parser.add_argument("--runs", type=int, default=7, help="runs of each build per workload (default 7)")
+    parser.add_argument("--callgrind", action="store_true", help="also count instructions under valgrind")
+    options = parser.parse_args()
+    if options.callgrind and not shutil.which("valgrind"):
+        parser.error("--callgrind needs valgrind on the PATH")
+    work = Path(tempfile.mkdtemp(prefix="compare-commits-"))
+    base_tree = work / "base"
+    try:
+        subprocess.run(["git", "worktree", "add", "-q", "--detach", str(base_tree), options.base], cwd=ROOT, check=True)
+        for example in EXAMPLES:
+            (base_tree / example).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / example, base_tree / example)
+        print(f"building {options.base} and this checkout ...", file=sys.stderr)
+        binaries = {"base": build(base_tree, work / "target-base"), "this": build(ROOT, ROOT / "target")}
+        print(f"{'workload':34} {'base':>12} {'this':>12} {'speed-up':>9}" + ("  instructions per unit: base, this, ratio" if options.callgrind else ""))
+        for name, example, args, setup_args, units, unit, time_re, result_re in WORKLOADS:
+            times = {"base": [], "this": []}
+            results = set()
+            for _ in range(options.runs):
+                for build_name in ("base", "this"):
+                    seconds, result = run(binaries[build_name] / example, args, time_re, result_re)
+                    times[build_name].append(seconds)
+                    results.add(result)
+            if len(results) != 1:
+                print(f"{name}: the builds disagree ({sorted(results)})", file=sys.stderr)
+                return 1
+            # Each example prints the time per unit of its loop (generation, search) or the loop's total (playout).
+            per = {b: statistics.median(t) / (units if example == "playout" else 1) for b, t in times.items()}
+            if example == "search":
+                per = {b: p / 400 for b, p in per.items()}
+            line = f"{name:34} {per['base'] * 1e6:9.2f} µs {per['this'] * 1e6:9.2f} µs {per['base'] / per['this']:8.2f}x"
+            if options.callgrind:
+                counts = {b: (instructions(binaries[b] / example, args) - instructions(binaries[b] / example, setup_args)) / units
+                          for b in binaries}
+                line += f"  {counts['base']:9.0f} {counts['this']:9.0f} {counts['base'] / counts['this']:6.2f}x"
+            print(f"{line}   (per {unit}, medians of {options.runs})", flush=True)
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(base_tree)], cwd=ROOT, check=False)
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
