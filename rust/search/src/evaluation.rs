@@ -208,40 +208,47 @@ impl PieceValues {
         self.with_promotion_gain(pos, mv, captured, any, promotion_weight)
     }
 
-    /// `move_gain` for a list of moves in generation order, each gain given to `f`. The same
-    /// figures, faster: range captures along one line come in order of distance, so the value
-    /// of the pieces passed is carried from one to the next (summed in the same order).
-    pub fn move_gains(&self, pos: &Position, moves: &[Move], promotion_weight: f32, mut f: impl FnMut(f32)) {
+    /// `move_gain` of each move of `moves` that captures, given to `f` with the move's index, in
+    /// order (the others gain 0). The same figures as move by move, faster: range captures
+    /// along one line come in order of distance, so the value of the pieces passed is carried
+    /// from one to the next (summed in the same order).
+    pub fn capture_gains(&self, pos: &Position, moves: &[Move], promotion_weight: f32, mut f: impl FnMut(usize, f32)) {
         let g = &pos.variant.geometry;
         // The line being swept: from, step, the next square not yet summed, its distance, the
         // value and count of the pieces before it.
         let mut line = (usize::MAX, 0isize, 0usize, 0i32, 0.0f32, 0u32);
-        for &mv in moves {
+        for (i, &mv) in moves.iter().enumerate() {
+            let (mut captured, mut any) = (0.0, false);
             if !mv.sweep() || mv.mid != NO_SQUARE {
-                f(self.move_gain(pos, mv, promotion_weight));
-                continue;
-            }
-            let (from, to) = (mv.from as usize, mv.to as usize);
-            let ((fx, fy), (tx, ty)) = (g.xy(from), g.xy(to));
-            let (dx, dy) = ((tx - fx).signum(), (ty - fy).signum());
-            let (step, distance) = (dy as isize * g.width as isize + dx as isize, (tx - fx).abs().max((ty - fy).abs()));
-            if (line.0, line.1) != (from, step) || line.3 > distance {
-                line = (from, step, (from as isize + step) as usize, 1, 0.0, 0);
-            }
-            while line.2 != to {
-                if let Some(p) = pos.at(line.2) {
-                    line.4 += self.piece_value(p);
-                    line.5 += 1;
+                pos.for_each_capture(mv, |sq| {
+                    captured += self.piece_value(pos.at(sq).expect("a captured square is occupied"));
+                    any = true;
+                });
+            } else {
+                let (from, to) = (mv.from as usize, mv.to as usize);
+                let ((fx, fy), (tx, ty)) = (g.xy(from), g.xy(to));
+                let (dx, dy) = ((tx - fx).signum(), (ty - fy).signum());
+                let (step, distance) = (dy as isize * g.width as isize + dx as isize, (tx - fx).abs().max((ty - fy).abs()));
+                if (line.0, line.1) != (from, step) || line.3 > distance {
+                    line = (from, step, (from as isize + step) as usize, 1, 0.0, 0);
                 }
-                line.2 = (line.2 as isize + step) as usize;
-                line.3 += 1;
+                while line.2 != to {
+                    if let Some(p) = pos.at(line.2) {
+                        line.4 += self.piece_value(p);
+                        line.5 += 1;
+                    }
+                    line.2 = (line.2 as isize + step) as usize;
+                    line.3 += 1;
+                }
+                (captured, any) = (line.4, line.5 > 0);
+                if let Some(p) = pos.at(to) {
+                    captured += self.piece_value(p);
+                    any = true;
+                }
             }
-            let (mut captured, mut any) = (line.4, line.5 > 0);
-            if let Some(p) = pos.at(to) {
-                captured += self.piece_value(p);
-                any = true;
+            if any {
+                f(i, self.with_promotion_gain(pos, mv, captured, any, promotion_weight));
             }
-            f(self.with_promotion_gain(pos, mv, captured, any, promotion_weight));
         }
     }
 
@@ -361,12 +368,18 @@ impl HeuristicEvaluator {
             PriorMode::Uniform => priors.resize(moves.len(), 1.0 / moves.len() as f32),
             PriorMode::Captures { capture_weight, promotion_weight } => {
                 let unit = capture_weight / self.values.reference();
-                let mut total = 0.0;
-                self.values.move_gains(pos, moves, promotion_weight, |gain| {
+                // Each move weighs `1 + unit * gain`, summed in order; a move that captures
+                // nothing gains 0 (weight 1, unless the configured weight is not finite).
+                let quiet = 1.0 + unit * 0.0;
+                priors.resize(moves.len(), quiet);
+                let (mut total, mut summed) = (0.0, 0);
+                self.values.capture_gains(pos, moves, promotion_weight, |i, gain| {
                     let w = 1.0 + unit * gain;
-                    total += w;
-                    priors.push(w);
+                    total = add_repeatedly(total, quiet, i - summed) + w;
+                    priors[i] = w;
+                    summed = i + 1;
                 });
+                total = add_repeatedly(total, quiet, moves.len() - summed);
                 let inv = 1.0 / total;
                 priors.iter_mut().for_each(|p| *p *= inv);
             }
@@ -399,6 +412,24 @@ impl HeuristicEvaluator {
         self.rollout = current;
         value
     }
+}
+
+/// `total + w + w + ...` with `n` additions of `w` in turn, in f32: the priors' sum, bit for
+/// bit. Runs of ones (the quiet moves) take one addition where that is exact: adding ones to a
+/// float below 2^24 rounds nothing while the sum stays below the next power of two.
+fn add_repeatedly(mut total: f32, w: f32, n: usize) -> f32 {
+    const EXACT: usize = 1 << 24;
+    if w == 1.0 && (0.0..EXACT as f32).contains(&total) && n < EXACT {
+        // The power of two above `total`: there the spacing of floats doubles.
+        let top = if total == 0.0 { EXACT as f32 } else { f32::from_bits(((total.to_bits() >> 23) + 1) << 23) };
+        if (total as f64 + n as f64) < top as f64 {
+            return total + n as f32;
+        }
+    }
+    for _ in 0..n {
+        total += w;
+    }
+    total
 }
 
 /// A finished game's value for `view`: win 1, loss -1, draw or no result 0.
@@ -551,13 +582,58 @@ mod tests {
             // in generation order and in any other.
             let reversed: Vec<Move> = moves.iter().rev().copied().collect();
             for (list, weight) in [(&moves, 0.0), (&moves, 0.5), (&reversed, 0.5)] {
-                let mut gains = Vec::new();
-                values.move_gains(pos, list, weight, |gain| gains.push(gain.to_bits()));
+                let mut gains = vec![0.0f32.to_bits(); list.len()];
+                values.capture_gains(pos, list, weight, |i, gain| gains[i] = gain.to_bits());
                 let one_by_one: Vec<u32> = list.iter().map(|&mv| values.move_gain(pos, mv, weight).to_bits()).collect();
                 assert_eq!(gains, one_by_one);
             }
         }
         assert!(checked_sweeps > 0, "no range capture was checked");
+    }
+
+    #[test]
+    fn runs_of_ones_sum_as_one_by_one() {
+        let one_by_one = |mut total: f32, w: f32, n: usize| {
+            for _ in 0..n {
+                total += w;
+            }
+            total
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        // Totals near powers of two (where the spacing of floats doubles), fractions, zero.
+        let mut totals = vec![0.0f32, 1.0, 0.5, 3.75, 1e-30, 2047.3, 8_388_607.5, 16_777_215.0, 16_777_216.0];
+        for _ in 0..3000 {
+            let near = (2.0f32).powi(rng.gen_range(-3..25));
+            totals.push(near * rng.gen_range(0.9..1.1));
+            totals.push(near - rng.gen_range(0..40) as f32);
+        }
+        for &total in &totals {
+            for n in [0usize, 1, 2, 3, 7, 100, 1500, 40_000] {
+                for w in [1.0f32, 0.5, 1.0 + 1e-7] {
+                    let expected = one_by_one(total, w, n);
+                    assert_eq!(add_repeatedly(total, w, n).to_bits(), expected.to_bits(), "{total} + {w} x {n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn priors_are_the_normalised_weights_summed_in_order() {
+        let variant = variant();
+        let evaluator = HeuristicEvaluator::new(&variant, HeuristicConfig::default());
+        let PriorMode::Captures { capture_weight, promotion_weight } = evaluator.config.priors else { unreachable!() };
+        let mut game = Game::new(variant.clone());
+        taikyoku_engine::random::random_playout(&mut game, 4, 300);
+        let moves = game.position.legal_moves();
+        let mut priors = Vec::new();
+        evaluator.priors(&game.position, &moves, &mut priors);
+        // The definition, move by move.
+        let unit = capture_weight / evaluator.values.reference();
+        let weights: Vec<f32> = moves.iter().map(|&mv| 1.0 + unit * evaluator.values.move_gain(&game.position, mv, promotion_weight)).collect();
+        let total = weights.iter().fold(0.0f32, |t, &w| t + w);
+        let expected: Vec<u32> = weights.iter().map(|&w| (w * (1.0 / total)).to_bits()).collect();
+        assert_eq!(priors.iter().map(|p| p.to_bits()).collect::<Vec<_>>(), expected);
+        assert!(weights.iter().any(|&w| w > 1.0), "no capture among {} moves", moves.len());
     }
 
     #[test]
