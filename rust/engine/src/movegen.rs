@@ -189,17 +189,22 @@ impl Position {
             }
         };
         let start = out.len();
-        // Only pieces whose atoms overlap pay for clearing the 512-byte set.
-        let mut seen_storage;
-        let seen = if motion.overlapping {
-            seen_storage = Seen::new();
-            Some(&mut seen_storage)
+        let atoms = table.absolute_atoms(motion, piece.color);
+        if motion.hooks_only {
+            self.hooks(sq, piece.color, open, atoms, out);
         } else {
-            None
-        };
-        let mut sink = Sink { out, from: sq as u16, seen, start };
-        for &atom in table.absolute_atoms(motion, piece.color) {
-            self.generate_atom(sq, piece.color, motion.range_rank, open, atom, &mut sink);
+            // Only pieces whose atoms overlap pay for clearing the 512-byte set.
+            let mut seen_storage;
+            let seen = if motion.overlapping {
+                seen_storage = Seen::new();
+                Some(&mut seen_storage)
+            } else {
+                None
+            };
+            let mut sink = Sink { out, from: sq as u16, seen, start };
+            for &atom in atoms {
+                self.generate_atom(sq, piece.color, motion.range_rank, open, atom, &mut sink);
+            }
         }
         if motion.zone_promotion && !piece.promoted {
             if let Some(zone) = self.variant.rules.zone() {
@@ -217,6 +222,64 @@ impl Position {
         if trapped {
             // A trapped piece may only leave by capturing.
             out.retain_from(start, |mv| self.is_capture(mv));
+        }
+    }
+
+    /// The moves of a piece whose atoms are all hooks (`Motion::hooks_only`): those of
+    /// `generate_atom` in the same order, with the same moves dropped as repeats, without the
+    /// set. A square two hooks reach lies `a` squares along one hook's line `d` and `b` along
+    /// the other's `e`; the hook that came first in the table reached it if its line was free
+    /// for `b` squares and its turn there ran at least `a` squares, which it records.
+    #[inline(never)]
+    fn hooks(&self, sq: usize, color: Color, open: u8, atoms: &[Atom], out: &mut Vec<Move>) {
+        const MOST: usize = 64;
+        let g = &self.variant.geometry;
+        let own = color_code(color);
+        let step = |t: usize, d: usize| (t as isize + g.offset[d]) as usize;
+        // Per direction of a hook already generated: the free squares of its line, and at each
+        // of them how far each turn (0: `d + 2`, 1: `d + 6`) ran, its capture included.
+        let mut done = 0u8;
+        let mut free = [0usize; DIRECTION_COUNT];
+        let mut turns = [[[0u8; MOST]; 2]; DIRECTION_COUNT];
+        for &atom in atoms {
+            let Atom::Hook { dir } = atom else { continue };
+            let d = dir as usize;
+            let (mut t, mut a) = (sq, 0);
+            while open & (1 << d) != 0 && a < g.edge(sq, d) {
+                t = step(t, d);
+                a += 1;
+                let c = self.color_code_at(t);
+                if c != EMPTY {
+                    if c != own {
+                        out.push(Move::simple(sq as u16, t as u16, false));
+                    }
+                    break;
+                }
+                out.push(Move::simple(sq as u16, t as u16, false));
+                free[d] = a;
+                for (side, e) in [(d + 2) % DIRECTION_COUNT, (d + 6) % DIRECTION_COUNT].into_iter().enumerate() {
+                    // The earlier hook along `e` turned towards `d` on its side `back`.
+                    let earlier = done & (1 << e) != 0;
+                    let back = usize::from((e + 2) % DIRECTION_COUNT != d);
+                    let (mut x, mut reach) = (t, 0);
+                    for b in 1..=g.edge(t, e) {
+                        x = step(x, e);
+                        let cx = self.color_code_at(x);
+                        if cx == own {
+                            break;
+                        }
+                        reach = b;
+                        if !(earlier && b <= free[e] && a <= turns[e][back][b] as usize) {
+                            out.push(Move::simple(sq as u16, x as u16, false));
+                        }
+                        if cx != EMPTY {
+                            break;
+                        }
+                    }
+                    turns[d][side][a] = reach as u8;
+                }
+            }
+            done |= 1 << d;
         }
     }
 
@@ -781,9 +844,78 @@ impl Position {
 
 #[cfg(test)]
 mod tests {
+    use super::{Seen, Sink};
     use crate::geometry::Color;
     use crate::position::{Move, Piece, Position, NO_SQUARE};
+    use crate::random::splitmix64;
     use crate::variant::Variant;
+
+    /// The general path's moves of the piece on `sq`: every atom through `generate_atom`,
+    /// repeats dropped by the set, no direction skipped.
+    fn general_moves(pos: &Position, sq: usize) -> Vec<Move> {
+        let piece = pos.at(sq).unwrap();
+        let motion = pos.variant.table.motion_of(piece.kind);
+        let (mut out, mut seen) = (Vec::new(), Seen::new());
+        let mut sink = Sink { out: &mut out, from: sq as u16, seen: Some(&mut seen), start: 0 };
+        for &atom in pos.variant.table.absolute_atoms(motion, piece.color) {
+            pos.generate_atom(sq, piece.color, motion.range_rank, 0xFF, atom, &mut sink);
+        }
+        out
+    }
+
+    /// Checks every hooks-only piece of `pos`, both colours: `hooks` against the general path.
+    fn check_hooks(pos: &Position, context: &str) -> usize {
+        let mut checked = 0;
+        for color in Color::BOTH {
+            for sq in pos.squares_of(color) {
+                let piece = pos.at(sq).unwrap();
+                let motion = pos.variant.table.motion_of(piece.kind);
+                if !motion.hooks_only {
+                    continue;
+                }
+                let open = pos.variant.geometry.neighbour_dirs(sq) & !pos.neighbours_of_color(sq, color);
+                let mut fast = Vec::new();
+                pos.hooks(sq, color, open, pos.variant.table.absolute_atoms(motion, color), &mut fast);
+                assert_eq!(fast, general_moves(pos, sq), "{context}: {} on {}", pos.variant.table.get(piece.kind).name, pos.variant.geometry.square_name(sq));
+                checked += 1;
+            }
+        }
+        checked
+    }
+
+    #[test]
+    fn hooks_only_pieces_move_as_the_general_path() {
+        let mut checked = 0;
+        // Random games of every variant (and Dai dai's goblin without its step).
+        for (name, options) in [("taikyoku", vec![]), ("daidai", vec!["long-nosed-goblin-no-step".to_string()]), ("taishin", vec![])] {
+            let variant = Variant::load(name, &options).unwrap();
+            for seed in 1..=3 {
+                let mut game = crate::game::Game::new(variant.clone());
+                for _ in 0..12 {
+                    if crate::random::random_playout(&mut game, seed, 150).plies == 0 {
+                        break;
+                    }
+                    checked += check_hooks(&game.position, &format!("{name} seed {seed} ply {}", game.plies()));
+                }
+            }
+        }
+        // Open boards: hook movers, capricorns and goblins among a few scattered pieces, where
+        // the quadrants two hooks share are wide.
+        let variant = Variant::load("taikyoku", &[]).unwrap();
+        let kinds: Vec<_> = ["HM", "CA", "LO", "P", "GG", "FL"].iter().map(|k| variant.table.lookup(k).unwrap()).collect();
+        let mut r = 7u64;
+        for board in 0..300 {
+            let mut pos = Position::empty(variant.clone(), Color::Black);
+            for i in 0..(4 + board % 40) {
+                r = splitmix64(r);
+                let kind = kinds[if i < 3 { i } else { (r >> 20) as usize % kinds.len() }];
+                let color = if r >> 40 & 1 == 0 { Color::Black } else { Color::White };
+                pos.put(r as usize % variant.geometry.size(), Piece { kind, origin: kind, color, promoted: false });
+            }
+            checked += check_hooks(&pos, &format!("open board {board}"));
+        }
+        assert!(checked > 1000, "only {checked} pieces checked");
+    }
 
     /// An empty Taikyoku board with the given pieces: (square, key, colour).
     fn board(pieces: &[(&str, &str, Color)]) -> Position {

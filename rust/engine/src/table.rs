@@ -265,6 +265,10 @@ pub struct Motion {
     pub slide_bits: [[u8; DIRECTION_COUNT]; 2],
     /// The longest slide of each of `slide_bits`.
     pub slide_max: [u8; DIRECTION_COUNT],
+    /// All its atoms are hooks, in different directions (hook mover, longnosed goblin): the
+    /// only squares two of them reach are in the quadrant between two perpendicular hooks,
+    /// which the generator tells apart without a set.
+    pub hooks_only: bool,
 }
 
 impl Motion {
@@ -842,6 +846,10 @@ impl PieceTable {
                     }
                     bits
                 }),
+                hooks_only: !t.atoms.is_empty()
+                    && t.atoms.iter().all(|a| matches!(a, Atom::Hook { .. }))
+                    && t.atoms.iter().filter_map(|a| a.first_square_dir()).fold(0u8, |dirs, d| dirs | 1 << d).count_ones()
+                        == t.atoms.len() as u32,
                 slide_max: {
                     let mut max = [0; DIRECTION_COUNT];
                     for (i, a) in t.atoms.iter().take(DIRECTION_COUNT).enumerate() {
