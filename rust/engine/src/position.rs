@@ -185,10 +185,10 @@ pub struct Position {
     occupied: [Vec<u64>; 2],
     /// Per square: 0 empty, 1 + colour index otherwise. The generator's hot loops read this.
     colors: Vec<u8>,
-    /// Per colour and square: bit `dir` set where the neighbouring square in absolute
-    /// direction `dir` holds a piece of that colour. The generator skips a piece's blocked
-    /// lines with one mask instead of looking at their first squares.
-    neighbours: [Vec<u8>; 2],
+    /// Per square: bit `dir` (Black) and bit `8 + dir` (White) set where the neighbouring
+    /// square in absolute direction `dir` holds a piece of that colour. The generator skips a
+    /// piece's blocked lines with one mask instead of looking at their first squares.
+    neighbours: Vec<u16>,
     side: Color,
     /// Plies before this position, counted from the first position of its text (move number - 1).
     plies_before: u32,
@@ -233,7 +233,7 @@ impl Position {
             board: vec![None; size],
             occupied: [vec![0; size.div_ceil(64)], vec![0; size.div_ceil(64)]],
             colors: vec![EMPTY; size],
-            neighbours: [vec![0; size], vec![0; size]],
+            neighbours: vec![0; size],
             side: Color::Black,
             plies_before: 0,
             hash: 0,
@@ -327,7 +327,7 @@ impl Position {
     /// The absolute directions in which the square next to `sq` holds a piece of `color`.
     #[inline]
     pub fn neighbours_of_color(&self, sq: usize, color: Color) -> u8 {
-        self.neighbours[color.index()][sq]
+        (self.neighbours[sq] >> (8 * color.index())) as u8
     }
 
     /// The side whose turn it is.
@@ -419,16 +419,14 @@ impl Position {
             }
             self.colors[sq] = new.map_or(EMPTY, color_code);
             let g = &self.variant.geometry;
+            // The colours' bits for a direction seen from a neighbour (Black's byte, White's).
+            let (clear, set) = (old.map_or(0, |c| 1u16 << (8 * c.index())), new.map_or(0, |c| 1u16 << (8 * c.index())));
+            let inside = g.neighbour_dirs(sq);
             for d in 0..DIRECTION_COUNT {
-                if g.edge(sq, d) > 0 {
+                if inside & (1 << d) != 0 {
                     // Seen from the neighbour, `sq` lies in the opposite direction.
-                    let (n, bit) = ((sq as isize + g.offset[d]) as usize, 1u8 << ((d + 4) % DIRECTION_COUNT));
-                    if let Some(old) = old {
-                        self.neighbours[old.index()][n] &= !bit;
-                    }
-                    if let Some(new) = new {
-                        self.neighbours[new.index()][n] |= bit;
-                    }
+                    let (n, back) = ((sq as isize + g.offset[d]) as usize, (d + 4) % DIRECTION_COUNT);
+                    self.neighbours[n] = self.neighbours[n] & !(clear << back) | set << back;
                 }
             }
         }
@@ -782,14 +780,14 @@ mod tests {
     use crate::geometry::DELTAS;
 
     /// The neighbour masks, recomputed from the board.
-    fn fresh_neighbours(pos: &Position) -> [Vec<u8>; 2] {
+    fn fresh_neighbours(pos: &Position) -> Vec<u16> {
         let g = &pos.variant.geometry;
-        let mut masks = [vec![0u8; g.size()], vec![0u8; g.size()]];
+        let mut masks = vec![0u16; g.size()];
         for sq in 0..g.size() {
             let (x, y) = g.xy(sq);
             for (d, &(dx, dy)) in DELTAS.iter().enumerate() {
                 if let Some(p) = g.square(x + dx, y + dy).and_then(|n| pos.at(n)) {
-                    masks[p.color.index()][sq] |= 1 << d;
+                    masks[sq] |= 1 << (d + 8 * p.color.index());
                 }
             }
         }
