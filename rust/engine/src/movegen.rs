@@ -30,6 +30,17 @@ pub(crate) enum Offer {
     Forced,
 }
 
+/// The zone rule's view of one piece on its square (`Position::zone_test`).
+pub(crate) struct ZoneTest {
+    color: Color,
+    depth: usize,
+    trigger: ZoneTrigger,
+    /// `Variant::dead_ends` of the piece's type: ranks (from the front) it would be stuck on.
+    dead_ends: u64,
+    /// The piece stands in the zone.
+    from_in_zone: bool,
+}
+
 /// Keeps the moves from `start` on that `keep` accepts, in order.
 trait RetainFrom {
     fn retain_from(&mut self, start: usize, keep: impl FnMut(Move) -> bool);
@@ -165,15 +176,16 @@ impl Position {
         // Trapped pieces stand on the first or last rank: a square with squares both above
         // and below it traps nothing.
         const UP_AND_DOWN: u8 = 1 << 0 | 1 << 4;
-        if motion.plain_slider && (motion.trap == Trap::None || inside & UP_AND_DOWN == UP_AND_DOWN) {
+        let offered = motion.zone_promotion && !piece.promoted;
+        if motion.plain_slider && !offered && (motion.trap == Trap::None || inside & UP_AND_DOWN == UP_AND_DOWN) {
             self.slides(sq, piece.color, open, motion, out);
         } else {
             self.generate_piece(sq, piece, motion, open, out);
         }
     }
 
-    /// `generate_from` for all but the plain sliders: every kind of atom, deduplication,
-    /// promotion offers, the pass limit and trapped pieces.
+    /// `generate_from` for the pieces the inline loop does not take: every kind of atom,
+    /// deduplication, promotion offers, the pass limit and trapped pieces.
     #[inline(never)]
     fn generate_piece(&self, sq: usize, piece: Piece, motion: &Motion, open: u8, out: &mut Vec<Move>) {
         let table = &self.variant.table;
@@ -190,7 +202,9 @@ impl Position {
         };
         let start = out.len();
         let atoms = table.absolute_atoms(motion, piece.color);
-        if motion.hooks_only {
+        if motion.plain_slider {
+            self.slides(sq, piece.color, open, motion, out);
+        } else if motion.hooks_only {
             self.hooks(sq, piece.color, open, atoms, out);
         } else {
             // Only pieces whose atoms overlap pay for clearing the 512-byte set.
@@ -208,7 +222,7 @@ impl Position {
         }
         if motion.zone_promotion && !piece.promoted {
             if let Some(zone) = self.variant.rules.zone() {
-                self.offer_promotions(piece, zone, start, out);
+                self.offer_promotions(sq, piece, zone, start, out);
             }
         }
         if motion.far_promotion && !piece.promoted {
@@ -339,14 +353,15 @@ impl Position {
     /// is offered twice, declining and promoting (`Move::promote`), or once, promoting, where
     /// the piece would otherwise be stuck for good.
     #[inline(never)]
-    fn offer_promotions(&self, piece: Piece, zone: &Zone, start: usize, out: &mut Vec<Move>) {
+    fn offer_promotions(&self, sq: usize, piece: Piece, zone: &Zone, start: usize, out: &mut Vec<Move>) {
         if piece.promoted || self.variant.table.get(piece.kind).promotes_to.is_none() {
             return;
         }
+        let test = self.zone_test(piece, zone, sq);
         let end = out.len();
         for i in start..end {
             let steps = &out[start..end];
-            match self.promotion_offer(piece, zone, out[i], || steps.to_vec()) {
+            match self.promotion_offer(&test, out[i], || steps) {
                 Offer::Forced => out[i] = out[i].with_promotion(true),
                 Offer::Optional => out.push(out[i].with_promotion(true)),
                 Offer::None => {}
@@ -354,34 +369,48 @@ impl Position {
         }
     }
 
-    /// Whether a move of `piece` (unpromoted, of a promoting type) may or must promote under
-    /// the zone rule: it must where the piece would be stuck for good (`Variant::dead_ends`).
-    /// The squares a move passes through count as well as its end (seed 004, lines 148-150: a
-    /// lion next to the zone promotes with igui, or a pass, into the zone and back): the square
-    /// it captures on the way, and for a pass an empty zone square next to it that the piece
-    /// can step to (`piece_moves` gives the piece's moves; called only for passes).
-    pub(crate) fn promotion_offer(&self, piece: Piece, zone: &Zone, mv: Move, piece_moves: impl FnOnce() -> Vec<Move>) -> Offer {
+    /// What the zone rule needs of a piece standing on `from`, found once for all its moves.
+    fn zone_test(&self, piece: Piece, zone: &Zone, from: usize) -> ZoneTest {
+        let depth = zone.depth as usize;
+        ZoneTest {
+            color: piece.color,
+            depth,
+            trigger: zone.trigger,
+            dead_ends: self.variant.dead_ends.get(piece.kind as usize).copied().unwrap_or(0),
+            from_in_zone: self.variant.geometry.rank_from_front(from, piece.color) < depth,
+        }
+    }
+
+    /// Whether a move of a piece (unpromoted, of a promoting type; `test` from `zone_test`) may
+    /// or must promote under the zone rule: it must where the piece would be stuck for good
+    /// (`Variant::dead_ends`). The squares a move passes through count as well as its end
+    /// (seed 004, lines 148-150: a lion next to the zone promotes with igui, or a pass, into the
+    /// zone and back): the square it captures on the way, and for a pass an empty zone square
+    /// next to it that the piece can step to (`piece_moves` gives the piece's moves; called
+    /// only for passes).
+    #[inline]
+    pub(crate) fn promotion_offer<M: AsRef<[Move]>>(&self, test: &ZoneTest, mv: Move, piece_moves: impl FnOnce() -> M) -> Offer {
         let g = &self.variant.geometry;
-        let in_zone = |sq: u16| sq != NO_SQUARE && g.rank_from_front(sq as usize, piece.color) < zone.depth as usize;
-        let dead_ends = self.variant.dead_ends.get(piece.kind as usize).copied().unwrap_or(0);
-        if dead_ends & (1 << g.rank_from_front(mv.to as usize, piece.color)) != 0 {
+        let in_zone = |sq: u16| sq != NO_SQUARE && g.rank_from_front(sq as usize, test.color) < test.depth;
+        let to_rank = g.rank_from_front(mv.to as usize, test.color);
+        if test.dead_ends & (1 << to_rank) != 0 {
             return Offer::Forced;
         }
-        let path_in_zone = in_zone(mv.to)
+        let path_in_zone = to_rank < test.depth
             || in_zone(mv.mid)
             || in_zone(mv.mid2())
             || (mv.is_pass() && {
                 let (x, y) = g.xy(mv.from as usize);
-                piece_moves().iter().any(|m| {
+                piece_moves().as_ref().iter().any(|m| {
                     let (tx, ty) = g.xy(m.to as usize);
                     m.mid == NO_SQUARE && (tx - x).abs() <= 1 && (ty - y).abs() <= 1 && m.to != m.from
                         && self.at(m.to as usize).is_none() && in_zone(m.to)
                 })
             });
-        let may = match zone.trigger {
-            ZoneTrigger::Touch => in_zone(mv.from) || path_in_zone,
+        let may = match test.trigger {
+            ZoneTrigger::Touch => test.from_in_zone || path_in_zone,
             ZoneTrigger::EnterOrCapture => {
-                (!in_zone(mv.from) && path_in_zone) || ((in_zone(mv.from) || path_in_zone) && self.is_capture(mv))
+                (!test.from_in_zone && path_in_zone) || ((test.from_in_zone || path_in_zone) && self.is_capture(mv))
             }
         };
         if may {
@@ -401,7 +430,7 @@ impl Position {
         !mv.promote()
             && !piece.promoted
             && self.variant.table.get(piece.kind).promotes_to.is_some()
-            && self.promotion_offer(piece, zone, mv, || {
+            && self.promotion_offer(&self.zone_test(piece, zone, mv.from as usize), mv, || {
                 let mut moves = Vec::new();
                 self.generate_from(mv.from as usize, &mut moves);
                 moves

@@ -256,9 +256,9 @@ pub struct Motion {
     /// All its atoms are slides and hooks: it has no move when each of their first squares
     /// is off the board or holds a friend.
     pub only_lines: bool,
-    /// All its atoms are slides in different directions and it is never offered promotion:
-    /// generation takes a short loop with nothing to deduplicate or filter, unless the
-    /// piece is trapped (most pieces of the big variants).
+    /// All its atoms are slides in different directions and it has no `farpromote`:
+    /// generation takes a short loop with nothing to deduplicate (most pieces of the big
+    /// variants), inline unless the piece is trapped or may be offered promotion in a zone.
     pub plain_slider: bool,
     /// A plain slider's slides, in table order: per colour their absolute directions as bits
     /// (`1 << dir`; 0 past the last slide), so the generator's loop has a fixed length.
@@ -272,11 +272,10 @@ pub struct Motion {
 }
 
 impl Motion {
-    fn plain(t: &PieceType, zone_promotion: bool) -> bool {
+    fn plain_slider(t: &PieceType) -> bool {
         !t.overlapping
             && t.atoms.len() <= DIRECTION_COUNT
             && !t.far_promotion
-            && !zone_promotion
             && t.atoms.iter().all(|a| matches!(a, Atom::Slide { .. }))
     }
 }
@@ -838,7 +837,7 @@ impl PieceTable {
                     t.atoms.iter().filter_map(|a| a.absolute(color).first_square_dir()).fold(0, |dirs, d| dirs | 1 << d)
                 }),
                 only_lines: t.atoms.iter().all(|a| a.first_square_dir().is_some()),
-                plain_slider: Motion::plain(t, false),
+                plain_slider: Motion::plain_slider(t),
                 slide_bits: Color::BOTH.map(|color| {
                     let mut bits = [0; DIRECTION_COUNT];
                     for (i, a) in t.atoms.iter().take(DIRECTION_COUNT).enumerate() {
@@ -871,7 +870,6 @@ impl PieceTable {
     pub(crate) fn mark_zone_promotion(&mut self) {
         for (motion, t) in self.motions.iter_mut().zip(&self.types) {
             motion.zone_promotion = t.promotes_to.is_some();
-            motion.plain_slider = Motion::plain(t, motion.zone_promotion);
         }
     }
 
