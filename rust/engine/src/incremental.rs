@@ -44,6 +44,8 @@
 //! the reference's by construction. Listed pieces of the side not to move are computed when
 //! their side is next to move (`settle`), so a piece that two moves in a row touch is
 //! generated once; queries about a side need it settled (`update` settles the side to move).
+//! That holds for a listed piece the move puts on a square too (the piece that moved, or a
+//! capture taken back): until then it reads nothing, so no reader test has to find it.
 //!
 //! Each side's per-square move counts sit in a Fenwick tree, so the `i`-th legal move (in
 //! `Position::generate` order) is found in O(log squares) without building the list: uniform
@@ -460,7 +462,7 @@ impl MoveState {
         }
         for &sq in changed {
             if self.stamp[sq] != self.epoch {
-                self.refresh(pos, sq);
+                self.place(pos, sq);
             }
         }
         for &sq in changed {
@@ -688,33 +690,31 @@ impl MoveState {
         }
     }
 
+    /// A square the move changed: its new piece is computed now, or, when it keeps a list and
+    /// its side is not to move, with the other pending pieces when its side is next to move
+    /// (a piece that just moved is often read by the reply, and is then generated once).
+    fn place(&mut self, pos: &Position, sq: usize) {
+        let Some(piece) = pos.at(sq).filter(|p| p.color != pos.side_to_move()) else {
+            return self.refresh(pos, sq);
+        };
+        let program = piece.kind as u32 * 2 + piece.color.index() as u32;
+        let g = &pos.variant.geometry;
+        if self.variant.compiled().program(program).is_plain(piece, g.rank_from_front(sq, piece.color), g.height) {
+            return self.refresh(pos, sq);
+        }
+        // Pending, it reads nothing yet: no reader test finds it, and `settle` computes it.
+        let list = self.vacate(sq);
+        self.lists[sq] = list;
+        self.program[sq] = program;
+        self.mode[sq] = Mode::Listed;
+        let c = piece.color.index();
+        self.pending[c][sq / 64] |= 1u64 << (sq % 64);
+        self.pending_count[c] += 1;
+    }
+
     /// Computes the piece on `sq` in full (or clears the square).
     fn refresh(&mut self, pos: &Position, sq: usize) {
-        self.stamp[sq] = self.epoch;
-        let (word, bit) = (sq / 64, 1u64 << (sq % 64));
-        for c in 0..2 {
-            if self.pending[c][word] & bit != 0 {
-                self.pending[c][word] &= !bit;
-                self.pending_count[c] -= 1;
-            }
-        }
-        if self.mode[sq] != Mode::Empty {
-            let color = self.program[sq] as usize & 1;
-            self.fenwick[color].add(sq, -(self.total[sq] as i32));
-            self.total[sq] = 0;
-        }
-        self.reach[sq] = [0; DIRECTION_COUNT];
-        if !self.band.is_empty() {
-            self.band[sq] = [0; DIRECTION_COUNT];
-        }
-        // The list goes with the piece: a square keeps no capacity once its piece leaves
-        // (squares a hook mover passed over would otherwise hold hundreds of moves each).
-        let mut list = std::mem::take(&mut self.lists[sq]);
-        list.clear();
-        self.hooks[word] &= !bit;
-        self.volatile[word] &= !bit;
-        self.set_local(sq, 0);
-        self.set_through_bits(sq, false);
+        let mut list = self.vacate(sq);
         let Some(piece) = pos.at(sq) else {
             self.mode[sq] = Mode::Empty;
             self.keep_spare(list);
@@ -746,6 +746,37 @@ impl MoveState {
             self.keep_spare(list);
         }
         self.fenwick[piece.color.index()].add(sq, self.total[sq] as i32);
+    }
+
+    /// Takes the square's piece out of the state (stamped as computed in this epoch, no longer
+    /// pending): its moves, reads and bits. Returns its list, emptied, for the next piece.
+    fn vacate(&mut self, sq: usize) -> Vec<Move> {
+        self.stamp[sq] = self.epoch;
+        let (word, bit) = (sq / 64, 1u64 << (sq % 64));
+        for c in 0..2 {
+            if self.pending[c][word] & bit != 0 {
+                self.pending[c][word] &= !bit;
+                self.pending_count[c] -= 1;
+            }
+        }
+        if self.mode[sq] != Mode::Empty {
+            let color = self.program[sq] as usize & 1;
+            self.fenwick[color].add(sq, -(self.total[sq] as i32));
+            self.total[sq] = 0;
+        }
+        self.reach[sq] = [0; DIRECTION_COUNT];
+        if !self.band.is_empty() {
+            self.band[sq] = [0; DIRECTION_COUNT];
+        }
+        // The list goes with the piece: a square keeps no capacity once its piece leaves
+        // (squares a hook mover passed over would otherwise hold hundreds of moves each).
+        let mut list = std::mem::take(&mut self.lists[sq]);
+        list.clear();
+        self.hooks[word] &= !bit;
+        self.volatile[word] &= !bit;
+        self.set_local(sq, 0);
+        self.set_through_bits(sq, false);
+        list
     }
 
     /// Whether a move of the plain-counted `piece` on `sq` may be offered promotion (`Offers`):
