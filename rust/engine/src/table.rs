@@ -824,6 +824,17 @@ impl PieceTable {
         let mut motions = Vec::with_capacity(types.len());
         let mut absolute_atoms = [Vec::new(), Vec::new()];
         for t in &types {
+            let plain_slider = Motion::plain_slider(t);
+            // A plain slider's (relative direction, longest slide), in table order.
+            let plain_slides: Vec<(u8, u8)> = t
+                .atoms
+                .iter()
+                .filter(|_| plain_slider)
+                .filter_map(|a| match *a {
+                    Atom::Slide { dir, max } => Some((dir, max)),
+                    _ => None,
+                })
+                .collect();
             motions.push(Motion {
                 start: absolute_atoms[0].len() as u32,
                 len: t.atoms.len() as u32,
@@ -837,25 +848,25 @@ impl PieceTable {
                     t.atoms.iter().filter_map(|a| a.absolute(color).first_square_dir()).fold(0, |dirs, d| dirs | 1 << d)
                 }),
                 only_lines: t.atoms.iter().all(|a| a.first_square_dir().is_some()),
-                plain_slider: Motion::plain_slider(t),
+                plain_slider,
                 slide_bits: Color::BOTH.map(|color| {
                     let mut bits = [0; DIRECTION_COUNT];
-                    for (i, a) in t.atoms.iter().take(DIRECTION_COUNT).enumerate() {
-                        bits[i] = a.absolute(color).first_square_dir().map_or(0, |d| 1 << d);
+                    for (bit, slide) in bits.iter_mut().zip(&plain_slides) {
+                        *bit = 1 << absolute_direction(slide.0, color);
                     }
                     bits
                 }),
+                slide_max: {
+                    let mut max = [0; DIRECTION_COUNT];
+                    for (m, slide) in max.iter_mut().zip(&plain_slides) {
+                        *m = slide.1;
+                    }
+                    max
+                },
                 hooks_only: !t.atoms.is_empty()
                     && t.atoms.iter().all(|a| matches!(a, Atom::Hook { .. }))
                     && t.atoms.iter().filter_map(|a| a.first_square_dir()).fold(0u8, |dirs, d| dirs | 1 << d).count_ones()
                         == t.atoms.len() as u32,
-                slide_max: {
-                    let mut max = [0; DIRECTION_COUNT];
-                    for (i, a) in t.atoms.iter().take(DIRECTION_COUNT).enumerate() {
-                        max[i] = if let Atom::Slide { max, .. } = a { *max } else { 0 };
-                    }
-                    max
-                },
             });
             for color in Color::BOTH {
                 absolute_atoms[color.index()].extend(t.atoms.iter().map(|a| a.absolute(color)));
