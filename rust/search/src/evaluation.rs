@@ -214,9 +214,7 @@ impl PieceValues {
     /// from one to the next (summed in the same order).
     pub fn capture_gains(&self, pos: &Position, moves: &[Move], promotion_weight: f32, mut f: impl FnMut(usize, f32)) {
         let g = &pos.variant.geometry;
-        // The line being swept: from, step, the next square not yet summed, its distance, the
-        // value and count of the pieces before it.
-        let mut line = (usize::MAX, 0isize, 0usize, 0i32, 0.0f32, 0u32);
+        let mut line = SweptLine { from: usize::MAX, step: 0, next: 0, distance: 0, value: 0.0, pieces: 0 };
         for (i, &mv) in moves.iter().enumerate() {
             let (mut captured, mut any) = (0.0, false);
             if !mv.sweep() || mv.mid != NO_SQUARE {
@@ -229,18 +227,18 @@ impl PieceValues {
                 let ((fx, fy), (tx, ty)) = (g.xy(from), g.xy(to));
                 let (dx, dy) = ((tx - fx).signum(), (ty - fy).signum());
                 let (step, distance) = (dy as isize * g.width as isize + dx as isize, (tx - fx).abs().max((ty - fy).abs()));
-                if (line.0, line.1) != (from, step) || line.3 > distance {
-                    line = (from, step, (from as isize + step) as usize, 1, 0.0, 0);
+                if (line.from, line.step) != (from, step) || line.distance > distance {
+                    line = SweptLine { from, step, next: (from as isize + step) as usize, distance: 1, value: 0.0, pieces: 0 };
                 }
-                while line.2 != to {
-                    if let Some(p) = pos.at(line.2) {
-                        line.4 += self.piece_value(p);
-                        line.5 += 1;
+                while line.next != to {
+                    if let Some(p) = pos.at(line.next) {
+                        line.value += self.piece_value(p);
+                        line.pieces += 1;
                     }
-                    line.2 = (line.2 as isize + step) as usize;
-                    line.3 += 1;
+                    line.next = (line.next as isize + step) as usize;
+                    line.distance += 1;
                 }
-                (captured, any) = (line.4, line.5 > 0);
+                (captured, any) = (line.value, line.pieces > 0);
                 if let Some(p) = pos.at(to) {
                     captured += self.piece_value(p);
                     any = true;
@@ -412,6 +410,17 @@ impl HeuristicEvaluator {
         self.rollout = current;
         value
     }
+}
+
+/// The line a range capture sweeps (`PieceValues::capture_gains`): the next square not yet
+/// summed, its distance from `from`, and the value and number of the pieces before it.
+struct SweptLine {
+    from: usize,
+    step: isize,
+    next: usize,
+    distance: i32,
+    value: f32,
+    pieces: u32,
 }
 
 /// `total + w + w + ...` with `n` additions of `w` in turn, in f32: the priors' sum, bit for
