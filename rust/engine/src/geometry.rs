@@ -149,6 +149,15 @@ impl Geometry {
         }
     }
 
+    /// The index step from `from` towards `to` along their line (a rank, file or diagonal)
+    /// and how many steps apart they are.
+    #[inline]
+    pub fn line_step(&self, from: usize, to: usize) -> (isize, usize) {
+        let ((fx, fy), (tx, ty)) = (self.xy(from), self.xy(to));
+        let (dx, dy) = ((tx - fx).signum(), (ty - fy).signum());
+        (dy as isize * self.width as isize + dx as isize, (tx - fx).abs().max((ty - fy).abs()) as usize)
+    }
+
     /// The square at (x, y), if it is on the board.
     #[inline]
     pub fn square(&self, x: i32, y: i32) -> Option<usize> {

@@ -670,24 +670,14 @@ impl MoveState {
 
     /// Sets or clears `sq` in the occupancy bits of its four lines.
     fn set_line_bits(&mut self, sq: usize, occupied: bool) {
-        for (o, line, bit) in self.line_places(sq) {
-            if occupied {
-                self.lines[o][line] |= 1 << bit;
-            } else {
-                self.lines[o][line] &= !(1 << bit);
-            }
-        }
+        let places = self.line_places(sq);
+        set_bits(&mut self.lines, places, occupied);
     }
 
     /// Sets or clears `sq` in the see-through bits of its four lines.
     fn set_through_bits(&mut self, sq: usize, sees_through: bool) {
-        for (o, line, bit) in self.line_places(sq) {
-            if sees_through {
-                self.through[o][line] |= 1 << bit;
-            } else {
-                self.through[o][line] &= !(1 << bit);
-            }
-        }
+        let places = self.line_places(sq);
+        set_bits(&mut self.through, places, sees_through);
     }
 
     /// A square the move changed: its new piece is computed now, or, when it keeps a list and
@@ -1118,6 +1108,17 @@ impl MoveState {
             + self.lines.iter().chain(&self.through).map(|l| l.len() * 8).sum::<usize>()
             + (self.local_rows.len() + self.hooks.len() + self.volatile.len()) * 8
             + self.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()
+    }
+}
+
+/// Sets or clears one square's bit in per-line bit sets, at its `line_places`.
+fn set_bits(bits: &mut [Vec<u64>; 4], places: [(usize, usize, usize); 4], on: bool) {
+    for (o, line, bit) in places {
+        if on {
+            bits[o][line] |= 1 << bit;
+        } else {
+            bits[o][line] &= !(1 << bit);
+        }
     }
 }
 

@@ -545,11 +545,7 @@ impl Position {
             f(mv.mid2() as usize);
         }
         if mv.sweep() {
-            let g = &self.variant.geometry;
-            let (fx, fy) = g.xy(from);
-            let (tx, ty) = g.xy(to);
-            let (dx, dy) = ((tx - fx).signum(), (ty - fy).signum());
-            let step = dy as isize * g.width as isize + dx as isize;
+            let (step, _) = self.variant.geometry.line_step(from, to);
             let mut sq = from as isize + step;
             while sq != to as isize {
                 if self.board[sq as usize].is_some() {

@@ -224,9 +224,7 @@ impl PieceValues {
                 });
             } else {
                 let (from, to) = (mv.from as usize, mv.to as usize);
-                let ((fx, fy), (tx, ty)) = (g.xy(from), g.xy(to));
-                let (dx, dy) = ((tx - fx).signum(), (ty - fy).signum());
-                let (step, distance) = (dy as isize * g.width as isize + dx as isize, (tx - fx).abs().max((ty - fy).abs()));
+                let (step, distance) = g.line_step(from, to);
                 if (line.from, line.step) != (from, step) || line.distance > distance {
                     line = SweptLine { from, step, next: (from as isize + step) as usize, distance: 1, value: 0.0, pieces: 0 };
                 }
@@ -418,7 +416,7 @@ struct SweptLine {
     from: usize,
     step: isize,
     next: usize,
-    distance: i32,
+    distance: usize,
     value: f32,
     pieces: u32,
 }
