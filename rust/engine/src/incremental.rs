@@ -57,6 +57,9 @@ use crate::table::{Atom, Trap, UNLIMITED};
 use crate::variant::Variant;
 use std::sync::Arc;
 
+mod hooks;
+use hooks::{HookCounts, HookProgram};
+
 /// A plain atom: a ray (a slide, or a jump with its continuation) or a leap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum PlainAtom {
@@ -84,10 +87,13 @@ struct Program {
     /// It has an atom that reads past a piece (a jump over two or more squares, hop, range
     /// capture or jump): it can read a square that another piece hides (`MoveState::through`).
     sees_through: bool,
+    /// Its atoms are all hooks (`Motion::hooks_only`): it keeps counts per turn (`HookCounts`)
+    /// while none of its moves can be offered promotion and it is not trapped.
+    hooks: Option<HookProgram>,
 }
 
 impl Program {
-    fn compile(atoms: &[Atom], overlapping: bool, offers: Option<Offers>, trap: Trap) -> Program {
+    fn compile(atoms: &[Atom], overlapping: bool, hooks_only: bool, offers: Option<Offers>, trap: Trap) -> Program {
         let mut plain = Vec::new();
         let mut rays_in = [0u64; DIRECTION_COUNT];
         let mut leap_radius = 0u8;
@@ -115,7 +121,8 @@ impl Program {
             Atom::Hop { .. } | Atom::RangeCapture { .. } | Atom::RangeJump { .. } | Atom::RankJump { .. } | Atom::RankHop { .. } => true,
             _ => false,
         });
-        Program { plain: all_plain.then_some(plain), rays_in, leap_radius, offers, trap, sees_through }
+        let hooks = HookProgram::of(atoms, hooks_only);
+        Program { plain: all_plain.then_some(plain), rays_in, leap_radius, offers, trap, sees_through, hooks }
     }
 
     /// Whether `piece` on `sq` keeps counts (else a list): see the module documentation.
@@ -123,11 +130,28 @@ impl Program {
     fn is_plain(&self, piece: Piece, rank_from_front: usize, height: usize) -> bool {
         self.plain.is_some()
             && !self.offers.is_some_and(|o| !piece.promoted && o.from & (1 << rank_from_front) != 0)
-            && match self.trap {
-                Trap::None => true,
-                Trap::FurthestRank => rank_from_front != 0,
-                Trap::OwnFirstRank => rank_from_front != height - 1,
-            }
+            && self.free(rank_from_front, height)
+    }
+
+    /// Whether `piece` on `sq` keeps hook counts (else a list): a hook piece none of whose
+    /// moves can be offered promotion (its hooks reach too far to tell cheaply, so only a
+    /// type that cannot promote, or a promoted piece), not trapped.
+    fn counts_hooks(&self, piece: Piece, rank_from_front: usize, height: usize) -> bool {
+        self.hooks.is_some() && (self.offers.is_none() || piece.promoted) && self.free(rank_from_front, height)
+    }
+
+    /// Not trapped where it stands (`Trap`).
+    fn free(&self, rank_from_front: usize, height: usize) -> bool {
+        match self.trap {
+            Trap::None => true,
+            Trap::FurthestRank => rank_from_front != 0,
+            Trap::OwnFirstRank => rank_from_front != height - 1,
+        }
+    }
+
+    /// `is_plain` or `counts_hooks`: the piece's moves follow from counts, never stored.
+    fn counts(&self, piece: Piece, rank_from_front: usize, height: usize) -> bool {
+        self.is_plain(piece, rank_from_front, height) || self.counts_hooks(piece, rank_from_front, height)
     }
 }
 
@@ -186,7 +210,7 @@ impl Compiled {
             let motion = table.motion_of(kind as u16);
             for color in Color::BOTH {
                 let atoms = table.absolute_atoms(motion, color);
-                programs.push(Program::compile(atoms, motion.overlapping, Offers::of(variant, kind), ty.trap));
+                programs.push(Program::compile(atoms, motion.overlapping, motion.hooks_only, Offers::of(variant, kind), ty.trap));
                 for &atom in atoms {
                     hooks |= matches!(atom, Atom::Hook { .. });
                     if let Read::Local(r) = local_read(atom) {
@@ -299,6 +323,8 @@ enum Mode {
     Plain,
     /// Its moves as `Position::generate_from` gives them (`MoveState::lists`).
     Listed,
+    /// Counts per hook turn (`MoveState::hook_counts`).
+    Hooks,
 }
 
 /// Line orientations for the occupancy bits: ranks, files, and the two diagonals.
@@ -331,6 +357,10 @@ pub struct MoveState {
     band: Vec<[u8; DIRECTION_COUNT]>,
     /// Per square: a listed piece's moves.
     lists: Vec<Vec<Move>>,
+    /// Per square: a hook piece's counts (`Mode::Hooks`; empty without hooks).
+    hook_counts: Vec<Option<Box<HookCounts>>>,
+    /// Counts of hook pieces that left their squares, for the next.
+    spare_hooks: Vec<Box<HookCounts>>,
     /// Lists of pieces that left their squares, kept for the next listed piece (a few, so
     /// neither the squares nor this keep much memory).
     spare: Vec<Vec<Move>>,
@@ -381,6 +411,8 @@ impl MoveState {
             band: if compiled.hooks { vec![[0; DIRECTION_COUNT]; size] } else { Vec::new() },
             lists: vec![Vec::new(); size],
             spare: Vec::new(),
+            hook_counts: if compiled.hooks { vec![None; size] } else { Vec::new() },
+            spare_hooks: Vec::new(),
             lines: [vec![0; h], vec![0; w], vec![0; w + h - 1], vec![0; w + h - 1]],
             through: [vec![0; h], vec![0; w], vec![0; w + h - 1], vec![0; w + h - 1]],
             local_rows: vec![0; h],
@@ -584,8 +616,19 @@ impl MoveState {
                 }
                 unreachable!("the counts add up to the total")
             }
+            Mode::Hooks => {
+                let (counts, hooks) = self.hooks_of(sq);
+                Move::simple(sq as u16, counts.nth(&self.variant.geometry, sq, hooks, rest) as u16, false)
+            }
             Mode::Empty => unreachable!("an empty square has no moves"),
         }
+    }
+
+    /// The counts and hooks of the hook piece on `sq` (`Mode::Hooks`).
+    #[inline]
+    fn hooks_of(&self, sq: usize) -> (&HookCounts, &HookProgram) {
+        let counts = self.hook_counts[sq].as_deref().expect("a hook piece keeps counts");
+        (counts, self.variant.compiled().program(self.program[sq]).hooks.as_ref().expect("a hook program"))
     }
 
     /// The `j`-th move of a plain atom of the piece on `sq`.
@@ -633,6 +676,10 @@ impl MoveState {
         match self.mode[sq] {
             Mode::Empty => {}
             Mode::Listed => self.lists[sq].iter().for_each(|&mv| f(mv)),
+            Mode::Hooks => {
+                let (counts, hooks) = self.hooks_of(sq);
+                counts.for_each(&self.variant.geometry, sq, hooks, |to| f(Move::simple(sq as u16, to as u16, false)));
+            }
             Mode::Plain => {
                 let compiled = self.variant.compiled();
                 let atoms = compiled.program(self.program[sq]).plain.as_ref().expect("a plain program");
@@ -689,7 +736,7 @@ impl MoveState {
         };
         let program = piece.kind as u32 * 2 + piece.color.index() as u32;
         let g = &pos.variant.geometry;
-        if self.variant.compiled().program(program).is_plain(piece, g.rank_from_front(sq, piece.color), g.height) {
+        if self.variant.compiled().program(program).counts(piece, g.rank_from_front(sq, piece.color), g.height) {
             return self.refresh(pos, sq);
         }
         // Pending, it reads nothing yet: no reader test finds it, and `settle` computes it.
@@ -719,7 +766,19 @@ impl MoveState {
         if p.sees_through {
             self.set_through_bits(sq, true);
         }
-        let plain = p.is_plain(piece, g.rank_from_front(sq, piece.color), g.height);
+        let rank = g.rank_from_front(sq, piece.color);
+        let plain = p.is_plain(piece, rank, g.height);
+        if let Some(hooks) = p.hooks.as_ref().filter(|_| p.counts_hooks(piece, rank, g.height)) {
+            self.mode[sq] = Mode::Hooks;
+            self.keep_spare(list);
+            let mut counts = self.spare_hooks.pop().unwrap_or_else(HookCounts::new);
+            counts.compute(pos, sq, color_code(piece.color), hooks, &mut self.band[sq]);
+            self.total[sq] = counts.total();
+            self.hook_counts[sq] = Some(counts);
+            self.hooks[sq / 64] |= 1u64 << (sq % 64);
+            self.fenwick[piece.color.index()].add(sq, self.total[sq] as i32);
+            return;
+        }
         if plain {
             self.mode[sq] = Mode::Plain;
             self.refresh_rays(pos, sq, u64::MAX, true);
@@ -762,6 +821,9 @@ impl MoveState {
         // (squares a hook mover passed over would otherwise hold hundreds of moves each).
         let mut list = std::mem::take(&mut self.lists[sq]);
         list.clear();
+        if let Some(counts) = self.hook_counts.get_mut(sq).and_then(Option::take) {
+            self.spare_hooks.push(counts);
+        }
         self.hooks[word] &= !bit;
         self.volatile[word] &= !bit;
         self.set_local(sq, 0);
@@ -997,11 +1059,33 @@ impl MoveState {
                 while bits != 0 {
                     let p = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if self.stamp[p] != self.epoch && self.in_band(pos, p, s) {
+                    if self.stamp[p] == self.epoch {
+                        continue;
+                    }
+                    if self.mode[p] == Mode::Hooks {
+                        self.follow_hooks(pos, p, s);
+                    } else if self.in_band(pos, p, s) {
                         self.touch(pos, p);
                     }
                 }
             }
+        }
+    }
+
+    /// The square `s` changed: brings the counts of the hook piece on `p` up to date.
+    fn follow_hooks(&mut self, pos: &Position, p: usize, s: usize) {
+        let variant = self.variant.clone();
+        let hooks = variant.compiled().program(self.program[p]).hooks.as_ref().expect("a hook program");
+        let color = self.program[p] as usize & 1;
+        let own = color_code(Color::BOTH[color]);
+        let counts = self.hook_counts[p].as_mut().expect("a hook piece keeps counts");
+        match counts.changed(pos, p, s, own, hooks, &self.band[p]) {
+            Some(0) => {}
+            Some(delta) => {
+                self.total[p] = (self.total[p] as i32 + delta) as u16;
+                self.fenwick[color].add(p, delta);
+            }
+            None => self.refresh(pos, p),
         }
     }
 
@@ -1071,6 +1155,7 @@ impl MoveState {
                 && this.local[sq] == fresh.local[sq]
                 && this.band.get(sq) == fresh.band.get(sq)
                 && this.lists[sq] == fresh.lists[sq]
+                && this.hook_counts.get(sq) == fresh.hook_counts.get(sq)
                 && (this.mode[sq] != Mode::Plain || {
                     let atoms = this.variant.compiled().program(this.program[sq]).plain.as_ref().map_or(0, Vec::len);
                     this.counts[sq * stride..sq * stride + atoms] == fresh.counts[sq * stride..sq * stride + atoms]
@@ -1105,6 +1190,8 @@ impl MoveState {
             + self.counts.len()
             + (self.reach.len() + self.band.len()) * DIRECTION_COUNT
             + self.lists.iter().chain(&self.spare).map(|l| l.capacity() * size_of::<Move>()).sum::<usize>()
+            + self.hook_counts.len() * size_of::<Option<Box<HookCounts>>>()
+            + (self.hook_counts.iter().flatten().count() + self.spare_hooks.len()) * size_of::<HookCounts>()
             + self.lines.iter().chain(&self.through).map(|l| l.len() * 8).sum::<usize>()
             + (self.local_rows.len() + self.hooks.len() + self.volatile.len()) * 8
             + self.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()

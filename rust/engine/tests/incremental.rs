@@ -8,7 +8,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
-use taikyoku_engine::{variant_names, Color, Game, Move, Variant};
+use taikyoku_engine::{variant_names, Color, Game, Move, Piece, Position, Variant};
 
 /// Checks the game's move state against full generation and a fresh state; returns how many
 /// moves the history rules (Dai dai's repetition) removed.
@@ -62,8 +62,13 @@ fn check(game: &Game, context: &dyn Fn() -> String) -> usize {
 /// plies a move is taken back and checked, then played again. Returns (plies played, moves
 /// the history rules removed over the checked positions).
 fn play_and_check(variant: &Arc<Variant>, seed: u64, plies: usize, every: usize) -> (usize, usize) {
+    play_and_check_from(Game::new(variant.clone()), seed, plies, every)
+}
+
+/// `play_and_check` from the position of `game`.
+fn play_and_check_from(mut game: Game, seed: u64, plies: usize, every: usize) -> (usize, usize) {
+    let variant = game.position.variant.clone();
     let mut removed = 0;
-    let mut game = Game::new(variant.clone());
     game.track_moves(true);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut scratch = Vec::new();
@@ -131,6 +136,35 @@ fn long_games_stay_in_step() {
             assert!(removed > 0, "the repetition rule was never exercised");
         }
     }
+}
+
+#[test]
+fn hook_counts_follow_open_boards() {
+    // Hook movers, capricorns and longnosed goblins of both sides among a few scattered
+    // pieces: wide quadrants where two hooks' turns give the same squares, legs that open and
+    // close, turns that grow and shrink (the counts of `incremental/hooks.rs`).
+    let variant = Variant::load("taikyoku", &[]).unwrap();
+    let kind = |key: &str| variant.table.lookup(key).unwrap();
+    let hooks = [kind("HM"), kind("CA"), kind("LO")];
+    let mix = [hooks[0], hooks[1], hooks[2], kind("P"), kind("P"), kind("P"), kind("GG"), kind("FL"), kind("LN"), kind("P")];
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut plies = 0;
+    for board in 0..40 {
+        let mut pos = Position::empty(variant.clone(), Color::Black);
+        let size = variant.geometry.size();
+        for (i, color) in [(0, Color::Black), (1, Color::White)] {
+            let king = Piece { kind: kind("K"), origin: kind("K"), color, promoted: false };
+            pos.put(i * (size - 1), king);
+        }
+        for i in 0..(6 + board % 30) {
+            let kind = if i < 6 { hooks[i % 3] } else { mix[rng.gen_range(0..mix.len())] };
+            let color = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
+            let sq = rng.gen_range(1..size - 1);
+            pos.put(sq, Piece { kind, origin: kind, color, promoted: false });
+        }
+        plies += play_and_check_from(Game::from_position(pos), board as u64, 60, 1).0;
+    }
+    assert!(plies >= 1000, "{plies} plies");
 }
 
 #[test]

@@ -1,0 +1,314 @@
+//! Hook pieces' moves as counts, one per turn (issue 13).
+//!
+//! A hook mover or a longnosed goblin has hundreds of moves, and a move elsewhere on the board
+//! changes only a few of them: most changed squares lie on one or two of its turns, not on a
+//! first leg. So such a piece keeps, per first leg, how many squares are free, and per turn
+//! (a leg square and a side) how many moves it gives and how far it reads. A changed square
+//! that only a turn read walks that turn again; one on a leg computes the piece again.
+//!
+//! The moves are those of `Position::hooks`, in its order, with its rule for repeats: the
+//! square `a` squares along hook `d` and `b` along the perpendicular hook `e` is reached by
+//! `d`'s turn at `a` and by `e`'s turn at `b`; only the hook that comes first in the table
+//! gives it. So each turn keeps its *kept* moves (those the earlier hook did not give), and a
+//! turn of the earlier hook that grows or shrinks hands squares to or takes them from the
+//! later hook's turns.
+
+use crate::geometry::{Geometry, DELTAS, DIRECTION_COUNT};
+use crate::position::{Position, EMPTY};
+use crate::table::Atom;
+
+/// Legs and turns are shorter than a board side, and boards are at most 64 squares wide (the
+/// state's per-line bits).
+const MOST: usize = 64;
+
+/// A type's hooks for one colour (`Motion::hooks_only`).
+#[derive(Clone, Debug)]
+pub(super) struct HookProgram {
+    /// The absolute directions of the first legs, in table order.
+    dirs: Vec<u8>,
+    /// Per direction: its place in `dirs` (`u8::MAX`: no hook that way).
+    rank: [u8; DIRECTION_COUNT],
+}
+
+impl HookProgram {
+    /// The hooks of `atoms` when all of them are hooks in different directions.
+    pub(super) fn of(atoms: &[Atom], hooks_only: bool) -> Option<HookProgram> {
+        if !hooks_only {
+            return None;
+        }
+        let mut program = HookProgram { dirs: Vec::new(), rank: [u8::MAX; DIRECTION_COUNT] };
+        for &atom in atoms {
+            let Atom::Hook { dir } = atom else { return None };
+            program.rank[dir as usize] = program.dirs.len() as u8;
+            program.dirs.push(dir);
+        }
+        Some(program)
+    }
+
+    /// Whether `e` is a hook that comes before `d`'s.
+    #[inline]
+    fn earlier(&self, e: usize, d: usize) -> bool {
+        self.rank[e] < self.rank[d]
+    }
+}
+
+/// The direction of turn `side` off a leg along `d`: side 0 turns to `d + 2`, side 1 to `d + 6`
+/// (as `Position::hooks` takes them).
+#[inline]
+fn turn(d: usize, side: usize) -> usize {
+    (d + 2 + 4 * side) % DIRECTION_COUNT
+}
+
+/// The side of `e`'s turns that goes along `d` (perpendicular to `e`).
+#[inline]
+fn side_along(e: usize, d: usize) -> usize {
+    usize::from(turn(e, 0) != d)
+}
+
+#[inline]
+fn step(g: &Geometry, sq: usize, d: usize, n: usize) -> usize {
+    (sq as isize + g.offset[d] * n as isize) as usize
+}
+
+/// A turn from the free square `t` along `e`: (moves, squares read). It stops before a friend
+/// (reading it) and on an enemy (taking it).
+#[inline]
+fn walk_turn(pos: &Position, t: usize, e: usize, own: u8) -> (u8, u8) {
+    let g = &pos.variant.geometry;
+    let mut x = t;
+    let edge = g.edge(t, e);
+    for b in 1..=edge {
+        x = (x as isize + g.offset[e]) as usize;
+        match pos.color_code_at(x) {
+            EMPTY => {}
+            c if c == own => return (b as u8 - 1, b as u8),
+            _ => return (b as u8, b as u8),
+        }
+    }
+    (edge as u8, edge as u8)
+}
+
+/// A hook piece's moves as counts (see the module documentation). Entries past a leg's free
+/// squares are zero, so two states of the same position are equal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct HookCounts {
+    /// Per direction: the free squares of the first leg.
+    leg: [u8; DIRECTION_COUNT],
+    /// Per direction: 1 when the leg ends on an enemy (its last move, a capture).
+    capture: [u8; DIRECTION_COUNT],
+    /// Per direction: the moves of its hook (leg, kept turns, capture).
+    sums: [u16; DIRECTION_COUNT],
+    /// Per direction, side and leg square `a` (1-based): the turn's moves, captures included.
+    moves: [[[u8; MOST]; 2]; DIRECTION_COUNT],
+    /// The same: how far the turn read (one more than its moves where a friend stopped it).
+    read: [[[u8; MOST]; 2]; DIRECTION_COUNT],
+    /// The same: the turn's moves that an earlier hook did not give.
+    kept: [[[u8; MOST]; 2]; DIRECTION_COUNT],
+}
+
+impl HookCounts {
+    pub(super) fn new() -> Box<HookCounts> {
+        Box::new(HookCounts {
+            leg: [0; DIRECTION_COUNT],
+            capture: [0; DIRECTION_COUNT],
+            sums: [0; DIRECTION_COUNT],
+            moves: [[[0; MOST]; 2]; DIRECTION_COUNT],
+            read: [[[0; MOST]; 2]; DIRECTION_COUNT],
+            kept: [[[0; MOST]; 2]; DIRECTION_COUNT],
+        })
+    }
+
+    /// The piece's number of moves.
+    pub(super) fn total(&self) -> u16 {
+        self.sums.iter().sum()
+    }
+
+    /// Computes everything for the piece of colour code `own` on `sq`, and what each leg
+    /// reads (`band`: up to the first piece, or the edge; 0 without a hook that way).
+    pub(super) fn compute(&mut self, pos: &Position, sq: usize, own: u8, program: &HookProgram, band: &mut [u8; DIRECTION_COUNT]) {
+        let g = &pos.variant.geometry;
+        // Back to zeros (the counts may have been another piece's, of another type).
+        for d in 0..DIRECTION_COUNT {
+            let legs = self.leg[d] as usize + 1;
+            for side in 0..2 {
+                self.moves[d][side][..legs].fill(0);
+                self.read[d][side][..legs].fill(0);
+                self.kept[d][side][..legs].fill(0);
+            }
+            (self.leg[d], self.capture[d], self.sums[d]) = (0, 0, 0);
+        }
+        for &d in &program.dirs {
+            let d = d as usize;
+            let edge = g.edge(sq, d);
+            let (mut a, mut capture, mut sum) = (0, 0, 0u16);
+            while a < edge {
+                let t = step(g, sq, d, a + 1);
+                match pos.color_code_at(t) {
+                    EMPTY => {}
+                    c => {
+                        capture = u8::from(c != own);
+                        break;
+                    }
+                }
+                a += 1;
+                for side in 0..2 {
+                    let (m, r) = walk_turn(pos, t, turn(d, side), own);
+                    self.moves[d][side][a] = m;
+                    self.read[d][side][a] = r;
+                    let k = self.kept_of(program, d, side, a);
+                    self.kept[d][side][a] = k;
+                    sum += k as u16;
+                }
+            }
+            self.leg[d] = a as u8;
+            self.capture[d] = capture;
+            self.sums[d] = sum + a as u16 + capture as u16;
+            band[d] = (a + 1).min(edge) as u8;
+        }
+    }
+
+    /// Whether the square `b` along turn `side` of leg square `a` of hook `d` was given by
+    /// the earlier hook along that turn.
+    #[inline]
+    fn given_earlier(&self, program: &HookProgram, d: usize, side: usize, a: usize, b: usize) -> bool {
+        let e = turn(d, side);
+        program.earlier(e, d) && b <= self.leg[e] as usize && a <= self.moves[e][side_along(e, d)][b] as usize
+    }
+
+    /// The kept moves of a turn, from its moves and the earlier hook's.
+    fn kept_of(&self, program: &HookProgram, d: usize, side: usize, a: usize) -> u8 {
+        let m = self.moves[d][side][a];
+        let e = turn(d, side);
+        if !program.earlier(e, d) {
+            return m;
+        }
+        (1..=m as usize).filter(|&b| !self.given_earlier(program, d, side, a, b)).count() as u8
+    }
+
+    /// The square `s` changed: walks again the turns that read it and returns the change in
+    /// the piece's number of moves, or `None` when a leg read it (compute the piece again).
+    /// The reads are the stored ones: from before the move, or from a walk on the board after
+    /// it, and either way a turn whose moves could change is walked again.
+    pub(super) fn changed(&mut self, pos: &Position, p: usize, s: usize, own: u8, program: &HookProgram, band: &[u8; DIRECTION_COUNT]) -> Option<i32> {
+        let g = &pos.variant.geometry;
+        let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
+        let (ax, ay) = (sx - px, sy - py);
+        for &d in &program.dirs {
+            let (dx, dy) = DELTAS[d as usize];
+            let j = if dx != 0 { ax * dx } else { ay * dy };
+            if j >= 1 && j <= band[d as usize] as i32 && (j * dx, j * dy) == (ax, ay) {
+                return None;
+            }
+        }
+        let mut delta = 0;
+        for &d in &program.dirs {
+            let d = d as usize;
+            let (dx, dy) = DELTAS[d];
+            let norm = dx * dx + dy * dy;
+            let along_d = ax * dx + ay * dy;
+            if along_d <= 0 || along_d % norm != 0 || along_d / norm > self.leg[d] as i32 {
+                continue;
+            }
+            let a = (along_d / norm) as usize;
+            for side in 0..2 {
+                // Perpendicular directions of one length: the two projections give `s`.
+                let (ex, ey) = DELTAS[turn(d, side)];
+                let along_e = ax * ex + ay * ey;
+                if along_e <= 0 || along_e % norm != 0 || along_e / norm > self.read[d][side][a] as i32 {
+                    continue;
+                }
+                let (m, r) = walk_turn(pos, step(g, p, d, a), turn(d, side), own);
+                delta += self.set_turn(program, d, side, a, m, r);
+            }
+        }
+        Some(delta)
+    }
+
+    /// Stores a turn walked again; returns the change in the piece's number of moves.
+    fn set_turn(&mut self, program: &HookProgram, d: usize, side: usize, a: usize, m: u8, r: u8) -> i32 {
+        let old = self.moves[d][side][a];
+        self.moves[d][side][a] = m;
+        self.read[d][side][a] = r;
+        let k = self.kept_of(program, d, side, a);
+        let mut delta = k as i32 - self.kept[d][side][a] as i32;
+        self.kept[d][side][a] = k;
+        self.sums[d] = (self.sums[d] as i32 + delta) as u16;
+        // The later hook's turns towards `d`, at its leg squares `b` between the old and new
+        // length: the square `a` along `d` was given or is given by this turn now.
+        let e = turn(d, side);
+        if old != m && program.earlier(d, e) {
+            let back = side_along(e, d);
+            let (lo, hi) = (old.min(m) as usize, old.max(m) as usize);
+            let mut gained = 0i32;
+            for b in lo + 1..=hi.min(self.leg[e] as usize) {
+                if a <= self.moves[e][back][b] as usize {
+                    let change = if b <= m as usize { -1i32 } else { 1 };
+                    self.kept[e][back][b] = (self.kept[e][back][b] as i32 + change) as u8;
+                    gained += change;
+                }
+            }
+            self.sums[e] = (self.sums[e] as i32 + gained) as u16;
+            delta += gained;
+        }
+        delta
+    }
+
+    /// The destination of the piece's `index`-th move (`index < total()`), in
+    /// `Position::hooks` order.
+    pub(super) fn nth(&self, g: &Geometry, p: usize, program: &HookProgram, mut index: u32) -> usize {
+        for &d in &program.dirs {
+            let d = d as usize;
+            if index >= self.sums[d] as u32 {
+                index -= self.sums[d] as u32;
+                continue;
+            }
+            for a in 1..=self.leg[d] as usize {
+                if index == 0 {
+                    return step(g, p, d, a);
+                }
+                index -= 1;
+                for side in 0..2 {
+                    let k = self.kept[d][side][a] as u32;
+                    if index < k {
+                        let mut b = 0;
+                        loop {
+                            b += 1;
+                            if !self.given_earlier(program, d, side, a, b) {
+                                if index == 0 {
+                                    return step(g, step(g, p, d, a), turn(d, side), b);
+                                }
+                                index -= 1;
+                            }
+                        }
+                    }
+                    index -= k;
+                }
+            }
+            debug_assert!(index == 0 && self.capture[d] == 1);
+            return step(g, p, d, self.leg[d] as usize + 1);
+        }
+        unreachable!("the index is below the total")
+    }
+
+    /// Calls `f` with the destination of every move, in order.
+    pub(super) fn for_each(&self, g: &Geometry, p: usize, program: &HookProgram, mut f: impl FnMut(usize)) {
+        for &d in &program.dirs {
+            let d = d as usize;
+            for a in 1..=self.leg[d] as usize {
+                let t = step(g, p, d, a);
+                f(t);
+                for side in 0..2 {
+                    let e = turn(d, side);
+                    for b in 1..=self.moves[d][side][a] as usize {
+                        if !self.given_earlier(program, d, side, a, b) {
+                            f(step(g, t, e, b));
+                        }
+                    }
+                }
+            }
+            if self.capture[d] == 1 {
+                f(step(g, p, d, self.leg[d] as usize + 1));
+            }
+        }
+    }
+}
