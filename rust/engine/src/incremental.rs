@@ -449,8 +449,11 @@ impl MoveState {
         self.total.fill(0);
         self.mode.fill(Mode::Empty);
         self.next_epoch();
+        // All the occupancy bits before any piece is counted (`ray` reads them).
         for sq in 0..self.mode.len() {
             self.set_line_bits(sq, pos.color_code_at(sq) != EMPTY);
+        }
+        for sq in 0..self.mode.len() {
             self.refresh(pos, sq);
         }
         self.pass_blocked = self.passes_blocked(pos);
@@ -715,6 +718,47 @@ impl MoveState {
         [(RANK, y, x), (FILE, x, y), (ANTI, x + y, x), (DIAG, x + h - 1 - y, x)]
     }
 
+    /// A ray from `sq` along `d`: the square at distance `k` (if on the board and not `own`),
+    /// then up to `extra` more while the squares are free, stopping on (and taking) an enemy.
+    /// Returns (moves, farthest square read). The first piece on the way is a bit scan of the
+    /// line's occupancy bits.
+    #[inline]
+    fn ray(&self, pos: &Position, sq: usize, d: usize, k: usize, extra: usize, own: u8) -> (u8, u8) {
+        let g = &self.variant.geometry;
+        let edge = g.edge(sq, d);
+        if k > edge {
+            return (0, 0);
+        }
+        let n = (edge - k).min(extra);
+        match self.first_piece(sq, d, k) {
+            Some(at) if at <= k + n => {
+                let t = (sq as isize + g.offset[d] * at as isize) as usize;
+                let moves = at - k + usize::from(pos.color_code_at(t) != own);
+                (moves as u8, at as u8)
+            }
+            _ => (n as u8 + 1, (k + n) as u8),
+        }
+    }
+
+    /// The distance from `sq` to the first piece along `d` at distance `k` or more
+    /// (`k <= g.edge(sq, d)`), from the occupancy bits.
+    #[inline]
+    fn first_piece(&self, sq: usize, d: usize, k: usize) -> Option<usize> {
+        // Per direction: the line's orientation, and whether the direction runs up its bits.
+        const LINE: [(usize, bool); DIRECTION_COUNT] =
+            [(FILE, false), (ANTI, true), (RANK, true), (DIAG, true), (FILE, true), (ANTI, false), (RANK, false), (DIAG, false)];
+        let (o, ascending) = LINE[d];
+        let (_, line, at) = self.line_places(sq)[o];
+        let bits = self.lines[o][line];
+        if ascending {
+            let ahead = bits >> (at + k);
+            (ahead != 0).then(|| k + ahead.trailing_zeros() as usize)
+        } else {
+            let ahead = bits << (63 - (at - k));
+            (ahead != 0).then(|| k + ahead.leading_zeros() as usize)
+        }
+    }
+
     /// Sets or clears `sq` in the occupancy bits of its four lines.
     fn set_line_bits(&mut self, sq: usize, occupied: bool) {
         let places = self.line_places(sq);
@@ -900,13 +944,13 @@ impl MoveState {
                 reach[d] = 0;
             }
         }
-        for (i, &atom) in atoms.iter().enumerate() {
-            if mask & (1 << i) == 0 {
-                continue;
-            }
-            let count = match atom {
+        let mut picked = mask & (u64::MAX >> (64 - atoms.len().max(1)));
+        while picked != 0 {
+            let i = picked.trailing_zeros() as usize;
+            picked &= picked - 1;
+            let count = match atoms[i] {
                 PlainAtom::Ray { dir, k, extra } => {
-                    let (count, hi) = ray(pos, sq, dir as usize, k as usize, extra as usize, own);
+                    let (count, hi) = self.ray(pos, sq, dir as usize, k as usize, extra as usize, own);
                     let r = &mut reach[dir as usize];
                     *r = (*r).max(hi);
                     count
@@ -949,8 +993,8 @@ impl MoveState {
         let outranks = |p: Piece| table.get(p.kind).range_rank <= range_rank;
         for &atom in table.absolute_atoms(motion, piece.color) {
             let line = match atom {
-                Atom::Slide { dir, max } => Some((dir, ray(pos, sq, dir as usize, 1, max as usize - 1, own).1)),
-                Atom::Jump { dir, k, then } => Some((dir, ray(pos, sq, dir as usize, k as usize, then as usize, own).1)),
+                Atom::Slide { dir, max } => Some((dir, self.ray(pos, sq, dir as usize, 1, max as usize - 1, own).1)),
+                Atom::Jump { dir, k, then } => Some((dir, self.ray(pos, sq, dir as usize, k as usize, then as usize, own).1)),
                 Atom::Hop { dir, pieces } | Atom::RangeJump { dir, pieces } => {
                     // They stop on the piece after the `pieces` they may pass (never when
                     // unlimited).
@@ -1226,31 +1270,3 @@ fn walk(pos: &Position, sq: usize, d: usize, mut stop: impl FnMut(Piece) -> bool
     g.edge(sq, d) as u8
 }
 
-/// A ray from `sq` along `d`: the square at distance `k` (if on the board and not `own`), then
-/// up to `extra` more while the squares are free, stopping on (and taking) an enemy. Returns
-/// (moves, farthest square read).
-#[inline]
-fn ray(pos: &Position, sq: usize, d: usize, k: usize, extra: usize, own: u8) -> (u8, u8) {
-    let g = &pos.variant.geometry;
-    let edge = g.edge(sq, d);
-    if k > edge {
-        return (0, 0);
-    }
-    let step = g.offset[d];
-    let mut t = sq as isize + step * k as isize;
-    match pos.color_code_at(t as usize) {
-        EMPTY => {}
-        c if c == own => return (0, k as u8),
-        _ => return (1, k as u8),
-    }
-    let n = (edge - k).min(extra);
-    for j in 1..=n {
-        t += step;
-        match pos.color_code_at(t as usize) {
-            EMPTY => {}
-            c if c == own => return (j as u8, (k + j) as u8),
-            _ => return (j as u8 + 1, (k + j) as u8),
-        }
-    }
-    (n as u8 + 1, (k + n) as u8)
-}
