@@ -90,6 +90,14 @@ struct Program {
     /// Its atoms are all hooks (`Motion::hooks_only`): it keeps counts per turn (`HookCounts`)
     /// while none of its moves can be offered promotion and it is not trapped.
     hooks: Option<HookProgram>,
+    /// Its atoms are all line atoms that never reach the same square, some not plain (a
+    /// range capture, hop or range jump): a listed piece whose list is the atoms' moves one
+    /// after another. It keeps each atom's number of moves in `MoveState::counts`, and a
+    /// changed square that one direction read generates only that direction's atoms again.
+    /// Per absolute direction, bit `i` set when atom `i` reads that way.
+    segments: Option<[u64; DIRECTION_COUNT]>,
+    /// Slots it takes in `MoveState::counts`: its number of atoms when plain or segmented.
+    slots: usize,
 }
 
 impl Program {
@@ -122,7 +130,22 @@ impl Program {
             _ => false,
         });
         let hooks = HookProgram::of(atoms, hooks_only);
-        Program { plain: all_plain.then_some(plain), rays_in, leap_radius, offers, trap, sees_through, hooks }
+        let mut segments = [0u64; DIRECTION_COUNT];
+        let mut lines_only = !overlapping && !all_plain && atoms.len() <= 64;
+        for (i, &atom) in atoms.iter().enumerate() {
+            match line_dir(atom) {
+                Some(dir) if lines_only => segments[dir as usize] |= 1 << i,
+                _ => lines_only = false,
+            }
+        }
+        let slots = if all_plain || lines_only { atoms.len() } else { 0 };
+        Program { plain: all_plain.then_some(plain), rays_in, leap_radius, offers, trap, sees_through, hooks, segments: lines_only.then_some(segments), slots }
+    }
+
+    /// Whether `piece` on `sq` keeps its list by atoms (`segments`): none of its moves can be
+    /// offered promotion and it is not trapped (no filter runs over the whole list).
+    fn segmented(&self, piece: Piece, rank_from_front: usize, height: usize) -> bool {
+        self.segments.is_some() && (self.offers.is_none() || piece.promoted) && self.free(rank_from_front, height)
     }
 
     /// Whether `piece` on `sq` keeps counts (else a list): see the module documentation.
@@ -191,7 +214,7 @@ impl Offers {
 pub struct Compiled {
     /// Index `kind * 2 + colour`.
     programs: Vec<Program>,
-    /// Count slots per square: the most plain atoms of any type.
+    /// Count slots per square: the most atoms of a plain or segmented type.
     stride: usize,
     /// The largest Chebyshev radius any atom reads around its piece.
     local_max: usize,
@@ -219,13 +242,27 @@ impl Compiled {
                 }
             }
         }
-        let stride = programs.iter().filter_map(|p| p.plain.as_ref().map(Vec::len)).max().unwrap_or(0);
+        let stride = programs.iter().map(|p| p.slots).max().unwrap_or(0);
         Compiled { programs, stride, local_max, hooks }
     }
 
     #[inline]
     fn program(&self, index: u32) -> &Program {
         &self.programs[index as usize]
+    }
+}
+
+/// The direction a line atom reads (it reads a segment of that line from the piece only).
+fn line_dir(atom: Atom) -> Option<u8> {
+    match atom {
+        Atom::Slide { dir, .. }
+        | Atom::Jump { dir, .. }
+        | Atom::Hop { dir, .. }
+        | Atom::RangeCapture { dir }
+        | Atom::RangeJump { dir, .. }
+        | Atom::RankJump { dir }
+        | Atom::RankHop { dir } => Some(dir),
+        _ => None,
     }
 }
 
@@ -345,7 +382,7 @@ pub struct MoveState {
     mode: Vec<Mode>,
     /// Per square: the program (`kind * 2 + colour`) of the piece there.
     program: Vec<u32>,
-    /// Per square, `stride` slots: moves per plain atom.
+    /// Per square, `stride` slots: moves per atom of a plain or segmented piece.
     counts: Vec<u8>,
     /// Per square: the piece's number of moves.
     total: Vec<u16>,
@@ -361,6 +398,10 @@ pub struct MoveState {
     hook_counts: Vec<Option<Box<HookCounts>>>,
     /// Counts of hook pieces that left their squares, for the next.
     spare_hooks: Vec<Box<HookCounts>>,
+    /// Per square: the listed piece there keeps its list by atoms (`Program::segments`).
+    segmented: Vec<bool>,
+    /// One atom's moves generated again (scratch).
+    atom_moves: Vec<Move>,
     /// Lists of pieces that left their squares, kept for the next listed piece (a few, so
     /// neither the squares nor this keep much memory).
     spare: Vec<Vec<Move>>,
@@ -413,6 +454,8 @@ impl MoveState {
             spare: Vec::new(),
             hook_counts: if compiled.hooks { vec![None; size] } else { Vec::new() },
             spare_hooks: Vec::new(),
+            segmented: vec![false; size],
+            atom_moves: Vec::new(),
             lines: [vec![0; h], vec![0; w], vec![0; w + h - 1], vec![0; w + h - 1]],
             through: [vec![0; h], vec![0; w], vec![0; w + h - 1], vec![0; w + h - 1]],
             local_rows: vec![0; h],
@@ -563,6 +606,13 @@ impl MoveState {
         } else {
             self.refresh(pos, sq);
         }
+    }
+
+    /// Whether the piece on `sq` waits to be computed (`pending`).
+    #[inline]
+    fn is_pending(&self, sq: usize) -> bool {
+        let c = self.program[sq] as usize & 1;
+        self.pending[c][sq / 64] & (1u64 << (sq % 64)) != 0
     }
 
     fn passes_blocked(&self, pos: &Position) -> [bool; 2] {
@@ -740,6 +790,24 @@ impl MoveState {
         }
     }
 
+    /// The farthest square a walk from `sq` along `d` reads: the first piece `stop` picks, or
+    /// the edge. It goes from piece to piece over the occupancy bits.
+    #[inline]
+    fn walk(&self, pos: &Position, sq: usize, d: usize, mut stop: impl FnMut(Piece) -> bool) -> u8 {
+        let g = &self.variant.geometry;
+        let edge = g.edge(sq, d);
+        let mut k = 1;
+        while k <= edge {
+            let Some(at) = self.first_piece(sq, d, k) else { break };
+            let t = (sq as isize + g.offset[d] * at as isize) as usize;
+            if stop(pos.at(t).expect("the occupancy bits name a piece")) {
+                return at as u8;
+            }
+            k = at + 1;
+        }
+        edge as u8
+    }
+
     /// The distance from `sq` to the first piece along `d` at distance `k` or more
     /// (`k <= g.edge(sq, d)`), from the occupancy bits.
     #[inline]
@@ -865,6 +933,7 @@ impl MoveState {
         // (squares a hook mover passed over would otherwise hold hundreds of moves each).
         let mut list = std::mem::take(&mut self.lists[sq]);
         list.clear();
+        self.segmented[sq] = false;
         if let Some(counts) = self.hook_counts.get_mut(sq).and_then(Option::take) {
             self.spare_hooks.push(counts);
         }
@@ -978,37 +1047,40 @@ impl MoveState {
 
     /// Generates a listed piece's moves with the reference and records what they read.
     fn refresh_listed(&mut self, pos: &Position, sq: usize, piece: Piece) {
-        let mut list = std::mem::take(&mut self.lists[sq]);
-        pos.generate_from(sq, &mut list);
-        self.total[sq] = list.len() as u16;
-        self.lists[sq] = list;
         let variant = self.variant.clone();
         let table = &variant.table;
         let motion = table.motion_of(piece.kind);
-        let range_rank = motion.range_rank;
+        let atoms = table.absolute_atoms(motion, piece.color);
+        let mut list = std::mem::take(&mut self.lists[sq]);
+        let program = variant.compiled().program(self.program[sq]);
+        let g = &variant.geometry;
+        self.segmented[sq] = program.segmented(piece, g.rank_from_front(sq, piece.color), g.height);
+        if self.segmented[sq] {
+            let base = sq * variant.compiled().stride;
+            for (i, &atom) in atoms.iter().enumerate() {
+                let start = list.len();
+                pos.generate_atom_moves(sq, piece, atom, &mut list);
+                self.counts[base + i] = (list.len() - start) as u8;
+            }
+        } else {
+            pos.generate_from(sq, &mut list);
+        }
+        self.total[sq] = list.len() as u16;
+        self.lists[sq] = list;
         let mut local = 0u8;
         let mut reach = [0u8; DIRECTION_COUNT];
         let (word, bit) = (sq / 64, 1u64 << (sq % 64));
-        let own = color_code(piece.color);
-        let outranks = |p: Piece| table.get(p.kind).range_rank <= range_rank;
-        for &atom in table.absolute_atoms(motion, piece.color) {
+        for &atom in atoms {
             let line = match atom {
-                Atom::Slide { dir, max } => Some((dir, self.ray(pos, sq, dir as usize, 1, max as usize - 1, own).1)),
-                Atom::Jump { dir, k, then } => Some((dir, self.ray(pos, sq, dir as usize, k as usize, then as usize, own).1)),
-                Atom::Hop { dir, pieces } | Atom::RangeJump { dir, pieces } => {
-                    // They stop on the piece after the `pieces` they may pass (never when
-                    // unlimited).
-                    let mut passed = 0u32;
-                    Some((dir, walk(pos, sq, dir as usize, |_| {
-                        passed += 1;
-                        passed > pieces as u32 && pieces != UNLIMITED
-                    })))
-                }
-                Atom::RangeCapture { dir } | Atom::RankJump { dir } | Atom::RankHop { dir } => {
-                    Some((dir, walk(pos, sq, dir as usize, outranks)))
-                }
+                Atom::Slide { .. }
+                | Atom::Jump { .. }
+                | Atom::Hop { .. }
+                | Atom::RangeJump { .. }
+                | Atom::RangeCapture { .. }
+                | Atom::RankJump { .. }
+                | Atom::RankHop { .. } => Some(self.line_read(pos, sq, piece, atom)),
                 Atom::Hook { dir } => {
-                    self.band[sq][dir as usize] = walk(pos, sq, dir as usize, |_| true);
+                    self.band[sq][dir as usize] = self.walk(pos, sq, dir as usize, |_| true);
                     self.hooks[word] |= bit;
                     None
                 }
@@ -1029,6 +1101,67 @@ impl MoveState {
         }
         self.reach[sq] = reach;
         self.set_local(sq, local);
+    }
+
+    /// A line atom of `piece` on `sq`: its direction and the farthest square it reads.
+    fn line_read(&self, pos: &Position, sq: usize, piece: Piece, atom: Atom) -> (u8, u8) {
+        let table = &self.variant.table;
+        let own = color_code(piece.color);
+        match atom {
+            Atom::Slide { dir, max } => (dir, self.ray(pos, sq, dir as usize, 1, max as usize - 1, own).1),
+            Atom::Jump { dir, k, then } => (dir, self.ray(pos, sq, dir as usize, k as usize, then as usize, own).1),
+            Atom::Hop { dir, pieces } | Atom::RangeJump { dir, pieces } => {
+                // They stop on the piece after the `pieces` they may pass (never when
+                // unlimited).
+                let mut passed = 0u32;
+                (dir, self.walk(pos, sq, dir as usize, |_| {
+                    passed += 1;
+                    passed > pieces as u32 && pieces != UNLIMITED
+                }))
+            }
+            Atom::RangeCapture { dir } | Atom::RankJump { dir } | Atom::RankHop { dir } => {
+                let range_rank = table.motion_of(piece.kind).range_rank;
+                (dir, self.walk(pos, sq, dir as usize, |p| table.get(p.kind).range_rank <= range_rank))
+            }
+            _ => unreachable!("not a line atom: {atom:?}"),
+        }
+    }
+
+    /// The changed square `s` was read by the segmented piece on `p` along `dir`: generates
+    /// that direction's atoms again, in place in its list.
+    fn refresh_segments(&mut self, pos: &Position, p: usize, dir: usize) {
+        let variant = self.variant.clone();
+        let compiled = variant.compiled();
+        let mask = compiled.program(self.program[p]).segments.expect("a segmented program")[dir];
+        let piece = pos.at(p).expect("a segmented piece");
+        let atoms = variant.table.absolute_atoms(variant.table.motion_of(piece.kind), piece.color);
+        let base = p * compiled.stride;
+        let mut list = std::mem::take(&mut self.lists[p]);
+        let mut moves = std::mem::take(&mut self.atom_moves);
+        let (mut reach, mut delta) = (0u8, 0i32);
+        let mut start = 0usize;
+        let mut counted = 0usize;
+        let mut picked = mask;
+        while picked != 0 {
+            let i = picked.trailing_zeros() as usize;
+            picked &= picked - 1;
+            start += self.counts[base + counted..base + i].iter().map(|&n| n as usize).sum::<usize>();
+            counted = i;
+            let old = self.counts[base + i] as usize;
+            moves.clear();
+            pos.generate_atom_moves(p, piece, atoms[i], &mut moves);
+            list.splice(start..start + old, moves.iter().copied());
+            self.counts[base + i] = moves.len() as u8;
+            delta += moves.len() as i32 - old as i32;
+            reach = reach.max(self.line_read(pos, p, piece, atoms[i]).1);
+        }
+        self.lists[p] = list;
+        self.atom_moves = moves;
+        self.reach[p][dir] = reach;
+        if delta != 0 {
+            self.total[p] = (self.total[p] as i32 + delta) as u16;
+            self.fenwick[piece.color.index()].add(p, delta);
+        }
     }
 
     /// Computes again every piece that read `s` (see the module documentation).
@@ -1076,6 +1209,7 @@ impl MoveState {
                                 self.refresh(pos, p);
                             }
                         }
+                        Mode::Listed if self.segmented[p] && !self.is_pending(p) => self.refresh_segments(pos, p, back),
                         _ => self.touch(pos, p),
                     }
                 }
@@ -1200,8 +1334,9 @@ impl MoveState {
                 && this.band.get(sq) == fresh.band.get(sq)
                 && this.lists[sq] == fresh.lists[sq]
                 && this.hook_counts.get(sq) == fresh.hook_counts.get(sq)
-                && (this.mode[sq] != Mode::Plain || {
-                    let atoms = this.variant.compiled().program(this.program[sq]).plain.as_ref().map_or(0, Vec::len);
+                && this.segmented[sq] == fresh.segmented[sq]
+                && ((this.mode[sq] != Mode::Plain && !this.segmented[sq]) || {
+                    let atoms = this.variant.compiled().program(this.program[sq]).slots;
                     this.counts[sq * stride..sq * stride + atoms] == fresh.counts[sq * stride..sq * stride + atoms]
                 });
             if !same {
@@ -1253,20 +1388,4 @@ fn set_bits(bits: &mut [Vec<u64>; 4], places: [(usize, usize, usize); 4], on: bo
     }
 }
 
-/// The farthest square a walk from `sq` along `d` reads: the first piece `stop` picks, or the
-/// edge.
-#[inline]
-fn walk(pos: &Position, sq: usize, d: usize, mut stop: impl FnMut(Piece) -> bool) -> u8 {
-    let g = &pos.variant.geometry;
-    let mut t = sq as isize;
-    for i in 1..=g.edge(sq, d) {
-        t += g.offset[d];
-        if let Some(p) = pos.at(t as usize) {
-            if stop(p) {
-                return i as u8;
-            }
-        }
-    }
-    g.edge(sq, d) as u8
-}
 

@@ -184,6 +184,19 @@ impl Position {
         }
     }
 
+    /// The moves of one atom of the piece on `sq`, in `generate_from` order, for a piece
+    /// whose atoms never reach the same square and whose moves no filter or offer changes
+    /// (not overlapping, not offered promotion, not trapped): its moves are those of its
+    /// atoms one after another, and the incremental state generates one again at a time.
+    pub(crate) fn generate_atom_moves(&self, sq: usize, piece: Piece, atom: Atom, out: &mut Vec<Move>) {
+        let inside = self.variant.geometry.neighbour_dirs(sq);
+        let open = inside & !self.neighbours_of_color(sq, piece.color);
+        let range_rank = self.variant.table.motion_of(piece.kind).range_rank;
+        let start = out.len();
+        let mut sink = Sink { out, from: sq as u16, seen: None, start };
+        self.generate_atom(sq, piece.color, range_rank, open, atom, &mut sink);
+    }
+
     /// `generate_from` for the pieces the inline loop does not take: every kind of atom,
     /// deduplication, promotion offers, the pass limit and trapped pieces.
     #[inline(never)]
