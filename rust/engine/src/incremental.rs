@@ -534,6 +534,7 @@ impl MoveState {
     /// Brings the state up to date with `pos`, whose board differs from the one the state
     /// describes only on the squares `changed` (and in the pass counters).
     pub fn update(&mut self, pos: &Position, changed: &[usize]) {
+        assert!(Arc::ptr_eq(&self.variant, &pos.variant), "a move state follows positions of one variant");
         self.next_epoch();
         for &sq in changed {
             self.set_line_bits(sq, pos.color_code_at(sq) != EMPTY);
@@ -871,7 +872,8 @@ impl MoveState {
         };
         let program = piece.kind as u32 * 2 + piece.color.index() as u32;
         self.program[sq] = program;
-        let variant = self.variant.clone();
+        // The position's variant is the state's (`update`): no reference count to touch.
+        let variant = &*pos.variant;
         let g = &variant.geometry;
         let compiled = variant.compiled();
         let p = compiled.program(program);
@@ -906,7 +908,9 @@ impl MoveState {
         } else {
             self.keep_spare(list);
         }
-        self.fenwick[piece.color.index()].add(sq, self.total[sq] as i32);
+        if self.total[sq] != 0 {
+            self.fenwick[piece.color.index()].add(sq, self.total[sq] as i32);
+        }
     }
 
     /// Takes the square's piece out of the state (stamped as computed in this epoch, no longer
@@ -922,8 +926,14 @@ impl MoveState {
         }
         if self.mode[sq] != Mode::Empty {
             let color = self.program[sq] as usize & 1;
-            self.fenwick[color].add(sq, -(self.total[sq] as i32));
-            self.total[sq] = 0;
+            if self.total[sq] != 0 {
+                self.fenwick[color].add(sq, -(self.total[sq] as i32));
+                self.total[sq] = 0;
+            }
+            // Only pieces that see through set their bits (`refresh`).
+            if self.variant.compiled().program(self.program[sq]).sees_through {
+                self.set_through_bits(sq, false);
+            }
         }
         self.reach[sq] = [0; DIRECTION_COUNT];
         if !self.band.is_empty() {
@@ -939,8 +949,9 @@ impl MoveState {
         }
         self.hooks[word] &= !bit;
         self.volatile[word] &= !bit;
-        self.set_local(sq, 0);
-        self.set_through_bits(sq, false);
+        if self.local[sq] != 0 {
+            self.set_local(sq, 0);
+        }
         list
     }
 
@@ -999,7 +1010,7 @@ impl MoveState {
     /// direction it touches), setting their directions' reach. `full`: the piece is new on the
     /// square (`refresh` counts it in the Fenwick tree); else `total` and the tree follow.
     fn refresh_rays(&mut self, pos: &Position, sq: usize, mask: u64, full: bool) {
-        let variant = self.variant.clone();
+        let variant = &*pos.variant;
         let compiled = variant.compiled();
         let g = &variant.geometry;
         let program = compiled.program(self.program[sq]);
@@ -1047,7 +1058,7 @@ impl MoveState {
 
     /// Generates a listed piece's moves with the reference and records what they read.
     fn refresh_listed(&mut self, pos: &Position, sq: usize, piece: Piece) {
-        let variant = self.variant.clone();
+        let variant = &*pos.variant;
         let table = &variant.table;
         let motion = table.motion_of(piece.kind);
         let atoms = table.absolute_atoms(motion, piece.color);
@@ -1130,7 +1141,7 @@ impl MoveState {
     /// The changed square `s` was read by the segmented piece on `p` along `dir`: generates
     /// that direction's atoms again, in place in its list.
     fn refresh_segments(&mut self, pos: &Position, p: usize, dir: usize) {
-        let variant = self.variant.clone();
+        let variant = &*pos.variant;
         let compiled = variant.compiled();
         let mask = compiled.program(self.program[p]).segments.expect("a segmented program")[dir];
         let piece = pos.at(p).expect("a segmented piece");
@@ -1166,7 +1177,7 @@ impl MoveState {
 
     /// Computes again every piece that read `s` (see the module documentation).
     fn refresh_readers(&mut self, pos: &Position, s: usize) {
-        let variant = self.variant.clone();
+        let variant = &*pos.variant;
         let compiled = variant.compiled();
         let g = &variant.geometry;
         let (x, y) = g.xy(s);
@@ -1252,7 +1263,7 @@ impl MoveState {
 
     /// The square `s` changed: brings the counts of the hook piece on `p` up to date.
     fn follow_hooks(&mut self, pos: &Position, p: usize, s: usize) {
-        let variant = self.variant.clone();
+        let variant = &*pos.variant;
         let hooks = variant.compiled().program(self.program[p]).hooks.as_ref().expect("a hook program");
         let color = self.program[p] as usize & 1;
         let own = color_code(Color::BOTH[color]);
