@@ -220,6 +220,11 @@ pub struct Compiled {
     local_max: usize,
     /// Whether any type has a hook.
     hooks: bool,
+    /// Per square and orientation (`RANK`, `FILE`, `ANTI`, `DIAG`): the index of its line's
+    /// word in `MoveState::lines` and its bit there.
+    places: Vec<[(u16, u8); 4]>,
+    /// Words of `MoveState::lines`: one per line of each orientation.
+    line_words: usize,
 }
 
 impl Compiled {
@@ -243,7 +248,15 @@ impl Compiled {
             }
         }
         let stride = programs.iter().map(|p| p.slots).max().unwrap_or(0);
-        Compiled { programs, stride, local_max, hooks }
+        // Ranks, files, then the diagonals where x + y and x - y are constant; bit x, or y in a file.
+        let (w, h) = (variant.geometry.width, variant.geometry.height);
+        let places = (0..variant.geometry.size())
+            .map(|sq| {
+                let (x, y) = (sq % w, sq / w);
+                [(y, x), (h + x, y), (h + w + x + y, x), (h + w + (w + h - 1) + x + h - 1 - y, x)].map(|(word, bit)| (word as u16, bit as u8))
+            })
+            .collect();
+        Compiled { programs, stride, local_max, hooks, places, line_words: h + w + 2 * (w + h - 1) }
     }
 
     #[inline]
@@ -370,6 +383,10 @@ const FILE: usize = 1;
 const ANTI: usize = 2;
 const DIAG: usize = 3;
 
+/// Per direction: the orientation of its line, and whether the direction runs up its bits.
+const LINE: [(usize, bool); DIRECTION_COUNT] =
+    [(FILE, false), (ANTI, true), (RANK, true), (DIAG, true), (FILE, true), (ANTI, false), (RANK, false), (DIAG, false)];
+
 /// Every piece's moves, for both sides, kept up to date by `update` after each move made or
 /// taken back (see the module documentation). A `Game` holds one.
 #[derive(Clone, Debug)]
@@ -405,12 +422,12 @@ pub struct MoveState {
     /// Lists of pieces that left their squares, kept for the next listed piece (a few, so
     /// neither the squares nor this keep much memory).
     spare: Vec<Vec<Move>>,
-    /// Occupancy bits per line: `lines[RANK][y]` has bit x, `lines[FILE][x]` bit y, the
+    /// Occupancy bits per line, one word each (`Compiled::places`): a rank has bit x, a file bit y, the
     /// diagonals (x + y and x - y constant) bit x.
-    lines: [Vec<u64>; 4],
+    lines: Vec<u64>,
     /// The same bits for the pieces that see through others (`Program::sees_through`): past
     /// the nearest piece on a line, only these can read a square.
-    through: [Vec<u64>; 4],
+    through: Vec<u64>,
     /// Per rank: bit x set when the piece on (x, y) has local reads.
     local_rows: Vec<u64>,
     /// Bits over squares: pieces with hooks, and pieces computed after every move (teleport).
@@ -439,7 +456,7 @@ impl MoveState {
         let variant = pos.variant.clone();
         let compiled = variant.compiled();
         let size = variant.geometry.size();
-        let (w, h) = (variant.geometry.width, variant.geometry.height);
+        let h = variant.geometry.height;
         let words = size.div_ceil(64);
         let mut state = MoveState {
             hash: 0,
@@ -456,8 +473,8 @@ impl MoveState {
             spare_hooks: Vec::new(),
             segmented: vec![false; size],
             atom_moves: Vec::new(),
-            lines: [vec![0; h], vec![0; w], vec![0; w + h - 1], vec![0; w + h - 1]],
-            through: [vec![0; h], vec![0; w], vec![0; w + h - 1], vec![0; w + h - 1]],
+            lines: vec![0; compiled.line_words],
+            through: vec![0; compiled.line_words],
             local_rows: vec![0; h],
             hooks: vec![0; words],
             volatile: vec![0; words],
@@ -477,9 +494,8 @@ impl MoveState {
     /// Computes everything again for `pos` (after edits), keeping the allocations.
     pub fn rebuild(&mut self, pos: &Position) {
         assert!(Arc::ptr_eq(&self.variant, &pos.variant), "a move state follows positions of one variant");
-        for line in self.lines.iter_mut().chain(self.through.iter_mut()) {
-            line.fill(0);
-        }
+        self.lines.fill(0);
+        self.through.fill(0);
         self.local_rows.fill(0);
         self.hooks.fill(0);
         self.volatile.fill(0);
@@ -760,14 +776,6 @@ impl MoveState {
         }
     }
 
-    /// (orientation, line, bit) of `sq` in each of its four lines.
-    #[inline]
-    fn line_places(&self, sq: usize) -> [(usize, usize, usize); 4] {
-        let h = self.variant.geometry.height;
-        let (x, y) = self.variant.geometry.xy(sq);
-        let (x, y) = (x as usize, y as usize);
-        [(RANK, y, x), (FILE, x, y), (ANTI, x + y, x), (DIAG, x + h - 1 - y, x)]
-    }
 
     /// A ray from `sq` along `d`: the square at distance `k` (if on the board and not `own`),
     /// then up to `extra` more while the squares are free, stopping on (and taking) an enemy.
@@ -813,12 +821,9 @@ impl MoveState {
     /// (`k <= g.edge(sq, d)`), from the occupancy bits.
     #[inline]
     fn first_piece(&self, sq: usize, d: usize, k: usize) -> Option<usize> {
-        // Per direction: the line's orientation, and whether the direction runs up its bits.
-        const LINE: [(usize, bool); DIRECTION_COUNT] =
-            [(FILE, false), (ANTI, true), (RANK, true), (DIAG, true), (FILE, true), (ANTI, false), (RANK, false), (DIAG, false)];
         let (o, ascending) = LINE[d];
-        let (_, line, at) = self.line_places(sq)[o];
-        let bits = self.lines[o][line];
+        let (word, at) = self.variant.compiled().places[sq][o];
+        let (bits, at) = (self.lines[word as usize], at as usize);
         if ascending {
             let ahead = bits >> (at + k);
             (ahead != 0).then(|| k + ahead.trailing_zeros() as usize)
@@ -830,14 +835,12 @@ impl MoveState {
 
     /// Sets or clears `sq` in the occupancy bits of its four lines.
     fn set_line_bits(&mut self, sq: usize, occupied: bool) {
-        let places = self.line_places(sq);
-        set_bits(&mut self.lines, places, occupied);
+        set_bits(&mut self.lines, &self.variant.compiled().places[sq], occupied);
     }
 
     /// Sets or clears `sq` in the see-through bits of its four lines.
     fn set_through_bits(&mut self, sq: usize, sees_through: bool) {
-        let places = self.line_places(sq);
-        set_bits(&mut self.through, places, sees_through);
+        set_bits(&mut self.through, &self.variant.compiled().places[sq], sees_through);
     }
 
     /// A square the move changed: its new piece is computed now, or, when it keeps a list and
@@ -1183,19 +1186,12 @@ impl MoveState {
         let (x, y) = g.xy(s);
         let (x, y) = (x as usize, y as usize);
         let h = g.height;
+        let places = compiled.places[s];
         for walk in 0..DIRECTION_COUNT {
             let back = (walk + 4) % DIRECTION_COUNT;
-            let (o, line, at, ascending) = match walk {
-                0 => (FILE, x, y, false),
-                4 => (FILE, x, y, true),
-                2 => (RANK, y, x, true),
-                6 => (RANK, y, x, false),
-                1 => (ANTI, x + y, x, true),
-                5 => (ANTI, x + y, x, false),
-                3 => (DIAG, x + h - 1 - y, x, true),
-                _ => (DIAG, x + h - 1 - y, x, false),
-            };
-            let bits = self.lines[o][line];
+            let (o, ascending) = LINE[walk];
+            let (line, at) = (places[o].0 as usize, places[o].1 as usize);
+            let bits = self.lines[line];
             let mut others = if ascending { bits & !((2u64 << at) - 1) } else { bits & ((1u64 << at) - 1) };
             let mut nearest = true;
             while others != 0 {
@@ -1205,7 +1201,7 @@ impl MoveState {
                     // Past the nearest piece only those that see through others can have read
                     // `s`: a piece whose ray ran through a square that is occupied now but was
                     // empty before is found from that square, itself a changed one.
-                    others &= self.through[o][line];
+                    others &= self.through[line];
                     nearest = false;
                 }
                 let m = i.abs_diff(at);
@@ -1382,19 +1378,19 @@ impl MoveState {
             + self.lists.iter().chain(&self.spare).map(|l| l.capacity() * size_of::<Move>()).sum::<usize>()
             + self.hook_counts.len() * size_of::<Option<Box<HookCounts>>>()
             + (self.hook_counts.iter().flatten().count() + self.spare_hooks.len()) * size_of::<HookCounts>()
-            + self.lines.iter().chain(&self.through).map(|l| l.len() * 8).sum::<usize>()
+            + (self.lines.len() + self.through.len()) * 8
             + (self.local_rows.len() + self.hooks.len() + self.volatile.len()) * 8
             + self.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()
     }
 }
 
-/// Sets or clears one square's bit in per-line bit sets, at its `line_places`.
-fn set_bits(bits: &mut [Vec<u64>; 4], places: [(usize, usize, usize); 4], on: bool) {
-    for (o, line, bit) in places {
+/// Sets or clears one square's bit in per-line bit sets, at its four `Compiled::places`.
+fn set_bits(bits: &mut [u64], places: &[(u16, u8); 4], on: bool) {
+    for &(word, bit) in places {
         if on {
-            bits[o][line] |= 1 << bit;
+            bits[word as usize] |= 1 << bit;
         } else {
-            bits[o][line] &= !(1 << bit);
+            bits[word as usize] &= !(1 << bit);
         }
     }
 }
