@@ -799,6 +799,12 @@ impl MoveState {
         }
     }
 
+    /// A hook's turn from the free square `t` along `e`: (moves, squares read), as a slide.
+    #[inline]
+    fn turn(&self, pos: &Position, t: usize, e: usize, own: u8) -> (u8, u8) {
+        self.ray(pos, t, e, 1, usize::MAX, own)
+    }
+
     /// The farthest square a walk from `sq` along `d` reads: the first piece `stop` picks, or
     /// the edge. It goes from piece to piece over the occupancy bits.
     #[inline]
@@ -889,7 +895,10 @@ impl MoveState {
             self.mode[sq] = Mode::Hooks;
             self.keep_spare(list);
             let mut counts = self.spare_hooks.pop().unwrap_or_else(HookCounts::new);
-            counts.compute(pos, sq, color_code(piece.color), hooks, &mut self.band[sq]);
+            let own = color_code(piece.color);
+            let mut band = [0; DIRECTION_COUNT];
+            counts.compute(&variant.geometry, sq, hooks, &mut band, |t, e| self.turn(pos, t, e, own), |t| pos.color_code_at(t), own);
+            self.band[sq] = band;
             self.total[sq] = counts.total();
             self.hook_counts[sq] = Some(counts);
             self.hooks[sq / 64] |= 1u64 << (sq % 64);
@@ -1263,8 +1272,10 @@ impl MoveState {
         let hooks = variant.compiled().program(self.program[p]).hooks.as_ref().expect("a hook program");
         let color = self.program[p] as usize & 1;
         let own = color_code(Color::BOTH[color]);
-        let counts = self.hook_counts[p].as_mut().expect("a hook piece keeps counts");
-        match counts.changed(pos, p, s, own, hooks, &self.band[p]) {
+        let mut counts = self.hook_counts[p].take().expect("a hook piece keeps counts");
+        let changed = counts.changed(&variant.geometry, p, s, hooks, &self.band[p], |t, e| self.turn(pos, t, e, own));
+        self.hook_counts[p] = Some(counts);
+        match changed {
             Some(0) => {}
             Some(delta) => {
                 self.total[p] = (self.total[p] as i32 + delta) as u16;

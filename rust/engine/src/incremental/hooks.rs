@@ -14,7 +14,7 @@
 //! later hook's turns.
 
 use crate::geometry::{Geometry, DELTAS, DIRECTION_COUNT};
-use crate::position::{Position, EMPTY};
+use crate::position::EMPTY;
 use crate::table::Atom;
 
 /// Legs and turns are shorter than a board side, and boards are at most 64 squares wide (the
@@ -70,23 +70,6 @@ fn step(g: &Geometry, sq: usize, d: usize, n: usize) -> usize {
     (sq as isize + g.offset[d] * n as isize) as usize
 }
 
-/// A turn from the free square `t` along `e`: (moves, squares read). It stops before a friend
-/// (reading it) and on an enemy (taking it).
-#[inline]
-fn walk_turn(pos: &Position, t: usize, e: usize, own: u8) -> (u8, u8) {
-    let g = &pos.variant.geometry;
-    let mut x = t;
-    let edge = g.edge(t, e);
-    for b in 1..=edge {
-        x = (x as isize + g.offset[e]) as usize;
-        match pos.color_code_at(x) {
-            EMPTY => {}
-            c if c == own => return (b as u8 - 1, b as u8),
-            _ => return (b as u8, b as u8),
-        }
-    }
-    (edge as u8, edge as u8)
-}
 
 /// A hook piece's moves as counts (see the module documentation). Entries past a leg's free
 /// squares are zero, so two states of the same position are equal.
@@ -125,8 +108,19 @@ impl HookCounts {
 
     /// Computes everything for the piece of colour code `own` on `sq`, and what each leg
     /// reads (`band`: up to the first piece, or the edge; 0 without a hook that way).
-    pub(super) fn compute(&mut self, pos: &Position, sq: usize, own: u8, program: &HookProgram, band: &mut [u8; DIRECTION_COUNT]) {
-        let g = &pos.variant.geometry;
+    /// `turn(t, e)`: the turn from the free square `t` along `e`, (moves, squares read): it
+    /// stops before a friend (reading it) and on an enemy (taking it). `color_at`: the colour
+    /// code on a square.
+    pub(super) fn compute(
+        &mut self,
+        g: &Geometry,
+        sq: usize,
+        program: &HookProgram,
+        band: &mut [u8; DIRECTION_COUNT],
+        turn_ray: impl Fn(usize, usize) -> (u8, u8),
+        color_at: impl Fn(usize) -> u8,
+        own: u8,
+    ) {
         // Back to zeros (the counts may have been another piece's, of another type).
         for d in 0..DIRECTION_COUNT {
             let legs = self.leg[d] as usize + 1;
@@ -143,7 +137,7 @@ impl HookCounts {
             let (mut a, mut capture, mut sum) = (0, 0, 0u16);
             while a < edge {
                 let t = step(g, sq, d, a + 1);
-                match pos.color_code_at(t) {
+                match color_at(t) {
                     EMPTY => {}
                     c => {
                         capture = u8::from(c != own);
@@ -152,7 +146,7 @@ impl HookCounts {
                 }
                 a += 1;
                 for side in 0..2 {
-                    let (m, r) = walk_turn(pos, t, turn(d, side), own);
+                    let (m, r) = turn_ray(t, turn(d, side));
                     self.moves[d][side][a] = m;
                     self.read[d][side][a] = r;
                     let k = self.kept_of(program, d, side, a);
@@ -189,8 +183,15 @@ impl HookCounts {
     /// the piece's number of moves, or `None` when a leg read it (compute the piece again).
     /// The reads are the stored ones: from before the move, or from a walk on the board after
     /// it, and either way a turn whose moves could change is walked again.
-    pub(super) fn changed(&mut self, pos: &Position, p: usize, s: usize, own: u8, program: &HookProgram, band: &[u8; DIRECTION_COUNT]) -> Option<i32> {
-        let g = &pos.variant.geometry;
+    pub(super) fn changed(
+        &mut self,
+        g: &Geometry,
+        p: usize,
+        s: usize,
+        program: &HookProgram,
+        band: &[u8; DIRECTION_COUNT],
+        turn_ray: impl Fn(usize, usize) -> (u8, u8),
+    ) -> Option<i32> {
         let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
         let (ax, ay) = (sx - px, sy - py);
         for &d in &program.dirs {
@@ -217,7 +218,7 @@ impl HookCounts {
                 if along_e <= 0 || along_e % norm != 0 || along_e / norm > self.read[d][side][a] as i32 {
                     continue;
                 }
-                let (m, r) = walk_turn(pos, step(g, p, d, a), turn(d, side), own);
+                let (m, r) = turn_ray(step(g, p, d, a), turn(d, side));
                 delta += self.set_turn(program, d, side, a, m, r);
             }
         }
