@@ -176,7 +176,9 @@ impl HookCounts {
         if !program.earlier(e, d) {
             return m;
         }
-        (1..=m as usize).filter(|&b| !self.given_earlier(program, d, side, a, b)).count() as u8
+        // Given earlier: the squares `b` within the earlier hook's leg whose turn reached `a`.
+        let turns = &self.moves[e][side_along(e, d)][1..=(m.min(self.leg[e]) as usize)];
+        m - turns.iter().map(|&reach| u8::from(a <= reach as usize)).sum::<u8>()
     }
 
     /// The square `s` changed: walks again the turns that read it and returns the change in
