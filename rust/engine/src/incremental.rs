@@ -90,11 +90,13 @@ struct Program {
     /// Its atoms are all hooks (`Motion::hooks_only`): it keeps counts per turn (`HookCounts`)
     /// while none of its moves can be offered promotion and it is not trapped.
     hooks: Option<HookProgram>,
-    /// Its atoms are all line atoms that never reach the same square, some not plain (a
-    /// range capture, hop or range jump): a listed piece whose list is the atoms' moves one
-    /// after another. It keeps each atom's number of moves in `MoveState::counts`, and a
-    /// changed square that one direction read generates only that direction's atoms again.
-    /// Per absolute direction, bit `i` set when atom `i` reads that way.
+    /// Its atoms are all line atoms, and it is not plain (a range capture, hop or range jump,
+    /// or two atoms along one line that reach the same squares): a listed piece whose list
+    /// is its atoms' moves one after another, a square an earlier atom gave dropped. Only
+    /// atoms along one line can reach the same square, so it keeps each atom's number of
+    /// moves in `MoveState::counts`, and a changed square that one direction read generates
+    /// only that direction's atoms again. Per absolute direction, bit `i` set when atom `i`
+    /// reads that way.
     segments: Option<[u64; DIRECTION_COUNT]>,
     /// Slots it takes in `MoveState::counts`: its number of atoms when plain or segmented.
     slots: usize,
@@ -131,7 +133,7 @@ impl Program {
         });
         let hooks = HookProgram::of(atoms, hooks_only);
         let mut segments = [0u64; DIRECTION_COUNT];
-        let mut lines_only = !overlapping && !all_plain && atoms.len() <= 64;
+        let mut lines_only = !all_plain && atoms.len() <= 64;
         for (i, &atom) in atoms.iter().enumerate() {
             match line_dir(atom) {
                 Some(dir) if lines_only => segments[dir as usize] |= 1 << i,
@@ -1080,11 +1082,8 @@ impl MoveState {
         self.segmented[sq] = program.segmented(piece, g.rank_from_front(sq, piece.color), g.height);
         if self.segmented[sq] {
             let base = sq * variant.compiled().stride;
-            for (i, &atom) in atoms.iter().enumerate() {
-                let start = list.len();
-                pos.generate_atom_moves(sq, piece, atom, &mut list);
-                self.counts[base + i] = (list.len() - start) as u8;
-            }
+            let counts = &mut self.counts[base..base + atoms.len()];
+            pos.generate_atoms(sq, piece, u64::MAX >> (64 - atoms.len()), &mut list, |i, n| counts[i] = n as u8);
         } else {
             pos.generate_from(sq, &mut list);
         }
@@ -1161,21 +1160,23 @@ impl MoveState {
         let base = p * compiled.stride;
         let mut list = std::mem::take(&mut self.lists[p]);
         let mut moves = std::mem::take(&mut self.atom_moves);
+        moves.clear();
+        let mut fresh = [0u8; 64];
+        pos.generate_atoms(p, piece, mask, &mut moves, |i, n| fresh[i] = n as u8);
         let (mut reach, mut delta) = (0u8, 0i32);
-        let mut start = 0usize;
-        let mut counted = 0usize;
+        // Each atom's new moves replace its old ones in the list, in atom order.
+        let (mut start, mut counted, mut taken) = (0usize, 0usize, 0usize);
         let mut picked = mask;
         while picked != 0 {
             let i = picked.trailing_zeros() as usize;
             picked &= picked - 1;
             start += self.counts[base + counted..base + i].iter().map(|&n| n as usize).sum::<usize>();
             counted = i;
-            let old = self.counts[base + i] as usize;
-            moves.clear();
-            pos.generate_atom_moves(p, piece, atoms[i], &mut moves);
-            list.splice(start..start + old, moves.iter().copied());
-            self.counts[base + i] = moves.len() as u8;
-            delta += moves.len() as i32 - old as i32;
+            let (old, new) = (self.counts[base + i] as usize, fresh[i] as usize);
+            list.splice(start..start + old, moves[taken..taken + new].iter().copied());
+            taken += new;
+            self.counts[base + i] = new as u8;
+            delta += new as i32 - old as i32;
             reach = reach.max(self.line_read(pos, p, piece, atoms[i]).1);
         }
         self.lists[p] = list;

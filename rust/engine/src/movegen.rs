@@ -184,17 +184,34 @@ impl Position {
         }
     }
 
-    /// The moves of one atom of the piece on `sq`, in `generate_from` order, for a piece
-    /// whose atoms never reach the same square and whose moves no filter or offer changes
-    /// (not overlapping, not offered promotion, not trapped): its moves are those of its
-    /// atoms one after another, and the incremental state generates one again at a time.
-    pub(crate) fn generate_atom_moves(&self, sq: usize, piece: Piece, atom: Atom, out: &mut Vec<Move>) {
+    /// The moves of the atoms of the piece on `sq` that `mask` picks (bit `i`: its atom `i`),
+    /// as `generate_from` gives them for a piece whose moves no filter or offer changes (not
+    /// offered promotion, not trapped, no pass): atom after atom, dropping a square an earlier
+    /// picked atom gave when the atoms overlap. `counted(i, n)`: atom `i` gave `n` moves. The
+    /// incremental state generates one direction of a piece made of line atoms this way.
+    pub(crate) fn generate_atoms(&self, sq: usize, piece: Piece, mask: u64, out: &mut Vec<Move>, mut counted: impl FnMut(usize, usize)) {
+        let table = &self.variant.table;
+        let motion = table.motion_of(piece.kind);
+        let atoms = table.absolute_atoms(motion, piece.color);
         let inside = self.variant.geometry.neighbour_dirs(sq);
         let open = inside & !self.neighbours_of_color(sq, piece.color);
-        let range_rank = self.variant.table.motion_of(piece.kind).range_rank;
+        let mut seen_storage;
+        let seen = if motion.overlapping {
+            seen_storage = Seen::new();
+            Some(&mut seen_storage)
+        } else {
+            None
+        };
         let start = out.len();
-        let mut sink = Sink { out, from: sq as u16, seen: None, start };
-        self.generate_atom(sq, piece.color, range_rank, open, atom, &mut sink);
+        let mut sink = Sink { out, from: sq as u16, seen, start };
+        let mut picked = mask;
+        while picked != 0 {
+            let i = picked.trailing_zeros() as usize;
+            picked &= picked - 1;
+            let before = sink.out.len();
+            self.generate_atom(sq, piece.color, motion.range_rank, open, atoms[i], &mut sink);
+            counted(i, sink.out.len() - before);
+        }
     }
 
     /// `generate_from` for the pieces the inline loop does not take: every kind of atom,
