@@ -59,6 +59,14 @@ fn turn(d: usize, side: usize) -> usize {
     (d + 2 + 4 * side) % DIRECTION_COUNT
 }
 
+/// The farthest square turn `side` of leg square `a` of hook `d` reads, `r` along it, from
+/// the piece.
+#[inline]
+fn reached(d: usize, side: usize, a: usize, r: u8) -> (i32, i32) {
+    let ((dx, dy), (ex, ey)) = (DELTAS[d], DELTAS[turn(d, side)]);
+    (dx * a as i32 + ex * r as i32, dy * a as i32 + ey * r as i32)
+}
+
 /// The side of `e`'s turns that goes along `d` (perpendicular to `e`).
 #[inline]
 fn side_along(e: usize, d: usize) -> usize {
@@ -72,9 +80,13 @@ fn step(g: &Geometry, sq: usize, d: usize, n: usize) -> usize {
 
 
 /// A hook piece's moves as counts (see the module documentation). Entries past a leg's free
-/// squares are zero, so two states of the same position are equal.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// squares are zero, so two states of the same position are equal (`area` aside).
+#[derive(Clone, Debug)]
 pub(super) struct HookCounts {
+    /// A box around every square it reads, relative to the piece: (least x, most x, least
+    /// y, most y). It may be larger than needed (turns that shrank leave it as it was until
+    /// the piece is computed again); a changed square outside it changes nothing.
+    area: [i32; 4],
     /// Per direction: the free squares of the first leg.
     leg: [u8; DIRECTION_COUNT],
     /// Per direction: 1 when the leg ends on an enemy (its last move, a capture).
@@ -89,9 +101,18 @@ pub(super) struct HookCounts {
     kept: [[[u8; MOST]; 2]; DIRECTION_COUNT],
 }
 
+impl PartialEq for HookCounts {
+    /// The counts, not `area` (a bound that may be wider than needed).
+    fn eq(&self, other: &HookCounts) -> bool {
+        (self.leg, self.capture, self.sums) == (other.leg, other.capture, other.sums)
+            && (self.moves, self.read, self.kept) == (other.moves, other.read, other.kept)
+    }
+}
+
 impl HookCounts {
     pub(super) fn new() -> Box<HookCounts> {
         Box::new(HookCounts {
+            area: [0; 4],
             leg: [0; DIRECTION_COUNT],
             capture: [0; DIRECTION_COUNT],
             sums: [0; DIRECTION_COUNT],
@@ -99,6 +120,12 @@ impl HookCounts {
             read: [[[0; MOST]; 2]; DIRECTION_COUNT],
             kept: [[[0; MOST]; 2]; DIRECTION_COUNT],
         })
+    }
+
+    /// Widens `area` to the square at (dx, dy) from the piece.
+    #[inline]
+    fn include(&mut self, (dx, dy): (i32, i32)) {
+        self.area = [self.area[0].min(dx), self.area[1].max(dx), self.area[2].min(dy), self.area[3].max(dy)];
     }
 
     /// The piece's number of moves.
@@ -121,6 +148,7 @@ impl HookCounts {
         color_at: impl Fn(usize) -> u8,
         own: u8,
     ) {
+        self.area = [0; 4];
         // Back to zeros (the counts may have been another piece's, of another type).
         for d in 0..DIRECTION_COUNT {
             let legs = self.leg[d] as usize + 1;
@@ -149,6 +177,7 @@ impl HookCounts {
                     let (m, r) = turn_ray(t, turn(d, side));
                     self.moves[d][side][a] = m;
                     self.read[d][side][a] = r;
+                    self.include(reached(d, side, a, r));
                     let k = self.kept_of(program, d, side, a);
                     self.kept[d][side][a] = k;
                     sum += k as u16;
@@ -158,6 +187,8 @@ impl HookCounts {
             self.capture[d] = capture;
             self.sums[d] = sum + a as u16 + capture as u16;
             band[d] = (a + 1).min(edge) as u8;
+            let (dx, dy) = DELTAS[d];
+            self.include((dx * band[d] as i32, dy * band[d] as i32));
         }
     }
 
@@ -196,6 +227,9 @@ impl HookCounts {
     ) -> Option<i32> {
         let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
         let (ax, ay) = (sx - px, sy - py);
+        if ax < self.area[0] || ax > self.area[1] || ay < self.area[2] || ay > self.area[3] {
+            return Some(0);
+        }
         for &d in &program.dirs {
             let (dx, dy) = DELTAS[d as usize];
             let j = if dx != 0 { ax * dx } else { ay * dy };
@@ -232,6 +266,7 @@ impl HookCounts {
         let old = self.moves[d][side][a];
         self.moves[d][side][a] = m;
         self.read[d][side][a] = r;
+        self.include(reached(d, side, a, r));
         let k = self.kept_of(program, d, side, a);
         let mut delta = k as i32 - self.kept[d][side][a] as i32;
         self.kept[d][side][a] = k;
