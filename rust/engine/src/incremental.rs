@@ -18,11 +18,12 @@
 //!   from the piece: `reach[sq][dir]` is the farthest square read in `dir`. The readers of a
 //!   changed square are the pieces on its eight lines whose reach gets there, found over
 //!   per-line occupancy bits: the nearest piece each way, and beyond it only pieces that see
-//!   through others (`through`);
+//!   through others (`through`). The same bits give a ray's first piece with one bit scan;
 //! - local atoms (leaps, lion, lion lines, igui, area, double) read squares within a small
 //!   Chebyshev radius, `local[sq]`, found by scanning the rows around the change;
 //! - a hook reads its first legs and the lines turning off them: `band[sq][dir]` is a leg's
-//!   length, and `in_band` tests a change against the legs and turns;
+//!   length, and `in_band` (or, for a piece keeping hook counts, `HookCounts::changed`) tests
+//!   a change against the legs and turns;
 //! - `teleport` tests protection over the whole board: such pieces are computed after every
 //!   move;
 //! - `max-consecutive-passes`: when a side's run of passes reaches or leaves the limit, its
@@ -34,18 +35,32 @@
 //! board, the nearest-piece rule and the hook turns, are exact for the changed square met
 //! first along the piece's walk, since nothing before it changed; one is enough.)
 //!
-//! # Two kinds of piece
+//! # Four kinds of piece
 //!
 //! A *plain* piece (only slides, jumps and leaps, atoms that never reach the same square, not
 //! trapped where it stands, and no move that may be offered promotion) keeps one count per
 //! atom: its moves are the squares at distances k, k + 1, ... along each ray, in table order,
-//! so they are rebuilt from the counts and never stored. Every other piece keeps the list that
-//! `Position::generate_from` gives it: its moves, promotion twins, trap and pass filters are
-//! the reference's by construction. Listed pieces of the side not to move are computed when
-//! their side is next to move (`settle`), so a piece that two moves in a row touch is
+//! so they are rebuilt from the counts and never stored. A changed square it read counts
+//! again only the atoms of that direction.
+//!
+//! A *hook* piece (only hooks: hook mover, capricorn, longnosed goblin), under the same
+//! conditions, keeps counts per leg and per turn (`hooks::HookCounts`): a changed square on a
+//! turn walks that turn again, one on a leg computes the piece again.
+//!
+//! A *segmented* piece (only line atoms, some not plain: range captures, range jumps, or a
+//! jump and a slide along one line that reach the same squares; same conditions) keeps the
+//! list of `Position::generate_from` and each atom's number of moves in it: only atoms along
+//! one line can reach the same square, so a changed square it read generates that
+//! direction's atoms again (`Position::generate_atoms`) and puts their moves in place.
+//!
+//! Every other piece keeps the list that `Position::generate_from` gives it: its moves,
+//! promotion twins, trap and pass filters are the reference's by construction. A listed
+//! piece (segmented or not) of the side not to move that must be generated in full waits
+//! until its side is next to move (`settle`), so a piece that two moves in a row touch is
 //! generated once; queries about a side need it settled (`update` settles the side to move).
 //! That holds for a listed piece the move puts on a square too (the piece that moved, or a
-//! capture taken back): until then it reads nothing, so no reader test has to find it.
+//! capture taken back): until then it reads nothing, so no reader test has to find it. (One
+//! direction of a segmented piece is generated again at once: that is cheap.)
 //!
 //! Each side's per-square move counts sit in a Fenwick tree, so the `i`-th legal move (in
 //! `Position::generate` order) is found in O(log squares) without building the list: uniform

@@ -139,14 +139,20 @@ fn long_games_stay_in_step() {
 }
 
 #[test]
-fn hook_counts_follow_open_boards() {
+fn counted_pieces_follow_open_boards() {
     // Hook movers, capricorns and longnosed goblins of both sides among a few scattered
     // pieces: wide quadrants where two hooks' turns give the same squares, legs that open and
-    // close, turns that grow and shrink (the counts of `incremental/hooks.rs`).
+    // close, turns that grow and shrink (the counts of `incremental/hooks.rs`). Among them
+    // pieces that keep their list by atoms: range captures (great general), range jumps (free
+    // eagle), a jump and a slide along one line (phoenix master, soaring eagle, lion dog),
+    // whose long lines cross the open board.
     let variant = Variant::load("taikyoku", &[]).unwrap();
     let kind = |key: &str| variant.table.lookup(key).unwrap();
     let hooks = [kind("HM"), kind("CA"), kind("LO")];
-    let mix = [hooks[0], hooks[1], hooks[2], kind("P"), kind("P"), kind("P"), kind("GG"), kind("FL"), kind("LN"), kind("P")];
+    let mix = [
+        hooks[0], hooks[1], hooks[2], kind("P"), kind("P"), kind("P"), kind("GG"), kind("FL"), kind("LN"), kind("P"),
+        kind("FE"), kind("PM"), kind("EL"), kind("LD"), kind("GG"),
+    ];
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let mut plies = 0;
     for board in 0..40 {
