@@ -209,8 +209,17 @@ impl Position {
             let i = picked.trailing_zeros() as usize;
             picked &= picked - 1;
             let before = sink.out.len();
-            self.generate_atom(sq, piece.color, motion.range_rank, open, atoms[i], &mut sink);
+            self.atoms_into(sq, piece.color, motion.range_rank, open, &atoms[i..=i], &mut sink);
             counted(i, sink.out.len() - before);
+        }
+    }
+
+    /// Each of `atoms` in turn into `sink` (one set of squares seen for all). The one place
+    /// `generate_atom` is inlined, so the compiler inlines the powers it calls once too.
+    #[inline(never)]
+    fn atoms_into(&self, sq: usize, color: Color, range_rank: u8, open: u8, atoms: &[Atom], sink: &mut Sink) {
+        for &atom in atoms {
+            self.generate_atom(sq, color, range_rank, open, atom, sink);
         }
     }
 
@@ -246,9 +255,7 @@ impl Position {
                 None
             };
             let mut sink = Sink { out, from: sq as u16, seen, start };
-            for &atom in atoms {
-                self.generate_atom(sq, piece.color, motion.range_rank, open, atom, &mut sink);
-            }
+            self.atoms_into(sq, piece.color, motion.range_rank, open, atoms, &mut sink);
         }
         if motion.zone_promotion && !piece.promoted {
             if let Some(zone) = self.variant.rules.zone() {
