@@ -798,7 +798,7 @@ impl MoveState {
     /// then up to `extra` more while the squares are free, stopping on (and taking) an enemy.
     /// Returns (moves, farthest square read). The first piece on the way is a bit scan of the
     /// line's occupancy bits.
-    #[inline]
+    #[inline(always)]
     fn ray(&self, pos: &Position, sq: usize, d: usize, k: usize, extra: usize, own: u8) -> (u8, u8) {
         let g = &self.variant.geometry;
         let edge = g.edge(sq, d);
@@ -842,7 +842,7 @@ impl MoveState {
 
     /// The distance from `sq` to the first piece along `d` at distance `k` or more
     /// (`k <= g.edge(sq, d)`), from the occupancy bits.
-    #[inline]
+    #[inline(always)]
     fn first_piece(&self, sq: usize, d: usize, k: usize) -> Option<usize> {
         let (o, ascending) = LINE[d];
         let (word, at) = self.variant.compiled().places[sq][o];
