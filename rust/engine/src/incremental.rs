@@ -1158,7 +1158,7 @@ impl MoveState {
             }
             Atom::RangeCapture { dir } | Atom::RankJump { dir } | Atom::RankHop { dir } => {
                 let range_rank = table.motion_of(piece.kind).range_rank;
-                (dir, self.walk(pos, sq, dir as usize, |p| table.get(p.kind).range_rank <= range_rank))
+                (dir, self.walk(pos, sq, dir as usize, |p| table.motion_of(p.kind).range_rank <= range_rank))
             }
             _ => unreachable!("not a line atom: {atom:?}"),
         }

@@ -704,7 +704,7 @@ impl Position {
                 }
                 passed = true;
                 // Only pieces of strictly lower rank (a larger number) can be passed.
-                table.get(p.kind).range_rank > range_rank
+                table.motion_of(p.kind).range_rank > range_rank
             }
         });
     }
