@@ -337,9 +337,15 @@ impl HookCounts {
                 f(t);
                 for side in 0..2 {
                     let e = turn(d, side);
-                    for b in 1..=self.moves[d][side][a] as usize {
-                        if !self.given_earlier(program, d, side, a, b) {
-                            f(step(g, t, e, b));
+                    let m = self.moves[d][side][a] as usize;
+                    // Past the earlier hook's leg (or without one) nothing was given earlier.
+                    let shared = if program.earlier(e, d) { m.min(self.leg[e] as usize) } else { 0 };
+                    let reach = &self.moves[e][side_along(e, d)];
+                    let mut x = t;
+                    for b in 1..=m {
+                        x = (x as isize + g.offset[e]) as usize;
+                        if b > shared || a > reach[b] as usize {
+                            f(x);
                         }
                     }
                 }
