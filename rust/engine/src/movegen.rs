@@ -90,6 +90,21 @@ struct Sink<'a> {
 }
 
 impl Sink<'_> {
+    /// Runs `f` with a sink for the moves of the piece on `from`, appended to `out`, with a set
+    /// of the squares seen when its atoms overlap (only those pay for clearing its 512 bytes).
+    #[inline(always)]
+    fn with<R>(out: &mut Vec<Move>, from: usize, overlapping: bool, f: impl FnOnce(&mut Sink) -> R) -> R {
+        let mut storage;
+        let seen = if overlapping {
+            storage = Seen::new();
+            Some(&mut storage)
+        } else {
+            None
+        };
+        let start = out.len();
+        f(&mut Sink { out, from: from as u16, seen, start })
+    }
+
     #[inline(always)]
     fn add(&mut self, to: usize, sweep: bool) {
         if let Some(seen) = self.seen.as_deref_mut() {
@@ -195,23 +210,16 @@ impl Position {
         let atoms = table.absolute_atoms(motion, piece.color);
         let inside = self.variant.geometry.neighbour_dirs(sq);
         let open = inside & !self.neighbours_of_color(sq, piece.color);
-        let mut seen_storage;
-        let seen = if motion.overlapping {
-            seen_storage = Seen::new();
-            Some(&mut seen_storage)
-        } else {
-            None
-        };
-        let start = out.len();
-        let mut sink = Sink { out, from: sq as u16, seen, start };
-        let mut picked = mask;
-        while picked != 0 {
-            let i = picked.trailing_zeros() as usize;
-            picked &= picked - 1;
-            let before = sink.out.len();
-            self.atoms_into(sq, piece.color, motion.range_rank, open, &atoms[i..=i], &mut sink);
-            counted(i, sink.out.len() - before);
-        }
+        Sink::with(out, sq, motion.overlapping, |sink| {
+            let mut picked = mask;
+            while picked != 0 {
+                let i = picked.trailing_zeros() as usize;
+                picked &= picked - 1;
+                let before = sink.out.len();
+                self.atoms_into(sq, piece.color, motion.range_rank, open, &atoms[i..=i], sink);
+                counted(i, sink.out.len() - before);
+            }
+        });
     }
 
     /// Each of `atoms` in turn into `sink` (one set of squares seen for all). The one place
@@ -246,16 +254,7 @@ impl Position {
         } else if motion.hooks_only {
             self.hooks(sq, piece.color, open, atoms, out);
         } else {
-            // Only pieces whose atoms overlap pay for clearing the 512-byte set.
-            let mut seen_storage;
-            let seen = if motion.overlapping {
-                seen_storage = Seen::new();
-                Some(&mut seen_storage)
-            } else {
-                None
-            };
-            let mut sink = Sink { out, from: sq as u16, seen, start };
-            self.atoms_into(sq, piece.color, motion.range_rank, open, atoms, &mut sink);
+            Sink::with(out, sq, motion.overlapping, |sink| self.atoms_into(sq, piece.color, motion.range_rank, open, atoms, sink));
         }
         if motion.zone_promotion && !piece.promoted {
             if let Some(zone) = self.variant.rules.zone() {
