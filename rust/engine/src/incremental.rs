@@ -1285,6 +1285,10 @@ impl MoveState {
     /// The square `s` changed: brings the counts of the hook piece on `p` up to date.
     fn follow_hooks(&mut self, pos: &Position, p: usize, s: usize) {
         let variant = &*pos.variant;
+        // Most changed squares are outside the box: tested before anything else is looked up.
+        if !self.hook_counts[p].as_ref().expect("a hook piece keeps counts").may_read(&variant.geometry, p, s) {
+            return;
+        }
         let hooks = variant.compiled().program(self.program[p]).hooks.as_ref().expect("a hook program");
         let color = self.program[p] as usize & 1;
         let own = color_code(Color::BOTH[color]);

@@ -128,6 +128,15 @@ impl HookCounts {
         self.area = [self.area[0].min(dx), self.area[1].max(dx), self.area[2].min(dy), self.area[3].max(dy)];
     }
 
+    /// Whether the square `s` is in the box around what the piece on `p` reads (`area`):
+    /// outside it a change changes nothing.
+    #[inline]
+    pub(super) fn may_read(&self, g: &Geometry, p: usize, s: usize) -> bool {
+        let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
+        let (ax, ay) = (sx - px, sy - py);
+        ax >= self.area[0] && ax <= self.area[1] && ay >= self.area[2] && ay <= self.area[3]
+    }
+
     /// The piece's number of moves.
     pub(super) fn total(&self) -> u16 {
         self.sums.iter().sum()
@@ -225,11 +234,11 @@ impl HookCounts {
         band: &[u8; DIRECTION_COUNT],
         turn_ray: impl Fn(usize, usize) -> (u8, u8),
     ) -> Option<i32> {
-        let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
-        let (ax, ay) = (sx - px, sy - py);
-        if ax < self.area[0] || ax > self.area[1] || ay < self.area[2] || ay > self.area[3] {
+        if !self.may_read(g, p, s) {
             return Some(0);
         }
+        let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
+        let (ax, ay) = (sx - px, sy - py);
         for &d in &program.dirs {
             let (dx, dy) = DELTAS[d as usize];
             let j = if dx != 0 { ax * dx } else { ay * dy };
