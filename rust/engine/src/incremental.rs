@@ -156,7 +156,8 @@ impl Program {
             }
         }
         let slots = if all_plain || lines_only { atoms.len() } else { 0 };
-        Program { plain: all_plain.then_some(plain), rays_in, leap_radius, offers, trap, sees_through, hooks, segments: lines_only.then_some(segments), slots }
+        let segments = lines_only.then_some(segments);
+        Program { plain: all_plain.then_some(plain), rays_in, leap_radius, offers, trap, sees_through, hooks, segments, slots }
     }
 
     /// Whether `piece` on `sq` keeps its list by atoms (`segments`): none of its moves can be
@@ -439,8 +440,8 @@ pub struct MoveState {
     /// Lists of pieces that left their squares, kept for the next listed piece (a few, so
     /// neither the squares nor this keep much memory).
     spare: Vec<Vec<Move>>,
-    /// Occupancy bits per line, one word each (`Compiled::places`): a rank has bit x, a file bit y, the
-    /// diagonals (x + y and x - y constant) bit x.
+    /// Occupancy bits per line, one word each (`Compiled::places`): a rank has bit x, a file
+    /// bit y, the diagonals (x + y and x - y constant) bit x.
     lines: Vec<u64>,
     /// The same bits for the pieces that see through others (`Program::sees_through`): past
     /// the nearest piece on a line, only these can read a square.
@@ -792,7 +793,6 @@ impl MoveState {
             }
         }
     }
-
 
     /// A ray from `sq` along `d`: the square at distance `k` (if on the board and not `own`),
     /// then up to `extra` more while the squares are free, stopping on (and taking) an enemy.
@@ -1425,5 +1425,4 @@ fn set_bits(bits: &mut [u64], places: &[(u16, u8); 4], on: bool) {
         }
     }
 }
-
 

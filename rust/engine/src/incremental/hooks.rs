@@ -78,7 +78,6 @@ fn step(g: &Geometry, sq: usize, d: usize, n: usize) -> usize {
     (sq as isize + g.offset[d] * n as isize) as usize
 }
 
-
 /// A hook piece's moves as counts (see the module documentation). Entries past a leg's free
 /// squares are zero, so two states of the same position are equal (`area` aside).
 #[derive(Clone, Debug)]
