@@ -45,7 +45,7 @@
 //!
 //! A *hook* piece (only hooks: hook mover, capricorn, longnosed goblin), under the same
 //! conditions, keeps counts per leg and per turn (`hooks::HookCounts`): a changed square on a
-//! turn walks that turn again, one on a leg computes the piece again.
+//! turn walks that turn again, one on a leg walks the leg and the turns it gained again.
 //!
 //! A *segmented* piece (only line atoms, some not plain: range captures, range jumps, or a
 //! jump and a slide along one line that reach the same squares; same conditions) keeps the
@@ -1293,15 +1293,14 @@ impl MoveState {
         let color = self.program[p] as usize & 1;
         let own = color_code(Color::BOTH[color]);
         let mut counts = self.hook_counts[p].take().expect("a hook piece keeps counts");
-        let changed = counts.changed(&variant.geometry, p, s, hooks, &self.band[p], |t, e| self.turn(pos, t, e, own));
+        let mut band = self.band[p];
+        let turn = |t, e| self.turn(pos, t, e, own);
+        let delta = counts.changed(&variant.geometry, p, s, hooks, &mut band, turn, |t| pos.color_code_at(t), own);
         self.hook_counts[p] = Some(counts);
-        match changed {
-            Some(0) => {}
-            Some(delta) => {
-                self.total[p] = (self.total[p] as i32 + delta) as u16;
-                self.fenwick[color].add(p, delta);
-            }
-            None => self.refresh(pos, p),
+        self.band[p] = band;
+        if delta != 0 {
+            self.total[p] = (self.total[p] as i32 + delta) as u16;
+            self.fenwick[color].add(p, delta);
         }
     }
 

@@ -4,7 +4,8 @@
 //! changes only a few of them: most changed squares lie on one or two of its turns, not on a
 //! first leg. So such a piece keeps, per first leg, how many squares are free, and per turn
 //! (a leg square and a side) how many moves it gives and how far it reads. A changed square
-//! that only a turn read walks that turn again; one on a leg computes the piece again.
+//! that a turn read walks that turn again; one on a leg walks the leg again, emptying the
+//! turns of the squares it lost and walking those of the squares it gained.
 //!
 //! The moves are those of `Position::hooks`, in its order, with its rule for repeats: the
 //! square `a` squares along hook `d` and `b` along the perpendicular hook `e` is reached by
@@ -220,32 +221,36 @@ impl HookCounts {
         m - turns.iter().map(|&reach| u8::from(a <= reach as usize)).sum::<u8>()
     }
 
-    /// The square `s` changed: walks again the turns that read it and returns the change in
-    /// the piece's number of moves, or `None` when a leg read it (compute the piece again).
-    /// The reads are the stored ones: from before the move, or from a walk on the board after
-    /// it, and either way a turn whose moves could change is walked again.
+    /// The square `s` changed: walks again the leg and the turns that read it, and returns
+    /// the change in the piece's number of moves (`band`, `turn_ray`, `color_at` and `own` as
+    /// for `compute`). The reads are the stored ones: from before the move, or from a walk on
+    /// the board after it, and either way a leg or turn whose moves could change is walked
+    /// again.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn changed(
         &mut self,
         g: &Geometry,
         p: usize,
         s: usize,
         program: &HookProgram,
-        band: &[u8; DIRECTION_COUNT],
+        band: &mut [u8; DIRECTION_COUNT],
         turn_ray: impl Fn(usize, usize) -> (u8, u8),
-    ) -> Option<i32> {
+        color_at: impl Fn(usize) -> u8,
+        own: u8,
+    ) -> i32 {
         if !self.may_read(g, p, s) {
-            return Some(0);
+            return 0;
         }
         let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
         let (ax, ay) = (sx - px, sy - py);
+        let mut delta = 0;
         for &d in &program.dirs {
             let (dx, dy) = DELTAS[d as usize];
             let j = if dx != 0 { ax * dx } else { ay * dy };
             if j >= 1 && j <= band[d as usize] as i32 && (j * dx, j * dy) == (ax, ay) {
-                return None;
+                delta += self.set_leg(g, p, d as usize, program, band, &turn_ray, &color_at, own);
             }
         }
-        let mut delta = 0;
         for &d in &program.dirs {
             let d = d as usize;
             let (dx, dy) = DELTAS[d];
@@ -266,7 +271,49 @@ impl HookCounts {
                 delta += self.set_turn(program, d, side, a, m, r);
             }
         }
-        Some(delta)
+        delta
+    }
+
+    /// Walks the leg along `d` again: the turns of leg squares it lost are emptied (handing
+    /// their squares back to the later hook's turns) and those of squares it gained are walked.
+    /// Returns the change in the piece's number of moves.
+    #[allow(clippy::too_many_arguments)]
+    fn set_leg(
+        &mut self,
+        g: &Geometry,
+        p: usize,
+        d: usize,
+        program: &HookProgram,
+        band: &mut [u8; DIRECTION_COUNT],
+        turn_ray: impl Fn(usize, usize) -> (u8, u8),
+        color_at: impl Fn(usize) -> u8,
+        own: u8,
+    ) -> i32 {
+        // The first piece along the leg, or the edge (a slide's read).
+        let first = turn_ray(p, d).1 as usize;
+        let stop = if first == 0 { EMPTY } else { color_at(step(g, p, d, first)) };
+        let (leg, capture) = if stop == EMPTY { (first, 0) } else { (first - 1, u8::from(stop != own)) };
+        let old = self.leg[d] as usize;
+        let mut delta = 0;
+        for a in leg + 1..=old {
+            for side in 0..2 {
+                delta += self.set_turn(program, d, side, a, 0, 0);
+            }
+        }
+        for a in old + 1..=leg {
+            let t = step(g, p, d, a);
+            for side in 0..2 {
+                let (m, r) = turn_ray(t, turn(d, side));
+                delta += self.set_turn(program, d, side, a, m, r);
+            }
+        }
+        let moves = leg as i32 - old as i32 + capture as i32 - self.capture[d] as i32;
+        self.sums[d] = (self.sums[d] as i32 + moves) as u16;
+        (self.leg[d], self.capture[d]) = (leg as u8, capture);
+        band[d] = (leg + 1).min(g.edge(p, d)) as u8;
+        let (dx, dy) = DELTAS[d];
+        self.include((dx * band[d] as i32, dy * band[d] as i32));
+        delta + moves
     }
 
     /// Stores a turn walked again; returns the change in the piece's number of moves.
