@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
-use taikyoku_engine::rl::actions::{action_of, Frame};
+use taikyoku_engine::rl::actions::{action_of, legal_actions, Frame};
 use taikyoku_engine::rl::observation::{observation_len, rewrite, Cell, Layout};
 use taikyoku_engine::{Game, Variant};
 use taikyoku_search::mcts::{LeafRequest, Search};
@@ -227,7 +227,8 @@ fn play_searched_move(slot: &mut Slot, store_legal: bool) {
     let stats = slot.search.root_stats();
     let visits = root_visits(&slot.game.position, &stats);
     let legal: Vec<_> = stats.visits.iter().map(|&(m, _)| m).collect();
-    slot.record.record_move(&slot.game, mv, &legal, store_legal, visits, Some(stats.value));
+    let actions = store_legal.then(|| legal_actions(&slot.game.position, &legal, Frame::Mover));
+    slot.record.record_move(&slot.game, mv, legal.len(), actions, visits, Some(stats.value));
     slot.game.play(mv);
     slot.search.advance(mv);
     slot.move_start = slot.search.completed_simulations();

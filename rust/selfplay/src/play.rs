@@ -65,14 +65,14 @@ impl GameRecord {
         GameRecord { game_id, seed, result: None, outcome: Outcome::Truncated, termination: "", actions: Vec::new(), moves: Vec::new(), positions: Vec::new() }
     }
 
-    /// Records `mv`, about to be played in `game`, whose legal moves are `legal`; their
-    /// actions are kept when `store_legal` is set.
+    /// Records `mv`, about to be played in `game`, which has `legal_moves` legal moves
+    /// (`legal_actions`: their actions, when the run stores them).
     pub fn record_move(
         &mut self,
         game: &Game,
         mv: Move,
-        legal: &[Move],
-        store_legal: bool,
+        legal_moves: usize,
+        legal_actions: Option<Vec<u32>>,
         visits: Vec<(u32, u32)>,
         root_value: Option<f32>,
     ) {
@@ -87,10 +87,10 @@ impl GameRecord {
             repetitions: game.repetitions().saturating_sub(1).min(255) as u8,
             passes: [pos.consecutive_passes(pos.side_to_move()), pos.consecutive_passes(pos.side_to_move().opponent())],
             action,
-            legal_moves: legal.len() as u32,
+            legal_moves: legal_moves as u32,
             visits,
             root_value,
-            legal_actions: store_legal.then(|| legal_actions(pos, legal, Frame::Mover)),
+            legal_actions,
         });
         self.moves.push(pos.move_notation(mv));
         self.actions.push(action);
@@ -146,10 +146,20 @@ pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64, halt
     };
     let mut record = GameRecord::new(game_id, seed);
     let mut legal = Vec::with_capacity(2048);
+    // A random player that stores no legal actions needs only their number and the move it
+    // draws: the incremental state gives both without listing the moves (the same move for
+    // the same draw, `Game::legal_move`).
+    let listed = mcts.is_some() || settings.store_legal_actions;
     loop {
         legal.clear();
-        game.generate(&mut legal);
-        if let Some(end) = game.end_given(&legal) {
+        let count = if listed {
+            game.generate(&mut legal);
+            legal.len()
+        } else {
+            game.legal_move_count()
+        };
+        // `end_given(&legal)`, which reads only whether the list is empty.
+        if let Some(end) = if count == 0 { game.end_given(&[]) } else { game.recorded_end() } {
             record.finish(end);
             return Some(record);
         }
@@ -157,13 +167,15 @@ pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64, halt
             return None;
         }
         let (mv, visits, root_value) = match mcts.as_mut() {
-            None => (legal[rng.gen_range(0..legal.len())], Vec::new(), None),
+            None if listed => (legal[rng.gen_range(0..count)], Vec::new(), None),
+            None => (game.legal_move(rng.gen_range(0..count)), Vec::new(), None),
             Some(player) => {
                 let (mv, stats) = player.choose(&mut game, &mut rng);
                 (mv, root_visits(&game.position, &stats), Some(stats.value))
             }
         };
-        record.record_move(&game, mv, &legal, settings.store_legal_actions, visits, root_value);
+        let actions = settings.store_legal_actions.then(|| legal_actions(&game.position, &legal, Frame::Mover));
+        record.record_move(&game, mv, count, actions, visits, root_value);
         game.play(mv);
         if let Some(player) = mcts.as_mut() {
             player.advance(mv);
