@@ -75,6 +75,30 @@ use std::sync::Arc;
 mod hooks;
 use hooks::{HookCounts, HookProgram};
 
+/// The board as a hook piece's counts read it (`hooks::Board`): the state's bit scans.
+struct HookBoard<'a> {
+    state: &'a MoveState,
+    pos: &'a Position,
+    own: u8,
+}
+
+impl hooks::Board for HookBoard<'_> {
+    #[inline]
+    fn turn(&self, t: usize, e: usize) -> (u8, u8) {
+        self.state.ray(self.pos, t, e, 1, usize::MAX, self.own)
+    }
+
+    #[inline]
+    fn color_at(&self, sq: usize) -> u8 {
+        self.pos.color_code_at(sq)
+    }
+
+    #[inline]
+    fn own(&self) -> u8 {
+        self.own
+    }
+}
+
 /// A plain atom: a ray (a slide, or a jump with its continuation) or a leap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum PlainAtom {
@@ -816,12 +840,6 @@ impl MoveState {
         }
     }
 
-    /// A hook's turn from the free square `t` along `e`: (moves, squares read), as a slide.
-    #[inline]
-    fn turn(&self, pos: &Position, t: usize, e: usize, own: u8) -> (u8, u8) {
-        self.ray(pos, t, e, 1, usize::MAX, own)
-    }
-
     /// The farthest square a walk from `sq` along `d` reads: the first piece `stop` picks, or
     /// the edge. It goes from piece to piece over the occupancy bits.
     #[inline]
@@ -914,7 +932,7 @@ impl MoveState {
             let mut counts = self.spare_hooks.pop().unwrap_or_else(HookCounts::new);
             let own = color_code(piece.color);
             let mut band = [0; DIRECTION_COUNT];
-            counts.compute(&variant.geometry, sq, hooks, &mut band, |t, e| self.turn(pos, t, e, own), |t| pos.color_code_at(t), own);
+            counts.compute(&variant.geometry, sq, hooks, &mut band, &HookBoard { state: self, pos, own });
             self.band[sq] = band;
             self.total[sq] = counts.total();
             self.hook_counts[sq] = Some(counts);
@@ -1294,8 +1312,7 @@ impl MoveState {
         let own = color_code(Color::BOTH[color]);
         let mut counts = self.hook_counts[p].take().expect("a hook piece keeps counts");
         let mut band = self.band[p];
-        let turn = |t, e| self.turn(pos, t, e, own);
-        let delta = counts.changed(&variant.geometry, p, s, hooks, &mut band, turn, |t| pos.color_code_at(t), own);
+        let delta = counts.changed(&variant.geometry, p, s, hooks, &mut band, &HookBoard { state: self, pos, own });
         self.hook_counts[p] = Some(counts);
         self.band[p] = band;
         if delta != 0 {

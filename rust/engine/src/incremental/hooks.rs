@@ -53,6 +53,17 @@ impl HookProgram {
     }
 }
 
+/// What the counts read of the board around a hook piece.
+pub(super) trait Board {
+    /// A turn (a slide) from the free square `t` along `e`: (moves, squares read). It stops
+    /// before a friend of the piece (reading it) and on an enemy (taking it).
+    fn turn(&self, t: usize, e: usize) -> (u8, u8);
+    /// The colour code on `sq`.
+    fn color_at(&self, sq: usize) -> u8;
+    /// The piece's colour code.
+    fn own(&self) -> u8;
+}
+
 /// The direction of turn `side` off a leg along `d`: side 0 turns to `d + 2`, side 1 to `d + 6`
 /// (as `Position::hooks` takes them).
 #[inline]
@@ -142,21 +153,9 @@ impl HookCounts {
         self.sums.iter().sum()
     }
 
-    /// Computes everything for the piece of colour code `own` on `sq`, and what each leg
-    /// reads (`band`: up to the first piece, or the edge; 0 without a hook that way).
-    /// `turn(t, e)`: the turn from the free square `t` along `e`, (moves, squares read): it
-    /// stops before a friend (reading it) and on an enemy (taking it). `color_at`: the colour
-    /// code on a square.
-    pub(super) fn compute(
-        &mut self,
-        g: &Geometry,
-        sq: usize,
-        program: &HookProgram,
-        band: &mut [u8; DIRECTION_COUNT],
-        turn_ray: impl Fn(usize, usize) -> (u8, u8),
-        color_at: impl Fn(usize) -> u8,
-        own: u8,
-    ) {
+    /// Computes everything for the piece on `sq`, and what each leg reads (`band`: up to the
+    /// first piece, or the edge; 0 without a hook that way).
+    pub(super) fn compute(&mut self, g: &Geometry, sq: usize, program: &HookProgram, band: &mut [u8; DIRECTION_COUNT], board: &impl Board) {
         self.area = [0; 4];
         // Back to zeros (the counts may have been another piece's, of another type).
         for d in 0..DIRECTION_COUNT {
@@ -174,16 +173,16 @@ impl HookCounts {
             let (mut a, mut capture, mut sum) = (0, 0, 0u16);
             while a < edge {
                 let t = step(g, sq, d, a + 1);
-                match color_at(t) {
+                match board.color_at(t) {
                     EMPTY => {}
                     c => {
-                        capture = u8::from(c != own);
+                        capture = u8::from(c != board.own());
                         break;
                     }
                 }
                 a += 1;
                 for side in 0..2 {
-                    let (m, r) = turn_ray(t, turn(d, side));
+                    let (m, r) = board.turn(t, turn(d, side));
                     self.moves[d][side][a] = m;
                     self.read[d][side][a] = r;
                     self.include(reached(d, side, a, r));
@@ -222,22 +221,10 @@ impl HookCounts {
     }
 
     /// The square `s` changed: walks again the leg and the turns that read it, and returns
-    /// the change in the piece's number of moves (`band`, `turn_ray`, `color_at` and `own` as
-    /// for `compute`). The reads are the stored ones: from before the move, or from a walk on
-    /// the board after it, and either way a leg or turn whose moves could change is walked
-    /// again.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn changed(
-        &mut self,
-        g: &Geometry,
-        p: usize,
-        s: usize,
-        program: &HookProgram,
-        band: &mut [u8; DIRECTION_COUNT],
-        turn_ray: impl Fn(usize, usize) -> (u8, u8),
-        color_at: impl Fn(usize) -> u8,
-        own: u8,
-    ) -> i32 {
+    /// the change in the piece's number of moves (`band` as for `compute`). The reads are the
+    /// stored ones: from before the move, or from a walk on the board after it, and either way
+    /// a leg or turn whose moves could change is walked again.
+    pub(super) fn changed(&mut self, g: &Geometry, p: usize, s: usize, program: &HookProgram, band: &mut [u8; DIRECTION_COUNT], board: &impl Board) -> i32 {
         if !self.may_read(g, p, s) {
             return 0;
         }
@@ -248,7 +235,7 @@ impl HookCounts {
             let (dx, dy) = DELTAS[d as usize];
             let j = if dx != 0 { ax * dx } else { ay * dy };
             if j >= 1 && j <= band[d as usize] as i32 && (j * dx, j * dy) == (ax, ay) {
-                delta += self.set_leg(g, p, d as usize, program, band, &turn_ray, &color_at, own);
+                delta += self.set_leg(g, p, d as usize, program, band, board);
             }
         }
         for &d in &program.dirs {
@@ -267,7 +254,7 @@ impl HookCounts {
                 if along_e <= 0 || along_e % norm != 0 || along_e / norm > self.read[d][side][a] as i32 {
                     continue;
                 }
-                let (m, r) = turn_ray(step(g, p, d, a), turn(d, side));
+                let (m, r) = board.turn(step(g, p, d, a), turn(d, side));
                 delta += self.set_turn(program, d, side, a, m, r);
             }
         }
@@ -277,22 +264,11 @@ impl HookCounts {
     /// Walks the leg along `d` again: the turns of leg squares it lost are emptied (handing
     /// their squares back to the later hook's turns) and those of squares it gained are walked.
     /// Returns the change in the piece's number of moves.
-    #[allow(clippy::too_many_arguments)]
-    fn set_leg(
-        &mut self,
-        g: &Geometry,
-        p: usize,
-        d: usize,
-        program: &HookProgram,
-        band: &mut [u8; DIRECTION_COUNT],
-        turn_ray: impl Fn(usize, usize) -> (u8, u8),
-        color_at: impl Fn(usize) -> u8,
-        own: u8,
-    ) -> i32 {
+    fn set_leg(&mut self, g: &Geometry, p: usize, d: usize, program: &HookProgram, band: &mut [u8; DIRECTION_COUNT], board: &impl Board) -> i32 {
         // The first piece along the leg, or the edge (a slide's read).
-        let first = turn_ray(p, d).1 as usize;
-        let stop = if first == 0 { EMPTY } else { color_at(step(g, p, d, first)) };
-        let (leg, capture) = if stop == EMPTY { (first, 0) } else { (first - 1, u8::from(stop != own)) };
+        let first = board.turn(p, d).1 as usize;
+        let stop = if first == 0 { EMPTY } else { board.color_at(step(g, p, d, first)) };
+        let (leg, capture) = if stop == EMPTY { (first, 0) } else { (first - 1, u8::from(stop != board.own())) };
         let old = self.leg[d] as usize;
         let mut delta = 0;
         for a in leg + 1..=old {
@@ -303,7 +279,7 @@ impl HookCounts {
         for a in old + 1..=leg {
             let t = step(g, p, d, a);
             for side in 0..2 {
-                let (m, r) = turn_ray(t, turn(d, side));
+                let (m, r) = board.turn(t, turn(d, side));
                 delta += self.set_turn(program, d, side, a, m, r);
             }
         }
