@@ -50,12 +50,18 @@ impl std::error::Error for NotationError {}
 impl Position {
     /// The code a piece is written with: its sign, or `+` and its origin's sign when promoted.
     pub fn piece_sign(&self, p: Piece) -> String {
-        let table = &self.variant.table;
-        if p.promoted {
-            format!("+{}", table.get(p.origin).sign)
+        let (promoted, sign) = self.sign_parts(p);
+        if promoted {
+            format!("+{sign}")
         } else {
-            table.get(p.kind).sign.clone()
+            sign.to_string()
         }
+    }
+
+    /// `piece_sign` in parts, without building the string: (promoted, the sign after `+`).
+    fn sign_parts(&self, p: Piece) -> (bool, &str) {
+        let table = &self.variant.table;
+        (p.promoted, &table.get(if p.promoted { p.origin } else { p.kind }).sign)
     }
 
     /// What a move's notation says after the piece code and start square.
@@ -75,9 +81,33 @@ impl Position {
         WrittenAction { action, promotes: self.promotes(mv), declines: self.declines_promotion(mv) }
     }
 
-    /// The move's notation in this position, with the start square only when needed.
+    /// The move's notation in this position, with the start square only when needed: when
+    /// another piece of the mover's side with the same sign has a move written the same way.
+    /// (`notations` for many moves at once; this asks only the rivals that could collide.)
     pub fn move_notation(&self, mv: Move) -> String {
-        self.notations(&[mv], &self.legal_moves_of_sign(mv)).pop().expect("one notation")
+        let piece = self.at(mv.from as usize).expect("a piece on the start square");
+        let written = self.written_action(mv);
+        // Two moves written the same way end on the same square, or capture the same victim
+        // by igui (from different squares: a pass is written with its own square).
+        let target = |m: Move| if m.is_igui() { m.mid } else { m.to };
+        let mut rivals = Vec::new();
+        let ambiguous = self.squares_of(piece.color).any(|sq| {
+            let rival = self.at(sq).expect("an occupied square");
+            if sq == mv.from as usize || self.sign_parts(rival) != self.sign_parts(piece) {
+                return false;
+            }
+            rivals.clear();
+            self.generate_from(sq, &mut rivals);
+            rivals.iter().any(|&r| target(r) == target(mv) && self.written_action(r).action == written.action)
+        });
+        self.notation_text(&self.piece_sign(piece), mv, &written, ambiguous)
+    }
+
+    /// A move's notation from its parts: the sign, the start square when `ambiguous`, the rest.
+    fn notation_text(&self, sign: &str, mv: Move, written: &WrittenAction, ambiguous: bool) -> String {
+        let g = &self.variant.geometry;
+        let start = if ambiguous { g.square_name(mv.from as usize) } else { String::new() };
+        format!("{sign}{start}{}", written.write(g))
     }
 
     /// Notations of many moves at once (all from the side to move), disambiguated against
@@ -102,9 +132,7 @@ impl Position {
                 let ambiguous = starts
                     .get(&(sign.clone(), written.action))
                     .is_some_and(|froms| froms.iter().any(|&f| f != NO_SQUARE && f != mv.from));
-                let g = &self.variant.geometry;
-                let start = if ambiguous { g.square_name(mv.from as usize) } else { String::new() };
-                format!("{sign}{start}{}", written.write(g))
+                self.notation_text(&sign, mv, &written, ambiguous)
             })
             .collect()
     }
@@ -112,10 +140,10 @@ impl Position {
     /// The legal moves of the mover's side made by pieces with the same sign as the mover.
     pub fn legal_moves_of_sign(&self, mv: Move) -> Vec<Move> {
         let Some(piece) = self.at(mv.from as usize) else { return Vec::new() };
-        let sign = self.piece_sign(piece);
         let mut out = Vec::new();
-        for (sq, p) in self.squares() {
-            if p.color == piece.color && sq != mv.from as usize && self.piece_sign(p) == sign {
+        for sq in self.squares_of(piece.color) {
+            let p = self.at(sq).expect("an occupied square");
+            if sq != mv.from as usize && self.sign_parts(p) == self.sign_parts(piece) {
                 self.generate_from(sq, &mut out);
             }
         }
