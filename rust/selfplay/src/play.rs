@@ -7,7 +7,7 @@ use std::sync::Arc;
 use taikyoku_engine::rl::actions::{action_of, legal_actions, Frame, GRID_SQUARES};
 use taikyoku_search::evaluation::HeuristicEvaluator;
 use taikyoku_search::mcts::{MctsPlayer, RootStats};
-use taikyoku_engine::rl::observation::compact_board;
+use taikyoku_engine::rl::observation::{compact_board, compact_board_after};
 use taikyoku_engine::random::splitmix64;
 use taikyoku_engine::{Color, Game, Move, Outcome, Position, Termination, Variant};
 
@@ -77,11 +77,16 @@ impl GameRecord {
         root_value: Option<f32>,
     ) {
         let pos = &game.position;
+        let ply = pos.move_number() - 1;
         let mut board = vec![0u16; GRID_SQUARES];
-        compact_board(pos, &mut board);
+        match self.positions.last() {
+            // The last position recorded is the one before this position's last move.
+            Some(last) if last.ply + 1 == ply && pos.last_move().is_some() => compact_board_after(pos, &last.board, &mut board),
+            _ => compact_board(pos, &mut board),
+        }
         let action = action_of(pos, mv, Frame::Mover);
         self.positions.push(PositionRecord {
-            ply: pos.move_number() - 1,
+            ply,
             white_to_move: pos.side_to_move() == Color::White,
             board,
             repetitions: game.repetitions().saturating_sub(1).min(255) as u8,
