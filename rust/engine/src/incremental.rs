@@ -187,7 +187,7 @@ impl Program {
     /// Whether `piece` on `sq` keeps its list by atoms (`segments`): none of its moves can be
     /// offered promotion and it is not trapped (no filter runs over the whole list).
     fn segmented(&self, piece: Piece, rank_from_front: usize, height: usize) -> bool {
-        self.segments.is_some() && (self.offers.is_none() || piece.promoted) && self.free(rank_from_front, height)
+        self.segments.is_some() && self.unoffered_and_free(piece, rank_from_front, height)
     }
 
     /// Whether `piece` on `sq` keeps counts (else a list): see the module documentation.
@@ -202,7 +202,13 @@ impl Program {
     /// moves can be offered promotion (its hooks reach too far to tell cheaply, so only a
     /// type that cannot promote, or a promoted piece), not trapped.
     fn counts_hooks(&self, piece: Piece, rank_from_front: usize, height: usize) -> bool {
-        self.hooks.is_some() && (self.offers.is_none() || piece.promoted) && self.free(rank_from_front, height)
+        self.hooks.is_some() && self.unoffered_and_free(piece, rank_from_front, height)
+    }
+
+    /// No move of `piece` can be offered promotion (a type that cannot promote, or a promoted
+    /// piece), and it is not trapped where it stands: no filter or offer runs over its moves.
+    fn unoffered_and_free(&self, piece: Piece, rank_from_front: usize, height: usize) -> bool {
+        (self.offers.is_none() || piece.promoted) && self.free(rank_from_front, height)
     }
 
     /// Not trapped where it stands (`Trap`).
@@ -308,6 +314,7 @@ impl Compiled {
 }
 
 /// The direction a line atom reads (it reads a segment of that line from the piece only).
+/// An atom not named here is not a line atom: its piece is never segmented, only listed.
 fn line_dir(atom: Atom) -> Option<u8> {
     match atom {
         Atom::Slide { dir, .. }
@@ -930,30 +937,28 @@ impl MoveState {
             self.mode[sq] = Mode::Hooks;
             self.keep_spare(list);
             let mut counts = self.spare_hooks.pop().unwrap_or_else(HookCounts::new);
-            let own = color_code(piece.color);
             let mut band = [0; DIRECTION_COUNT];
-            counts.compute(&variant.geometry, sq, hooks, &mut band, &HookBoard { state: self, pos, own });
+            counts.compute(g, sq, hooks, &mut band, &HookBoard { state: self, pos, own: color_code(piece.color) });
             self.band[sq] = band;
             self.total[sq] = counts.total();
             self.hook_counts[sq] = Some(counts);
             self.hooks[sq / 64] |= 1u64 << (sq % 64);
-            self.fenwick[piece.color.index()].add(sq, self.total[sq] as i32);
-            return;
-        }
-        if plain {
-            self.mode[sq] = Mode::Plain;
-            self.refresh_rays(pos, sq, u64::MAX, true);
-            self.set_local(sq, p.leap_radius);
-        }
-        if !plain || self.offered(sq, piece) {
-            self.mode[sq] = Mode::Listed;
-            if list.capacity() == 0 {
-                list = self.spare.pop().unwrap_or_default();
-            }
-            self.lists[sq] = list;
-            self.refresh_listed(pos, sq, piece);
         } else {
-            self.keep_spare(list);
+            if plain {
+                self.mode[sq] = Mode::Plain;
+                self.refresh_rays(pos, sq, u64::MAX, true);
+                self.set_local(sq, p.leap_radius);
+            }
+            if !plain || self.offered(sq, piece) {
+                self.mode[sq] = Mode::Listed;
+                if list.capacity() == 0 {
+                    list = self.spare.pop().unwrap_or_default();
+                }
+                self.lists[sq] = list;
+                self.refresh_listed(pos, sq, piece);
+            } else {
+                self.keep_spare(list);
+            }
         }
         if self.total[sq] != 0 {
             self.fenwick[piece.color.index()].add(sq, self.total[sq] as i32);

@@ -83,23 +83,15 @@ impl Position {
 
     /// The move's notation in this position, with the start square only when needed: when
     /// another piece of the mover's side with the same sign has a move written the same way.
-    /// (`notations` for many moves at once; this asks only the rivals that could collide.)
+    /// (`notations` for many moves at once; this writes only the rivals that could collide.)
     pub fn move_notation(&self, mv: Move) -> String {
         let piece = self.at(mv.from as usize).expect("a piece on the start square");
         let written = self.written_action(mv);
         // Two moves written the same way end on the same square, or capture the same victim
         // by igui (from different squares: a pass is written with its own square).
         let target = |m: Move| if m.is_igui() { m.mid } else { m.to };
-        let mut rivals = Vec::new();
-        let ambiguous = self.squares_of(piece.color).any(|sq| {
-            let rival = self.at(sq).expect("an occupied square");
-            if sq == mv.from as usize || self.sign_parts(rival) != self.sign_parts(piece) {
-                return false;
-            }
-            rivals.clear();
-            self.generate_from(sq, &mut rivals);
-            rivals.iter().any(|&r| target(r) == target(mv) && self.written_action(r).action == written.action)
-        });
+        let ambiguous = (self.legal_moves_of_sign(mv).iter())
+            .any(|&r| target(r) == target(mv) && self.written_action(r).action == written.action);
         self.notation_text(&self.piece_sign(piece), mv, &written, ambiguous)
     }
 

@@ -200,24 +200,28 @@ impl HookCounts {
         }
     }
 
-    /// Whether the square `b` along turn `side` of leg square `a` of hook `d` was given by
-    /// the earlier hook along that turn.
+    /// Turn `side` of leg square `a` of hook `d`: its moves `m`, and the lengths of the earlier
+    /// hook's turns that could give its squares (at `b = 1..` up to `m` and that hook's leg; none
+    /// without an earlier hook that way). Its square `b` was given earlier when `a <= shared[b - 1]`.
     #[inline]
-    fn given_earlier(&self, program: &HookProgram, d: usize, side: usize, a: usize, b: usize) -> bool {
+    fn turn_overlap(&self, program: &HookProgram, d: usize, side: usize, a: usize) -> (usize, &[u8]) {
         let e = turn(d, side);
-        program.earlier(e, d) && b <= self.leg[e] as usize && a <= self.moves[e][side_along(e, d)][b] as usize
+        let m = self.moves[d][side][a] as usize;
+        let shared = if program.earlier(e, d) { m.min(self.leg[e] as usize) } else { 0 };
+        (m, &self.moves[e][side_along(e, d)][1..=shared])
     }
 
-    /// The kept moves of a turn, from its moves and the earlier hook's.
+    /// The squares `b` of a turn that the earlier hook did not give, in order.
+    #[inline]
+    fn kept_squares(&self, program: &HookProgram, d: usize, side: usize, a: usize) -> impl Iterator<Item = usize> + '_ {
+        let (m, shared) = self.turn_overlap(program, d, side, a);
+        (1..=m).filter(move |&b| shared.get(b - 1).is_none_or(|&reach| a > reach as usize))
+    }
+
+    /// The kept moves of a turn (`kept_squares`, counted without walking them).
     fn kept_of(&self, program: &HookProgram, d: usize, side: usize, a: usize) -> u8 {
-        let m = self.moves[d][side][a];
-        let e = turn(d, side);
-        if !program.earlier(e, d) {
-            return m;
-        }
-        // Given earlier: the squares `b` within the earlier hook's leg whose turn reached `a`.
-        let turns = &self.moves[e][side_along(e, d)][1..=(m.min(self.leg[e]) as usize)];
-        m - turns.iter().map(|&reach| u8::from(a <= reach as usize)).sum::<u8>()
+        let (m, shared) = self.turn_overlap(program, d, side, a);
+        m as u8 - shared.iter().map(|&reach| u8::from(a <= reach as usize)).sum::<u8>()
     }
 
     /// The square `s` changed: walks again the leg and the turns that read it, and returns
@@ -339,16 +343,8 @@ impl HookCounts {
                 for side in 0..2 {
                     let k = self.kept[d][side][a] as u32;
                     if index < k {
-                        let mut b = 0;
-                        loop {
-                            b += 1;
-                            if !self.given_earlier(program, d, side, a, b) {
-                                if index == 0 {
-                                    return step(g, step(g, p, d, a), turn(d, side), b);
-                                }
-                                index -= 1;
-                            }
-                        }
+                        let b = self.kept_squares(program, d, side, a).nth(index as usize).expect("kept counts its squares");
+                        return step(g, step(g, p, d, a), turn(d, side), b);
                     }
                     index -= k;
                 }
@@ -367,18 +363,7 @@ impl HookCounts {
                 let t = step(g, p, d, a);
                 f(t);
                 for side in 0..2 {
-                    let e = turn(d, side);
-                    let m = self.moves[d][side][a] as usize;
-                    // Past the earlier hook's leg (or without one) nothing was given earlier.
-                    let shared = if program.earlier(e, d) { m.min(self.leg[e] as usize) } else { 0 };
-                    let reach = &self.moves[e][side_along(e, d)];
-                    let mut x = t;
-                    for b in 1..=m {
-                        x = (x as isize + g.offset[e]) as usize;
-                        if b > shared || a > reach[b] as usize {
-                            f(x);
-                        }
-                    }
+                    self.kept_squares(program, d, side, a).for_each(|b| f(step(g, t, turn(d, side), b)));
                 }
             }
             if self.capture[d] == 1 {
