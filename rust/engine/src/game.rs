@@ -351,7 +351,7 @@ impl Game {
     /// find it. Panics if `index` is not below `legal_move_count()`.
     pub fn legal_move(&self, index: usize) -> Move {
         match self.move_state() {
-            Some(state) if !self.forbids_repetition() => state.nth(self.side_to_move(), index),
+            Some(state) if !self.forbids_repetition() => state.nth(&self.position, self.side_to_move(), index),
             _ => self.legal_moves()[index],
         }
     }
@@ -364,7 +364,7 @@ impl Game {
         match self.move_state() {
             Some(state) if !self.forbids_repetition() => {
                 let n = state.count(self.side_to_move());
-                (n > 0).then(|| state.nth(self.side_to_move(), choose(n)))
+                (n > 0).then(|| state.nth(&self.position, self.side_to_move(), choose(n)))
             }
             Some(state) => {
                 // Only the few moves that repeat are dropped: note their places in the
@@ -374,7 +374,7 @@ impl Game {
                 let touched = self.touched_since_irreversible();
                 let mut test = |sq: usize, mut index: usize| {
                     let hashes = self.position.quiet_hashes(sq);
-                    state.for_each_move_from(sq, |mv| {
+                    state.for_each_move_from(&self.position, sq, |mv| {
                         if touched.may_repeat(mv) && self.repeats_hash(hashes.after(&self.position, mv)) {
                             skipped.push(index);
                         }
@@ -403,7 +403,7 @@ impl Game {
                         pick += 1;
                     }
                 }
-                Some(state.nth(side, pick))
+                Some(state.nth(&self.position, side, pick))
             }
             None => {
                 scratch.clear();

@@ -37,18 +37,20 @@
 //!
 //! # Four kinds of piece
 //!
-//! A *plain* piece (only slides, jumps and leaps, atoms that never reach the same square, not
-//! trapped where it stands, and no move that may be offered promotion) keeps one count per
-//! atom: its moves are the squares at distances k, k + 1, ... along each ray, in table order,
-//! so they are rebuilt from the counts and never stored. A changed square it read counts
-//! again only the atoms of that direction.
+//! A *plain* piece (only slides, jumps, leaps and the line atoms that read past pieces: hops,
+//! range captures, range and rank jumps; atoms that never reach the same square, not trapped
+//! where it stands, and no move that may be offered promotion) keeps one count per atom, in
+//! table order, and never stores its moves: a slide's or jump's moves are the squares at
+//! distances k, k + 1, ... along its ray, a walk's (`PlainAtom::Walk`) are found again along
+//! its line when asked for. A changed square it read counts again only the atoms of that
+//! direction.
 //!
 //! A *hook* piece (only hooks: hook mover, capricorn, longnosed goblin), under the same
 //! conditions, keeps counts per leg and per turn (`hooks::HookCounts`): a changed square on a
 //! turn walks that turn again, one on a leg walks the leg and the turns it gained again.
 //!
-//! A *segmented* piece (only line atoms, some not plain: range captures, range jumps, or a
-//! jump and a slide along one line that reach the same squares; same conditions) keeps the
+//! A *segmented* piece (only line atoms, two of them along one line reaching the same squares:
+//! a jump and a slide, say; same conditions) keeps the
 //! list of `Position::generate_from` and each atom's number of moves in it: only atoms along
 //! one line can reach the same square, so a changed square it read generates that
 //! direction's atoms again (`Position::generate_atoms`) and puts their moves in place.
@@ -70,7 +72,7 @@ use crate::geometry::{Color, DIRECTION_COUNT};
 use crate::position::{color_code, Move, Piece, Position, EMPTY};
 use crate::table::{Atom, Trap, UNLIMITED};
 use crate::variant::Variant;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 mod hooks;
 use hooks::{HookCounts, HookProgram};
@@ -107,6 +109,10 @@ enum PlainAtom {
     Ray { dir: u8, k: u8, extra: u8 },
     /// One square at (dx, dy), absolute (x right, y down).
     Leap { dx: i8, dy: i8 },
+    /// A line atom that reads past pieces (hop, range jump, range capture, rank jump or hop):
+    /// counted from piece to piece over the occupancy bits (`MoveState::walk_count`), its
+    /// moves listed by the reference (`Position::generate_atoms`, atom `index`).
+    Walk { dir: u8, index: u8, atom: Atom },
 }
 
 /// What the state needs of one (type, colour), compiled once per variant.
@@ -129,8 +135,8 @@ struct Program {
     /// Its atoms are all hooks (`Motion::hooks_only`): it keeps counts per turn (`HookCounts`)
     /// while none of its moves can be offered promotion and it is not trapped.
     hooks: Option<HookProgram>,
-    /// Its atoms are all line atoms, and it is not plain (a range capture, hop or range jump,
-    /// or two atoms along one line that reach the same squares): a listed piece whose list
+    /// Its atoms are all line atoms, and it is not plain (two atoms along one line reach the
+    /// same squares): a listed piece whose list
     /// is its atoms' moves one after another, a square an earlier atom gave dropped. Only
     /// atoms along one line can reach the same square, so it keeps each atom's number of
     /// moves in `MoveState::counts`, and a changed square that one direction read generates
@@ -161,6 +167,10 @@ impl Program {
                 Atom::Leap { dx, dy } => {
                     leap_radius = leap_radius.max(dx.unsigned_abs()).max(dy.unsigned_abs());
                     plain.push(PlainAtom::Leap { dx, dy });
+                }
+                Atom::Hop { dir, .. } | Atom::RangeJump { dir, .. } | Atom::RangeCapture { dir } | Atom::RankJump { dir } | Atom::RankHop { dir } => {
+                    rays_in[dir as usize] |= 1u64.checked_shl(i as u32).unwrap_or(0);
+                    plain.push(PlainAtom::Walk { dir, index: i as u8, atom });
                 }
                 _ => all_plain = false,
             }
@@ -273,6 +283,8 @@ pub struct Compiled {
     places: Vec<[(u16, u8); 4]>,
     /// Words of `MoveState::lines`: one per line of each orientation.
     line_words: usize,
+    /// The opening position's state, built on first use (`MoveState::new`).
+    opening: OnceLock<Tables>,
 }
 
 impl Compiled {
@@ -304,7 +316,7 @@ impl Compiled {
                 [(y, x), (h + x, y), (h + w + x + y, x), (h + w + (w + h - 1) + x + h - 1 - y, x)].map(|(word, bit)| (word as u16, bit as u8))
             })
             .collect();
-        Compiled { programs, stride, local_max, hooks, places, line_words: h + w + 2 * (w + h - 1) }
+        Compiled { programs, stride, local_max, hooks, places, line_words: h + w + 2 * (w + h - 1), opening: OnceLock::new() }
     }
 
     #[inline]
@@ -441,6 +453,14 @@ const LINE: [(usize, bool); DIRECTION_COUNT] =
 #[derive(Clone, Debug)]
 pub struct MoveState {
     variant: Arc<Variant>,
+    /// Everything else: a variant's opening state is kept without its variant
+    /// (`Compiled::opening`), so that the variant holds no reference to itself.
+    t: Tables,
+}
+
+/// The tables of a `MoveState`.
+#[derive(Clone, Debug)]
+struct Tables {
     /// The hash of the position the state describes: a position with another hash (edited,
     /// or moved on without `update`) is not described (`is_synced`).
     hash: u64,
@@ -500,41 +520,55 @@ pub struct MoveState {
 }
 
 impl MoveState {
-    /// The state of `pos`, built from scratch.
+    /// The state of `pos`. Every game starts from the same position, so the opening's state is
+    /// built once per variant and copied (`Compiled::opening`).
     pub fn new(pos: &Position) -> MoveState {
+        let variant = pos.variant.clone();
+        let opening = variant.compiled().opening.get_or_init(|| MoveState::build(&Position::initial(variant.clone())).t);
+        // The hash stands for the position, as in `is_synced`.
+        if pos.hash() == opening.hash {
+            return MoveState { t: opening.clone(), variant };
+        }
+        MoveState::build(pos)
+    }
+
+    /// The state of `pos`, built from scratch.
+    fn build(pos: &Position) -> MoveState {
         let variant = pos.variant.clone();
         let compiled = variant.compiled();
         let size = variant.geometry.size();
         let h = variant.geometry.height;
         let words = size.div_ceil(64);
         let mut state = MoveState {
-            hash: 0,
-            mode: vec![Mode::Empty; size],
-            program: vec![0; size],
-            counts: vec![0; size * compiled.stride],
-            total: vec![0; size],
-            reach: vec![[0; DIRECTION_COUNT]; size],
-            local: vec![0; size],
-            band: if compiled.hooks { vec![[0; DIRECTION_COUNT]; size] } else { Vec::new() },
-            lists: vec![Vec::new(); size],
-            spare: Vec::new(),
-            hook_counts: if compiled.hooks { vec![None; size] } else { Vec::new() },
-            spare_hooks: Vec::new(),
-            segmented: vec![false; size],
-            atom_moves: Vec::new(),
-            lines: vec![0; compiled.line_words],
-            through: vec![0; compiled.line_words],
-            local_rows: vec![0; h],
-            hooks: vec![0; words],
-            volatile: vec![0; words],
-            fenwick: [Fenwick::new(size), Fenwick::new(size)],
-            pending: [vec![0; words], vec![0; words]],
-            pending_count: [0; 2],
-            pass_blocked: [false; 2],
-            stamp: vec![0; size],
-            epoch: 1,
-            changed: Vec::new(),
-            variant,
+            variant: variant.clone(),
+            t: Tables {
+                hash: 0,
+                mode: vec![Mode::Empty; size],
+                program: vec![0; size],
+                counts: vec![0; size * compiled.stride],
+                total: vec![0; size],
+                reach: vec![[0; DIRECTION_COUNT]; size],
+                local: vec![0; size],
+                band: if compiled.hooks { vec![[0; DIRECTION_COUNT]; size] } else { Vec::new() },
+                lists: vec![Vec::new(); size],
+                spare: Vec::new(),
+                hook_counts: if compiled.hooks { vec![None; size] } else { Vec::new() },
+                spare_hooks: Vec::new(),
+                segmented: vec![false; size],
+                atom_moves: Vec::new(),
+                lines: vec![0; compiled.line_words],
+                through: vec![0; compiled.line_words],
+                local_rows: vec![0; h],
+                hooks: vec![0; words],
+                volatile: vec![0; words],
+                fenwick: [Fenwick::new(size), Fenwick::new(size)],
+                pending: [vec![0; words], vec![0; words]],
+                pending_count: [0; 2],
+                pass_blocked: [false; 2],
+                stamp: vec![0; size],
+                epoch: 1,
+                changed: Vec::new(),
+            },
         };
         state.rebuild(pos);
         state
@@ -543,57 +577,57 @@ impl MoveState {
     /// Computes everything again for `pos` (after edits), keeping the allocations.
     pub fn rebuild(&mut self, pos: &Position) {
         assert!(Arc::ptr_eq(&self.variant, &pos.variant), "a move state follows positions of one variant");
-        self.lines.fill(0);
-        self.through.fill(0);
-        self.local_rows.fill(0);
-        self.hooks.fill(0);
-        self.volatile.fill(0);
-        self.fenwick[0].clear();
-        self.fenwick[1].clear();
-        for pending in self.pending.iter_mut() {
+        self.t.lines.fill(0);
+        self.t.through.fill(0);
+        self.t.local_rows.fill(0);
+        self.t.hooks.fill(0);
+        self.t.volatile.fill(0);
+        self.t.fenwick[0].clear();
+        self.t.fenwick[1].clear();
+        for pending in self.t.pending.iter_mut() {
             pending.fill(0);
         }
-        self.pending_count = [0; 2];
-        self.total.fill(0);
-        self.mode.fill(Mode::Empty);
+        self.t.pending_count = [0; 2];
+        self.t.total.fill(0);
+        self.t.mode.fill(Mode::Empty);
         self.next_epoch();
         // All the occupancy bits before any piece is counted (`ray` reads them).
-        for sq in 0..self.mode.len() {
+        for sq in 0..self.t.mode.len() {
             self.set_line_bits(sq, pos.color_code_at(sq) != EMPTY);
         }
-        for sq in 0..self.mode.len() {
+        for sq in 0..self.t.mode.len() {
             self.refresh(pos, sq);
         }
-        self.pass_blocked = self.passes_blocked(pos);
-        self.hash = pos.hash();
+        self.t.pass_blocked = self.passes_blocked(pos);
+        self.t.hash = pos.hash();
     }
 
     /// Whether the state describes `pos` (same variant, same hash: a 64-bit hash of the board,
     /// the side to move and the pass counters, so another position matches by chance only).
     pub fn is_synced(&self, pos: &Position) -> bool {
-        Arc::ptr_eq(&self.variant, &pos.variant) && self.hash == pos.hash()
+        Arc::ptr_eq(&self.variant, &pos.variant) && self.t.hash == pos.hash()
     }
 
     /// Brings the state from the position before `pos`'s last move to `pos` (after
     /// `Position::make`).
     pub fn follow_make(&mut self, pos: &Position) {
-        let mut changed = std::mem::take(&mut self.changed);
+        let mut changed = std::mem::take(&mut self.t.changed);
         pos.last_move_squares(&mut changed);
         self.update(pos, &changed);
-        self.changed = changed;
+        self.t.changed = changed;
     }
 
     /// Notes the squares `pos`'s last move changed, before it is taken back; `follow_unmake`
     /// then brings the state to the position after `Position::unmake`.
     pub fn prepare_unmake(&mut self, pos: &Position) {
-        pos.last_move_squares(&mut self.changed);
+        pos.last_move_squares(&mut self.t.changed);
     }
 
     /// See `prepare_unmake`.
     pub fn follow_unmake(&mut self, pos: &Position) {
-        let changed = std::mem::take(&mut self.changed);
+        let changed = std::mem::take(&mut self.t.changed);
         self.update(pos, &changed);
-        self.changed = changed;
+        self.t.changed = changed;
     }
 
     /// Brings the state up to date with `pos`, whose board differs from the one the state
@@ -605,7 +639,7 @@ impl MoveState {
             self.set_line_bits(sq, pos.color_code_at(sq) != EMPTY);
         }
         for &sq in changed {
-            if self.stamp[sq] != self.epoch {
+            if self.t.stamp[sq] != self.t.epoch {
                 self.place(pos, sq);
             }
         }
@@ -613,61 +647,61 @@ impl MoveState {
             self.refresh_readers(pos, sq);
         }
         // Teleporters: their protection test reads the whole board.
-        for w in 0..self.volatile.len() {
-            let mut bits = self.volatile[w];
+        for w in 0..self.t.volatile.len() {
+            let mut bits = self.t.volatile[w];
             while bits != 0 {
                 let sq = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                if self.stamp[sq] != self.epoch {
+                if self.t.stamp[sq] != self.t.epoch {
                     self.touch(pos, sq);
                 }
             }
         }
         let blocked = self.passes_blocked(pos);
         for color in Color::BOTH {
-            if blocked[color.index()] != self.pass_blocked[color.index()] {
+            if blocked[color.index()] != self.t.pass_blocked[color.index()] {
                 for sq in pos.squares_of(color) {
-                    if self.mode[sq] == Mode::Listed && self.stamp[sq] != self.epoch {
+                    if self.t.mode[sq] == Mode::Listed && self.t.stamp[sq] != self.t.epoch {
                         self.touch(pos, sq);
                     }
                 }
             }
         }
-        self.pass_blocked = blocked;
+        self.t.pass_blocked = blocked;
         self.settle(pos, pos.side_to_move());
-        self.hash = pos.hash();
+        self.t.hash = pos.hash();
     }
 
     /// Computes the pieces of `color` whose computation was put off (`pending`): after this,
     /// `color`'s moves can be read. `update` does it for the side to move.
     pub fn settle(&mut self, pos: &Position, color: Color) {
         let c = color.index();
-        if self.pending_count[c] == 0 {
+        if self.t.pending_count[c] == 0 {
             return;
         }
-        for w in 0..self.pending[c].len() {
-            while self.pending[c][w] != 0 {
-                self.refresh(pos, w * 64 + self.pending[c][w].trailing_zeros() as usize);
+        for w in 0..self.t.pending[c].len() {
+            while self.t.pending[c][w] != 0 {
+                self.refresh(pos, w * 64 + self.t.pending[c][w].trailing_zeros() as usize);
             }
         }
-        debug_assert_eq!(self.pending_count[c], 0);
+        debug_assert_eq!(self.t.pending_count[c], 0);
     }
 
     /// Whether every piece of `color` is computed (queries about `color` need it).
     fn settled(&self, color: Color) -> bool {
-        self.pending_count[color.index()] == 0
+        self.t.pending_count[color.index()] == 0
     }
 
     /// Computes the piece on `sq` again now, or, for a listed piece of the side not to move,
     /// when its side is next to move (`pending`).
     #[inline]
     fn touch(&mut self, pos: &Position, sq: usize) {
-        let c = self.program[sq] as usize & 1;
-        if self.mode[sq] == Mode::Listed && c != pos.side_to_move().index() {
+        let c = self.t.program[sq] as usize & 1;
+        if self.t.mode[sq] == Mode::Listed && c != pos.side_to_move().index() {
             let (word, bit) = (sq / 64, 1u64 << (sq % 64));
-            if self.pending[c][word] & bit == 0 {
-                self.pending[c][word] |= bit;
-                self.pending_count[c] += 1;
+            if self.t.pending[c][word] & bit == 0 {
+                self.t.pending[c][word] |= bit;
+                self.t.pending_count[c] += 1;
             }
         } else {
             self.refresh(pos, sq);
@@ -677,8 +711,8 @@ impl MoveState {
     /// Whether the piece on `sq` waits to be computed (`pending`).
     #[inline]
     fn is_pending(&self, sq: usize) -> bool {
-        let c = self.program[sq] as usize & 1;
-        self.pending[c][sq / 64] & (1u64 << (sq % 64)) != 0
+        let c = self.t.program[sq] as usize & 1;
+        self.t.pending[c][sq / 64] & (1u64 << (sq % 64)) != 0
     }
 
     fn passes_blocked(&self, pos: &Position) -> [bool; 2] {
@@ -689,10 +723,10 @@ impl MoveState {
     }
 
     fn next_epoch(&mut self) {
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.stamp.fill(0);
-            self.epoch = 1;
+        self.t.epoch = self.t.epoch.wrapping_add(1);
+        if self.t.epoch == 0 {
+            self.t.stamp.fill(0);
+            self.t.epoch = 1;
         }
     }
 
@@ -700,36 +734,36 @@ impl MoveState {
     #[inline]
     pub fn count(&self, color: Color) -> usize {
         assert!(self.settled(color), "{color}'s moves are not settled");
-        self.fenwick[color.index()].total as usize
+        self.t.fenwick[color.index()].total as usize
     }
 
     /// Number of moves of the piece on `sq` (0 for an empty square).
     #[inline]
     pub fn moves_on(&self, sq: usize) -> usize {
-        self.total[sq] as usize
+        self.t.total[sq] as usize
     }
 
     /// The index in `Position::generate(color)` of the first move of `color`'s piece on `sq`.
     pub fn first_index(&self, color: Color, sq: usize) -> usize {
         debug_assert!(self.settled(color));
-        self.fenwick[color.index()].before(sq) as usize
+        self.t.fenwick[color.index()].before(sq) as usize
     }
 
     /// The `index`-th move (`index < count(color)`) of `Position::generate(color)`.
-    pub fn nth(&self, color: Color, index: usize) -> Move {
+    pub fn nth(&self, pos: &Position, color: Color, index: usize) -> Move {
         assert!(self.settled(color), "{color}'s moves are not settled");
         assert!(index < self.count(color), "move {index} of {}", self.count(color));
-        let (sq, mut rest) = self.fenwick[color.index()].find(index as u32);
-        match self.mode[sq] {
-            Mode::Listed => self.lists[sq][rest as usize],
+        let (sq, mut rest) = self.t.fenwick[color.index()].find(index as u32);
+        match self.t.mode[sq] {
+            Mode::Listed => self.t.lists[sq][rest as usize],
             Mode::Plain => {
                 let compiled = self.variant.compiled();
-                let atoms = compiled.program(self.program[sq]).plain.as_ref().expect("a plain program");
-                let counts = &self.counts[sq * compiled.stride..];
+                let atoms = compiled.program(self.t.program[sq]).plain.as_ref().expect("a plain program");
+                let counts = &self.t.counts[sq * compiled.stride..];
                 for (i, &atom) in atoms.iter().enumerate() {
                     let n = counts[i] as u32;
                     if rest < n {
-                        return self.plain_move(sq, atom, rest as usize);
+                        return self.plain_move(pos, sq, atom, rest as usize);
                     }
                     rest -= n;
                 }
@@ -746,19 +780,24 @@ impl MoveState {
     /// The counts and hooks of the hook piece on `sq` (`Mode::Hooks`).
     #[inline]
     fn hooks_of(&self, sq: usize) -> (&HookCounts, &HookProgram) {
-        let counts = self.hook_counts[sq].as_deref().expect("a hook piece keeps counts");
-        (counts, self.variant.compiled().program(self.program[sq]).hooks.as_ref().expect("a hook program"))
+        let counts = self.t.hook_counts[sq].as_deref().expect("a hook piece keeps counts");
+        (counts, self.variant.compiled().program(self.t.program[sq]).hooks.as_ref().expect("a hook program"))
     }
 
     /// The `j`-th move of a plain atom of the piece on `sq`.
     #[inline]
-    fn plain_move(&self, sq: usize, atom: PlainAtom, j: usize) -> Move {
+    fn plain_move(&self, pos: &Position, sq: usize, atom: PlainAtom, j: usize) -> Move {
         let g = &self.variant.geometry;
         let to = match atom {
             PlainAtom::Ray { dir, k, .. } => (sq as isize + g.offset[dir as usize] * (k as usize + j) as isize) as usize,
             PlainAtom::Leap { dx, dy } => {
                 let (x, y) = g.xy(sq);
                 g.square(x + dx as i32, y + dy as i32).expect("a counted leap lands on the board")
+            }
+            PlainAtom::Walk { index, .. } => {
+                let mut moves = Vec::new();
+                pos.generate_atoms(sq, pos.at(sq).expect("a plain piece"), 1 << index, &mut moves, |_, _| {});
+                return moves[j];
             }
         };
         Move::simple(sq as u16, to as u16, false)
@@ -768,15 +807,15 @@ impl MoveState {
     pub fn moves(&self, pos: &Position, color: Color, out: &mut Vec<Move>) {
         assert!(self.settled(color), "{color}'s moves are not settled");
         for sq in pos.squares_of(color) {
-            self.moves_from(sq, out);
+            self.moves_from(pos, sq, out);
         }
     }
 
     /// Appends the moves of the piece on `sq` (as `Position::generate_from` gives them).
-    pub fn moves_from(&self, sq: usize, out: &mut Vec<Move>) {
-        match self.mode[sq] {
-            Mode::Listed => out.extend_from_slice(&self.lists[sq]),
-            _ => self.for_each_move_from(sq, |mv| out.push(mv)),
+    pub fn moves_from(&self, pos: &Position, sq: usize, out: &mut Vec<Move>) {
+        match self.t.mode[sq] {
+            Mode::Listed => out.extend_from_slice(&self.t.lists[sq]),
+            _ => self.for_each_move_from(pos, sq, |mv| out.push(mv)),
         }
     }
 
@@ -785,24 +824,24 @@ impl MoveState {
     pub fn for_each_move(&self, pos: &Position, color: Color, mut f: impl FnMut(Move)) {
         assert!(self.settled(color), "{color}'s moves are not settled");
         for sq in pos.squares_of(color) {
-            self.for_each_move_from(sq, &mut f);
+            self.for_each_move_from(pos, sq, &mut f);
         }
     }
 
     /// Calls `f` with every move of the piece on `sq`, in order.
     #[inline]
-    pub fn for_each_move_from(&self, sq: usize, mut f: impl FnMut(Move)) {
-        match self.mode[sq] {
+    pub fn for_each_move_from(&self, pos: &Position, sq: usize, mut f: impl FnMut(Move)) {
+        match self.t.mode[sq] {
             Mode::Empty => {}
-            Mode::Listed => self.lists[sq].iter().for_each(|&mv| f(mv)),
+            Mode::Listed => self.t.lists[sq].iter().for_each(|&mv| f(mv)),
             Mode::Hooks => {
                 let (counts, hooks) = self.hooks_of(sq);
                 counts.for_each(&self.variant.geometry, sq, hooks, |to| f(Move::simple(sq as u16, to as u16, false)));
             }
             Mode::Plain => {
                 let compiled = self.variant.compiled();
-                let atoms = compiled.program(self.program[sq]).plain.as_ref().expect("a plain program");
-                let counts = &self.counts[sq * compiled.stride..];
+                let atoms = compiled.program(self.t.program[sq]).plain.as_ref().expect("a plain program");
+                let counts = &self.t.counts[sq * compiled.stride..];
                 let g = &self.variant.geometry;
                 for (i, &atom) in atoms.iter().enumerate() {
                     let n = counts[i] as usize;
@@ -818,7 +857,12 @@ impl MoveState {
                                 to += step;
                             }
                         }
-                        PlainAtom::Leap { .. } => f(self.plain_move(sq, atom, 0)),
+                        PlainAtom::Leap { .. } => f(self.plain_move(pos, sq, atom, 0)),
+                        PlainAtom::Walk { index, .. } => {
+                            let mut moves = Vec::with_capacity(n);
+                            pos.generate_atoms(sq, pos.at(sq).expect("a plain piece"), 1 << index, &mut moves, |_, _| {});
+                            moves.into_iter().for_each(&mut f);
+                        }
                     }
                 }
             }
@@ -871,7 +915,7 @@ impl MoveState {
     fn first_piece(&self, sq: usize, d: usize, k: usize) -> Option<usize> {
         let (o, ascending) = LINE[d];
         let (word, at) = self.variant.compiled().places[sq][o];
-        let (bits, at) = (self.lines[word as usize], at as usize);
+        let (bits, at) = (self.t.lines[word as usize], at as usize);
         if ascending {
             let ahead = bits >> (at + k);
             (ahead != 0).then(|| k + ahead.trailing_zeros() as usize)
@@ -883,12 +927,12 @@ impl MoveState {
 
     /// Sets or clears `sq` in the occupancy bits of its four lines.
     fn set_line_bits(&mut self, sq: usize, occupied: bool) {
-        set_bits(&mut self.lines, &self.variant.compiled().places[sq], occupied);
+        set_bits(&mut self.t.lines, &self.variant.compiled().places[sq], occupied);
     }
 
     /// Sets or clears `sq` in the see-through bits of its four lines.
     fn set_through_bits(&mut self, sq: usize, sees_through: bool) {
-        set_bits(&mut self.through, &self.variant.compiled().places[sq], sees_through);
+        set_bits(&mut self.t.through, &self.variant.compiled().places[sq], sees_through);
     }
 
     /// A square the move changed: its new piece is computed now, or, when it keeps a list and
@@ -905,24 +949,24 @@ impl MoveState {
         }
         // Pending, it reads nothing yet: no reader test finds it, and `settle` computes it.
         let list = self.vacate(sq);
-        self.lists[sq] = list;
-        self.program[sq] = program;
-        self.mode[sq] = Mode::Listed;
+        self.t.lists[sq] = list;
+        self.t.program[sq] = program;
+        self.t.mode[sq] = Mode::Listed;
         let c = piece.color.index();
-        self.pending[c][sq / 64] |= 1u64 << (sq % 64);
-        self.pending_count[c] += 1;
+        self.t.pending[c][sq / 64] |= 1u64 << (sq % 64);
+        self.t.pending_count[c] += 1;
     }
 
     /// Computes the piece on `sq` in full (or clears the square).
     fn refresh(&mut self, pos: &Position, sq: usize) {
         let mut list = self.vacate(sq);
         let Some(piece) = pos.at(sq) else {
-            self.mode[sq] = Mode::Empty;
+            self.t.mode[sq] = Mode::Empty;
             self.keep_spare(list);
             return;
         };
         let program = piece.kind as u32 * 2 + piece.color.index() as u32;
-        self.program[sq] = program;
+        self.t.program[sq] = program;
         // The position's variant is the state's (`update`): no reference count to touch.
         let variant = &*pos.variant;
         let g = &variant.geometry;
@@ -934,74 +978,74 @@ impl MoveState {
         let rank = g.rank_from_front(sq, piece.color);
         let plain = p.is_plain(piece, rank, g.height);
         if let Some(hooks) = p.hooks.as_ref().filter(|_| p.counts_hooks(piece, rank, g.height)) {
-            self.mode[sq] = Mode::Hooks;
+            self.t.mode[sq] = Mode::Hooks;
             self.keep_spare(list);
-            let mut counts = self.spare_hooks.pop().unwrap_or_else(HookCounts::new);
+            let mut counts = self.t.spare_hooks.pop().unwrap_or_else(HookCounts::new);
             let mut band = [0; DIRECTION_COUNT];
             counts.compute(g, sq, hooks, &mut band, &HookBoard { state: self, pos, own: color_code(piece.color) });
-            self.band[sq] = band;
-            self.total[sq] = counts.total();
-            self.hook_counts[sq] = Some(counts);
-            self.hooks[sq / 64] |= 1u64 << (sq % 64);
+            self.t.band[sq] = band;
+            self.t.total[sq] = counts.total();
+            self.t.hook_counts[sq] = Some(counts);
+            self.t.hooks[sq / 64] |= 1u64 << (sq % 64);
         } else {
             if plain {
-                self.mode[sq] = Mode::Plain;
+                self.t.mode[sq] = Mode::Plain;
                 self.refresh_rays(pos, sq, u64::MAX, true);
                 self.set_local(sq, p.leap_radius);
             }
             if !plain || self.offered(sq, piece) {
-                self.mode[sq] = Mode::Listed;
+                self.t.mode[sq] = Mode::Listed;
                 if list.capacity() == 0 {
-                    list = self.spare.pop().unwrap_or_default();
+                    list = self.t.spare.pop().unwrap_or_default();
                 }
-                self.lists[sq] = list;
+                self.t.lists[sq] = list;
                 self.refresh_listed(pos, sq, piece);
             } else {
                 self.keep_spare(list);
             }
         }
-        if self.total[sq] != 0 {
-            self.fenwick[piece.color.index()].add(sq, self.total[sq] as i32);
+        if self.t.total[sq] != 0 {
+            self.t.fenwick[piece.color.index()].add(sq, self.t.total[sq] as i32);
         }
     }
 
     /// Takes the square's piece out of the state (stamped as computed in this epoch, no longer
     /// pending): its moves, reads and bits. Returns its list, emptied, for the next piece.
     fn vacate(&mut self, sq: usize) -> Vec<Move> {
-        self.stamp[sq] = self.epoch;
+        self.t.stamp[sq] = self.t.epoch;
         let (word, bit) = (sq / 64, 1u64 << (sq % 64));
         for c in 0..2 {
-            if self.pending[c][word] & bit != 0 {
-                self.pending[c][word] &= !bit;
-                self.pending_count[c] -= 1;
+            if self.t.pending[c][word] & bit != 0 {
+                self.t.pending[c][word] &= !bit;
+                self.t.pending_count[c] -= 1;
             }
         }
-        if self.mode[sq] != Mode::Empty {
-            let color = self.program[sq] as usize & 1;
-            if self.total[sq] != 0 {
-                self.fenwick[color].add(sq, -(self.total[sq] as i32));
-                self.total[sq] = 0;
+        if self.t.mode[sq] != Mode::Empty {
+            let color = self.t.program[sq] as usize & 1;
+            if self.t.total[sq] != 0 {
+                self.t.fenwick[color].add(sq, -(self.t.total[sq] as i32));
+                self.t.total[sq] = 0;
             }
             // Only pieces that see through set their bits (`refresh`).
-            if self.variant.compiled().program(self.program[sq]).sees_through {
+            if self.variant.compiled().program(self.t.program[sq]).sees_through {
                 self.set_through_bits(sq, false);
             }
         }
-        self.reach[sq] = [0; DIRECTION_COUNT];
-        if !self.band.is_empty() {
-            self.band[sq] = [0; DIRECTION_COUNT];
+        self.t.reach[sq] = [0; DIRECTION_COUNT];
+        if !self.t.band.is_empty() {
+            self.t.band[sq] = [0; DIRECTION_COUNT];
         }
         // The list goes with the piece: a square keeps no capacity once its piece leaves
         // (squares a hook mover passed over would otherwise hold hundreds of moves each).
-        let mut list = std::mem::take(&mut self.lists[sq]);
+        let mut list = std::mem::take(&mut self.t.lists[sq]);
         list.clear();
-        self.segmented[sq] = false;
-        if let Some(counts) = self.hook_counts.get_mut(sq).and_then(Option::take) {
-            self.spare_hooks.push(counts);
+        self.t.segmented[sq] = false;
+        if let Some(counts) = self.t.hook_counts.get_mut(sq).and_then(Option::take) {
+            self.t.spare_hooks.push(counts);
         }
-        self.hooks[word] &= !bit;
-        self.volatile[word] &= !bit;
-        if self.local[sq] != 0 {
+        self.t.hooks[word] &= !bit;
+        self.t.volatile[word] &= !bit;
+        if self.t.local[sq] != 0 {
             self.set_local(sq, 0);
         }
         list
@@ -1011,7 +1055,7 @@ impl MoveState {
     /// then it keeps a list instead.
     fn offered(&self, sq: usize, piece: Piece) -> bool {
         let compiled = self.variant.compiled();
-        let program = compiled.program(self.program[sq]);
+        let program = compiled.program(self.t.program[sq]);
         let Some(offers) = program.offers.filter(|_| !piece.promoted) else { return false };
         let g = &self.variant.geometry;
         let y = g.xy(sq).1;
@@ -1020,7 +1064,7 @@ impl MoveState {
             Color::White => g.height as i32 - 1 - y,
         };
         let atoms = program.plain.as_ref().expect("a plain program");
-        let counts = &self.counts[sq * compiled.stride..];
+        let counts = &self.t.counts[sq * compiled.stride..];
         atoms.iter().enumerate().any(|(i, &atom)| {
             let n = counts[i] as i32;
             if n == 0 {
@@ -1033,6 +1077,11 @@ impl MoveState {
                     (rank(y as i32 + dy * k as i32), rank(y as i32 + dy * (k as i32 + n - 1)))
                 }
                 PlainAtom::Leap { dy, .. } => (rank(y as i32 + dy as i32), rank(y as i32 + dy as i32)),
+                // Its moves lie between the first square and the farthest it read.
+                PlainAtom::Walk { dir, .. } => {
+                    let dy = crate::geometry::DELTAS[dir as usize].1;
+                    (rank(y as i32 + dy), rank(y as i32 + dy * self.t.reach[sq][dir as usize] as i32))
+                }
             };
             let (lo, hi) = (near.min(far) as u32, near.max(far) as u32);
             let ranks = (u64::MAX >> (63 - hi)) & !((1u64 << lo) - 1);
@@ -1043,18 +1092,18 @@ impl MoveState {
     /// Keeps a list that lost its piece for the next listed piece, up to a few.
     fn keep_spare(&mut self, list: Vec<Move>) {
         const SPARE: usize = 4;
-        if list.capacity() > 0 && self.spare.len() < SPARE {
-            self.spare.push(list);
+        if list.capacity() > 0 && self.t.spare.len() < SPARE {
+            self.t.spare.push(list);
         }
     }
 
     fn set_local(&mut self, sq: usize, radius: u8) {
-        self.local[sq] = radius;
+        self.t.local[sq] = radius;
         let (x, y) = self.variant.geometry.xy(sq);
         if radius > 0 {
-            self.local_rows[y as usize] |= 1 << x;
+            self.t.local_rows[y as usize] |= 1 << x;
         } else {
-            self.local_rows[y as usize] &= !(1 << x);
+            self.t.local_rows[y as usize] &= !(1 << x);
         }
     }
 
@@ -1065,12 +1114,12 @@ impl MoveState {
         let variant = &*pos.variant;
         let compiled = variant.compiled();
         let g = &variant.geometry;
-        let program = compiled.program(self.program[sq]);
+        let program = compiled.program(self.t.program[sq]);
         let atoms = program.plain.as_ref().expect("a plain program");
-        let own = color_code(if self.program[sq] & 1 == 0 { Color::Black } else { Color::White });
+        let own = color_code(if self.t.program[sq] & 1 == 0 { Color::Black } else { Color::White });
         let base = sq * compiled.stride;
         let mut delta = 0i32;
-        let mut reach = self.reach[sq];
+        let mut reach = self.t.reach[sq];
         for d in 0..DIRECTION_COUNT {
             if program.rays_in[d] & mask != 0 {
                 reach[d] = 0;
@@ -1094,17 +1143,23 @@ impl MoveState {
                         _ => 0,
                     }
                 }
+                PlainAtom::Walk { dir, atom, .. } => {
+                    let (count, hi) = self.walk_count(pos, sq, atom, own);
+                    let r = &mut reach[dir as usize];
+                    *r = (*r).max(hi);
+                    count
+                }
             };
-            delta += count as i32 - self.counts[base + i] as i32;
-            self.counts[base + i] = count;
+            delta += count as i32 - self.t.counts[base + i] as i32;
+            self.t.counts[base + i] = count;
         }
-        self.reach[sq] = reach;
+        self.t.reach[sq] = reach;
         if full {
             // The old counts belonged to another piece.
-            self.total[sq] = atoms.iter().enumerate().map(|(i, _)| self.counts[base + i] as u16).sum();
+            self.t.total[sq] = atoms.iter().enumerate().map(|(i, _)| self.t.counts[base + i] as u16).sum();
         } else {
-            self.total[sq] = (self.total[sq] as i32 + delta) as u16;
-            self.fenwick[self.program[sq] as usize & 1].add(sq, delta);
+            self.t.total[sq] = (self.t.total[sq] as i32 + delta) as u16;
+            self.t.fenwick[self.t.program[sq] as usize & 1].add(sq, delta);
         }
     }
 
@@ -1114,19 +1169,19 @@ impl MoveState {
         let table = &variant.table;
         let motion = table.motion_of(piece.kind);
         let atoms = table.absolute_atoms(motion, piece.color);
-        let mut list = std::mem::take(&mut self.lists[sq]);
-        let program = variant.compiled().program(self.program[sq]);
+        let mut list = std::mem::take(&mut self.t.lists[sq]);
+        let program = variant.compiled().program(self.t.program[sq]);
         let g = &variant.geometry;
-        self.segmented[sq] = program.segmented(piece, g.rank_from_front(sq, piece.color), g.height);
-        if self.segmented[sq] {
+        self.t.segmented[sq] = program.segmented(piece, g.rank_from_front(sq, piece.color), g.height);
+        if self.t.segmented[sq] {
             let base = sq * variant.compiled().stride;
-            let counts = &mut self.counts[base..base + atoms.len()];
+            let counts = &mut self.t.counts[base..base + atoms.len()];
             pos.generate_atoms(sq, piece, u64::MAX >> (64 - atoms.len()), &mut list, |i, n| counts[i] = n as u8);
         } else {
             pos.generate_from(sq, &mut list);
         }
-        self.total[sq] = list.len() as u16;
-        self.lists[sq] = list;
+        self.t.total[sq] = list.len() as u16;
+        self.t.lists[sq] = list;
         let mut local = 0u8;
         let mut reach = [0u8; DIRECTION_COUNT];
         let (word, bit) = (sq / 64, 1u64 << (sq % 64));
@@ -1140,12 +1195,12 @@ impl MoveState {
                 | Atom::RankJump { .. }
                 | Atom::RankHop { .. } => Some(self.line_read(pos, sq, piece, atom)),
                 Atom::Hook { dir } => {
-                    self.band[sq][dir as usize] = self.walk(pos, sq, dir as usize, |_| true);
-                    self.hooks[word] |= bit;
+                    self.t.band[sq][dir as usize] = self.walk(pos, sq, dir as usize, |_| true);
+                    self.t.hooks[word] |= bit;
                     None
                 }
                 Atom::Teleport => {
-                    self.volatile[word] |= bit;
+                    self.t.volatile[word] |= bit;
                     None
                 }
                 Atom::Leap { .. } | Atom::Lion | Atom::Double { .. } | Atom::LionLine { .. } | Atom::Igui | Atom::Area { .. } => {
@@ -1159,7 +1214,7 @@ impl MoveState {
                 reach[dir as usize] = reach[dir as usize].max(hi);
             }
         }
-        self.reach[sq] = reach;
+        self.t.reach[sq] = reach;
         self.set_local(sq, local);
     }
 
@@ -1187,17 +1242,60 @@ impl MoveState {
         }
     }
 
+    /// A walk atom (`PlainAtom::Walk`) of the piece on `sq`: its number of moves and the
+    /// farthest square it reads. The same moves as `Position::generate_atom`: free squares
+    /// (all of them, or for range jumps and rank jumps only those before the first piece) and
+    /// enemy pieces, up to the piece it stops on (the one after the pieces a hop or range jump
+    /// may pass, or the first of a range rank not below its own), or the edge.
+    fn walk_count(&self, pos: &Position, sq: usize, atom: Atom, own: u8) -> (u8, u8) {
+        let table = &self.variant.table;
+        let (dir, free_beyond, limit) = match atom {
+            Atom::Hop { dir, pieces } => (dir, true, Some(pieces)),
+            Atom::RangeJump { dir, pieces } => (dir, false, Some(pieces)),
+            Atom::RangeCapture { dir } | Atom::RankHop { dir } => (dir, true, None),
+            Atom::RankJump { dir } => (dir, false, None),
+            _ => unreachable!("not a walk atom: {atom:?}"),
+        };
+        let d = dir as usize;
+        let g = &self.variant.geometry;
+        let edge = g.edge(sq, d);
+        let range_rank = || table.motion_of(pos.at(sq).expect("a plain piece").kind).range_rank;
+        let (mut count, mut passed, mut k) = (0usize, 0u32, 1usize);
+        while k <= edge {
+            let Some(at) = self.first_piece(sq, d, k) else { break };
+            if passed == 0 || free_beyond {
+                count += at - k;
+            }
+            let t = (sq as isize + g.offset[d] * at as isize) as usize;
+            let piece = pos.at(t).expect("the occupancy bits name a piece");
+            count += usize::from(color_code(piece.color) != own);
+            passed += 1;
+            let stops = match limit {
+                Some(pieces) => passed > pieces as u32 && pieces != UNLIMITED,
+                None => table.motion_of(piece.kind).range_rank <= range_rank(),
+            };
+            if stops {
+                return (count as u8, at as u8);
+            }
+            k = at + 1;
+        }
+        if k <= edge && (passed == 0 || free_beyond) {
+            count += edge + 1 - k;
+        }
+        (count as u8, edge as u8)
+    }
+
     /// The changed square `s` was read by the segmented piece on `p` along `dir`: generates
     /// that direction's atoms again, in place in its list.
     fn refresh_segments(&mut self, pos: &Position, p: usize, dir: usize) {
         let variant = &*pos.variant;
         let compiled = variant.compiled();
-        let mask = compiled.program(self.program[p]).segments.expect("a segmented program")[dir];
+        let mask = compiled.program(self.t.program[p]).segments.expect("a segmented program")[dir];
         let piece = pos.at(p).expect("a segmented piece");
         let atoms = variant.table.absolute_atoms(variant.table.motion_of(piece.kind), piece.color);
         let base = p * compiled.stride;
-        let mut list = std::mem::take(&mut self.lists[p]);
-        let mut moves = std::mem::take(&mut self.atom_moves);
+        let mut list = std::mem::take(&mut self.t.lists[p]);
+        let mut moves = std::mem::take(&mut self.t.atom_moves);
         moves.clear();
         let mut fresh = [0u8; 64];
         pos.generate_atoms(p, piece, mask, &mut moves, |i, n| fresh[i] = n as u8);
@@ -1208,21 +1306,21 @@ impl MoveState {
         while picked != 0 {
             let i = picked.trailing_zeros() as usize;
             picked &= picked - 1;
-            start += self.counts[base + counted..base + i].iter().map(|&n| n as usize).sum::<usize>();
+            start += self.t.counts[base + counted..base + i].iter().map(|&n| n as usize).sum::<usize>();
             counted = i;
-            let (old, new) = (self.counts[base + i] as usize, fresh[i] as usize);
+            let (old, new) = (self.t.counts[base + i] as usize, fresh[i] as usize);
             list.splice(start..start + old, moves[taken..taken + new].iter().copied());
             taken += new;
-            self.counts[base + i] = new as u8;
+            self.t.counts[base + i] = new as u8;
             delta += new as i32 - old as i32;
             reach = reach.max(self.line_read(pos, p, piece, atoms[i]).1);
         }
-        self.lists[p] = list;
-        self.atom_moves = moves;
-        self.reach[p][dir] = reach;
+        self.t.lists[p] = list;
+        self.t.atom_moves = moves;
+        self.t.reach[p][dir] = reach;
         if delta != 0 {
-            self.total[p] = (self.total[p] as i32 + delta) as u16;
-            self.fenwick[piece.color.index()].add(p, delta);
+            self.t.total[p] = (self.t.total[p] as i32 + delta) as u16;
+            self.t.fenwick[piece.color.index()].add(p, delta);
         }
     }
 
@@ -1239,7 +1337,7 @@ impl MoveState {
             let back = (walk + 4) % DIRECTION_COUNT;
             let (o, ascending) = LINE[walk];
             let (line, at) = (places[o].0 as usize, places[o].1 as usize);
-            let bits = self.lines[line];
+            let bits = self.t.lines[line];
             let mut others = if ascending { bits & !((2u64 << at) - 1) } else { bits & ((1u64 << at) - 1) };
             let mut nearest = true;
             while others != 0 {
@@ -1249,22 +1347,22 @@ impl MoveState {
                     // Past the nearest piece only those that see through others can have read
                     // `s`: a piece whose ray ran through a square that is occupied now but was
                     // empty before is found from that square, itself a changed one.
-                    others &= self.through[line];
+                    others &= self.t.through[line];
                     nearest = false;
                 }
                 let m = i.abs_diff(at);
                 let p = (s as isize + g.offset[walk] * m as isize) as usize;
-                if self.reach[p][back] as usize >= m && self.stamp[p] != self.epoch {
+                if self.t.reach[p][back] as usize >= m && self.t.stamp[p] != self.t.epoch {
                     // (A pending piece is marked again: `touch` ignores it.)
-                    match self.mode[p] {
+                    match self.t.mode[p] {
                         Mode::Plain => {
-                            let program = compiled.program(self.program[p]);
+                            let program = compiled.program(self.t.program[p]);
                             self.refresh_rays(pos, p, program.rays_in[back], false);
                             if program.offers.is_some() && pos.at(p).is_some_and(|piece| self.offered(p, piece)) {
                                 self.refresh(pos, p);
                             }
                         }
-                        Mode::Listed if self.segmented[p] && !self.is_pending(p) => self.refresh_segments(pos, p, back),
+                        Mode::Listed if self.t.segmented[p] && !self.is_pending(p) => self.refresh_segments(pos, p, back),
                         _ => self.touch(pos, p),
                     }
                 }
@@ -1275,27 +1373,27 @@ impl MoveState {
             let (lo, hi) = (x.saturating_sub(r), (x + r).min(g.width - 1));
             let columns = (u64::MAX >> (63 - hi)) & !((1u64 << lo) - 1);
             for row in y.saturating_sub(r)..=(y + r).min(h - 1) {
-                let mut bits = self.local_rows[row] & columns;
+                let mut bits = self.t.local_rows[row] & columns;
                 while bits != 0 {
                     let px = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     let p = row * g.width + px;
-                    if px.abs_diff(x).max(row.abs_diff(y)) <= self.local[p] as usize && self.stamp[p] != self.epoch {
+                    if px.abs_diff(x).max(row.abs_diff(y)) <= self.t.local[p] as usize && self.t.stamp[p] != self.t.epoch {
                         self.touch(pos, p);
                     }
                 }
             }
         }
         if compiled.hooks {
-            for w in 0..self.hooks.len() {
-                let mut bits = self.hooks[w];
+            for w in 0..self.t.hooks.len() {
+                let mut bits = self.t.hooks[w];
                 while bits != 0 {
                     let p = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if self.stamp[p] == self.epoch {
+                    if self.t.stamp[p] == self.t.epoch {
                         continue;
                     }
-                    if self.mode[p] == Mode::Hooks {
+                    if self.t.mode[p] == Mode::Hooks {
                         self.follow_hooks(pos, p, s);
                     } else if self.in_band(pos, p, s) {
                         self.touch(pos, p);
@@ -1309,20 +1407,20 @@ impl MoveState {
     fn follow_hooks(&mut self, pos: &Position, p: usize, s: usize) {
         let variant = &*pos.variant;
         // Most changed squares are outside the box: tested before anything else is looked up.
-        if !self.hook_counts[p].as_ref().expect("a hook piece keeps counts").may_read(&variant.geometry, p, s) {
+        if !self.t.hook_counts[p].as_ref().expect("a hook piece keeps counts").may_read(&variant.geometry, p, s) {
             return;
         }
-        let hooks = variant.compiled().program(self.program[p]).hooks.as_ref().expect("a hook program");
-        let color = self.program[p] as usize & 1;
+        let hooks = variant.compiled().program(self.t.program[p]).hooks.as_ref().expect("a hook program");
+        let color = self.t.program[p] as usize & 1;
         let own = color_code(Color::BOTH[color]);
-        let mut counts = self.hook_counts[p].take().expect("a hook piece keeps counts");
-        let mut band = self.band[p];
+        let mut counts = self.t.hook_counts[p].take().expect("a hook piece keeps counts");
+        let mut band = self.t.band[p];
         let delta = counts.changed(&variant.geometry, p, s, hooks, &mut band, &HookBoard { state: self, pos, own });
-        self.hook_counts[p] = Some(counts);
-        self.band[p] = band;
+        self.t.hook_counts[p] = Some(counts);
+        self.t.band[p] = band;
         if delta != 0 {
-            self.total[p] = (self.total[p] as i32 + delta) as u16;
-            self.fenwick[color].add(p, delta);
+            self.t.total[p] = (self.t.total[p] as i32 + delta) as u16;
+            self.t.fenwick[color].add(p, delta);
         }
     }
 
@@ -1336,7 +1434,7 @@ impl MoveState {
         let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
         let (ax, ay) = (sx - px, sy - py);
         (0..DIRECTION_COUNT).any(|d| {
-            let leg = self.band[p][d] as i32;
+            let leg = self.t.band[p][d] as i32;
             let (dx, dy) = crate::geometry::DELTAS[d];
             let along = ax * dx + ay * dy;
             let norm = dx * dx + dy * dy;
@@ -1376,44 +1474,44 @@ impl MoveState {
             settled.settle(pos, color);
         }
         let this = &settled;
-        let fresh = MoveState::new(pos);
+        let fresh = MoveState::build(pos);
         let stride = this.variant.compiled().stride;
-        for sq in 0..this.mode.len() {
+        for sq in 0..this.t.mode.len() {
             let name = || pos.variant.geometry.square_name(sq);
-            if this.mode[sq] != fresh.mode[sq] {
-                return Err(format!("{}: mode {:?}, fresh {:?}", name(), this.mode[sq], fresh.mode[sq]));
+            if this.t.mode[sq] != fresh.t.mode[sq] {
+                return Err(format!("{}: mode {:?}, fresh {:?}", name(), this.t.mode[sq], fresh.t.mode[sq]));
             }
-            if this.mode[sq] == Mode::Empty {
+            if this.t.mode[sq] == Mode::Empty {
                 continue;
             }
-            let same = this.program[sq] == fresh.program[sq]
-                && this.total[sq] == fresh.total[sq]
-                && this.reach[sq] == fresh.reach[sq]
-                && this.local[sq] == fresh.local[sq]
-                && this.band.get(sq) == fresh.band.get(sq)
-                && this.lists[sq] == fresh.lists[sq]
-                && this.hook_counts.get(sq) == fresh.hook_counts.get(sq)
-                && this.segmented[sq] == fresh.segmented[sq]
-                && ((this.mode[sq] != Mode::Plain && !this.segmented[sq]) || {
-                    let atoms = this.variant.compiled().program(this.program[sq]).slots;
-                    this.counts[sq * stride..sq * stride + atoms] == fresh.counts[sq * stride..sq * stride + atoms]
+            let same = this.t.program[sq] == fresh.t.program[sq]
+                && this.t.total[sq] == fresh.t.total[sq]
+                && this.t.reach[sq] == fresh.t.reach[sq]
+                && this.t.local[sq] == fresh.t.local[sq]
+                && this.t.band.get(sq) == fresh.t.band.get(sq)
+                && this.t.lists[sq] == fresh.t.lists[sq]
+                && this.t.hook_counts.get(sq) == fresh.t.hook_counts.get(sq)
+                && this.t.segmented[sq] == fresh.t.segmented[sq]
+                && ((this.t.mode[sq] != Mode::Plain && !this.t.segmented[sq]) || {
+                    let atoms = this.variant.compiled().program(this.t.program[sq]).slots;
+                    this.t.counts[sq * stride..sq * stride + atoms] == fresh.t.counts[sq * stride..sq * stride + atoms]
                 });
             if !same {
                 return Err(format!(
                     "{}: total {} reach {:?} local {} counts {:?}; fresh: total {} reach {:?} local {} counts {:?}",
                     name(),
-                    this.total[sq],
-                    this.reach[sq],
-                    this.local[sq],
-                    &this.counts[sq * stride..(sq + 1) * stride],
-                    fresh.total[sq],
-                    fresh.reach[sq],
-                    fresh.local[sq],
-                    &fresh.counts[sq * stride..(sq + 1) * stride],
+                    this.t.total[sq],
+                    this.t.reach[sq],
+                    this.t.local[sq],
+                    &this.t.counts[sq * stride..(sq + 1) * stride],
+                    fresh.t.total[sq],
+                    fresh.t.reach[sq],
+                    fresh.t.local[sq],
+                    &fresh.t.counts[sq * stride..(sq + 1) * stride],
                 ));
             }
         }
-        let rest = |s: &MoveState| (s.lines.clone(), s.through.clone(), s.local_rows.clone(), s.hooks.clone(), s.volatile.clone(), s.fenwick.clone(), s.pass_blocked);
+        let rest = |s: &MoveState| (s.t.lines.clone(), s.t.through.clone(), s.t.local_rows.clone(), s.t.hooks.clone(), s.t.volatile.clone(), s.t.fenwick.clone(), s.t.pass_blocked);
         if rest(this) != rest(&fresh) {
             return Err("line bits, local rows, hooks, teleporters, Fenwick trees or pass flags differ".into());
         }
@@ -1423,16 +1521,16 @@ impl MoveState {
     /// Bytes the state holds on the heap (the lists' spare capacity included).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        let n = self.mode.len();
+        let n = self.t.mode.len();
         n * (size_of::<Mode>() + size_of::<u32>() * 2 + size_of::<u16>() + size_of::<u8>() + size_of::<Vec<Move>>())
-            + self.counts.len()
-            + (self.reach.len() + self.band.len()) * DIRECTION_COUNT
-            + self.lists.iter().chain(&self.spare).map(|l| l.capacity() * size_of::<Move>()).sum::<usize>()
-            + self.hook_counts.len() * size_of::<Option<Box<HookCounts>>>()
-            + (self.hook_counts.iter().flatten().count() + self.spare_hooks.len()) * size_of::<HookCounts>()
-            + (self.lines.len() + self.through.len()) * 8
-            + (self.local_rows.len() + self.hooks.len() + self.volatile.len()) * 8
-            + self.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()
+            + self.t.counts.len()
+            + (self.t.reach.len() + self.t.band.len()) * DIRECTION_COUNT
+            + self.t.lists.iter().chain(&self.t.spare).map(|l| l.capacity() * size_of::<Move>()).sum::<usize>()
+            + self.t.hook_counts.len() * size_of::<Option<Box<HookCounts>>>()
+            + (self.t.hook_counts.iter().flatten().count() + self.t.spare_hooks.len()) * size_of::<HookCounts>()
+            + (self.t.lines.len() + self.t.through.len()) * 8
+            + (self.t.local_rows.len() + self.t.hooks.len() + self.t.volatile.len()) * 8
+            + self.t.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()
     }
 }
 

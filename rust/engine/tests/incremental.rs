@@ -27,7 +27,7 @@ fn check(game: &Game, context: &dyn Fn() -> String) -> usize {
         assert_eq!(incremental, reference, "{}: {color} moves", context());
         assert_eq!(state.count(color), reference.len(), "{}: {color} count", context());
         for (i, &mv) in reference.iter().enumerate() {
-            assert_eq!(state.nth(color, i), mv, "{}: {color} move {i}", context());
+            assert_eq!(state.nth(&game.position, color, i), mv, "{}: {color} move {i}", context());
         }
     }
     let legal = game.legal_moves();
@@ -143,30 +143,39 @@ fn counted_pieces_follow_open_boards() {
     // Hook movers, capricorns and longnosed goblins of both sides among a few scattered
     // pieces: wide quadrants where two hooks' turns give the same squares, legs that open and
     // close, turns that grow and shrink (the counts of `incremental/hooks.rs`). Among them
-    // pieces that keep their list by atoms: range captures (great general), range jumps (free
-    // eagle), a jump and a slide along one line (phoenix master, soaring eagle, lion dog),
+    // pieces whose lines read past pieces, counted from piece to piece (`PlainAtom::Walk`):
+    // range captures (great general), range jumps (free eagle; ancient dragon and rain demon,
+    // promoted), hops (golden bird; free bird, promoted); and pieces that keep their list by
+    // atoms: a jump and a slide along one line (phoenix master, soaring eagle, lion dog),
     // whose long lines cross the open board.
     let variant = Variant::load("taikyoku", &[]).unwrap();
     let kind = |key: &str| variant.table.lookup(key).unwrap();
-    let hooks = [kind("HM"), kind("CA"), kind("LO")];
-    let mix = [
-        hooks[0], hooks[1], hooks[2], kind("P"), kind("P"), kind("P"), kind("GG"), kind("FL"), kind("LN"), kind("P"),
-        kind("FE"), kind("PM"), kind("EL"), kind("LD"), kind("GG"),
-    ];
+    let piece = |key: &str, color| Piece { kind: kind(key), origin: kind(key), color, promoted: false };
+    let promoted = |key: &str, from: &str, color| Piece { kind: kind(key), origin: kind(from), color, promoted: true };
+    let hooks = ["HM", "CA", "LO"];
+    let mix = ["P", "P", "P", "GG", "FL", "LN", "P", "FE", "PM", "EL", "LD", "GG", "GO"];
+    let promoted_mix = [("Free bird", "GO"), ("Ancient dragon", "GD"), ("Rain demon", "BG")];
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let mut plies = 0;
     for board in 0..40 {
         let mut pos = Position::empty(variant.clone(), Color::Black);
         let size = variant.geometry.size();
         for (i, color) in [(0, Color::Black), (1, Color::White)] {
-            let king = Piece { kind: kind("K"), origin: kind("K"), color, promoted: false };
-            pos.put(i * (size - 1), king);
+            pos.put(i * (size - 1), piece("K", color));
         }
         for i in 0..(6 + board % 30) {
-            let kind = if i < 6 { hooks[i % 3] } else { mix[rng.gen_range(0..mix.len())] };
             let color = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
+            let p = match rng.gen_range(0..mix.len() + hooks.len() + promoted_mix.len()) {
+                _ if i < 6 => piece(hooks[i % 3], color),
+                r if r < hooks.len() => piece(hooks[r], color),
+                r if r < hooks.len() + mix.len() => piece(mix[r - hooks.len()], color),
+                r => {
+                    let (key, from) = promoted_mix[r - hooks.len() - mix.len()];
+                    promoted(key, from, color)
+                }
+            };
             let sq = rng.gen_range(1..size - 1);
-            pos.put(sq, Piece { kind, origin: kind, color, promoted: false });
+            pos.put(sq, p);
         }
         plies += play_and_check_from(Game::from_position(pos), board as u64, 60, 1).0;
     }
