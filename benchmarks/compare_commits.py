@@ -42,6 +42,9 @@ WORKLOADS = [
      r"([\d.]+)(µs|ms|s) each", r"checksum (\w+)"),
     ("random play, Taikyoku", "playout", ["60000", "taikyoku"], ["0", "taikyoku"], 60000, "ply",
      r"in ([\d.]+)(µs|ms|s),", r"checksum (\w+)"),
+    # As the criterion bench `random_playout/1000_plies`: new games (set-up included), cut at 1000 plies.
+    ("random play, 1000-ply games", "playout", ["40000", "taikyoku", "1000"], ["0", "taikyoku"], 40000, "ply",
+     r"in ([\d.]+)(µs|ms|s),", r"checksum (\w+)"),
 ]
 SCALE = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 

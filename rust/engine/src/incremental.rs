@@ -109,10 +109,32 @@ enum PlainAtom {
     Ray { dir: u8, k: u8, extra: u8 },
     /// One square at (dx, dy), absolute (x right, y down).
     Leap { dx: i8, dy: i8 },
-    /// A line atom that reads past pieces (hop, range jump, range capture, rank jump or hop):
-    /// counted from piece to piece over the occupancy bits (`MoveState::walk_count`), its
-    /// moves listed by the reference (`Position::generate_atoms`, atom `index`).
-    Walk { dir: u8, index: u8, atom: Atom },
+    /// A line atom that reads past pieces (hop, range jump, range capture, rank jump or hop),
+    /// counted over the line bits (`MoveState::walk_count`).
+    Walk(Walk),
+}
+
+/// A walk along one line (`PlainAtom::Walk`): its moves are the free squares (all of them, or
+/// only those before the first piece) and the enemy pieces up to the piece it stops on, or
+/// the edge (`Position::generate_atom`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Walk {
+    dir: u8,
+    stop: Stop,
+    /// It moves to the free squares beyond a piece too (not a range or rank jump).
+    free_beyond: bool,
+    /// A move past a piece sweeps (range capture).
+    sweeps: bool,
+}
+
+/// The piece a walk stops on (the last square it reads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    /// The piece after the first `n` (a hop or range jump passes `n`; never for `UNLIMITED`).
+    After(u8),
+    /// The first piece of a range rank not below the walker's: in `MoveState::ranked` level
+    /// `l` (`Compiled::rank_levels`).
+    Ranked(u8),
 }
 
 /// What the state needs of one (type, colour), compiled once per variant.
@@ -148,7 +170,8 @@ struct Program {
 }
 
 impl Program {
-    fn compile(atoms: &[Atom], overlapping: bool, hooks_only: bool, offers: Option<Offers>, trap: Trap) -> Program {
+    /// `level`: the index in `Compiled::rank_levels` of the type's range rank.
+    fn compile(atoms: &[Atom], overlapping: bool, hooks_only: bool, offers: Option<Offers>, trap: Trap, level: Option<u8>) -> Program {
         let mut plain = Vec::new();
         let mut rays_in = [0u64; DIRECTION_COUNT];
         let mut leap_radius = 0u8;
@@ -168,9 +191,17 @@ impl Program {
                     leap_radius = leap_radius.max(dx.unsigned_abs()).max(dy.unsigned_abs());
                     plain.push(PlainAtom::Leap { dx, dy });
                 }
-                Atom::Hop { dir, .. } | Atom::RangeJump { dir, .. } | Atom::RangeCapture { dir } | Atom::RankJump { dir } | Atom::RankHop { dir } => {
+                Atom::Hop { dir, pieces } | Atom::RangeJump { dir, pieces } => {
                     rays_in[dir as usize] |= 1u64.checked_shl(i as u32).unwrap_or(0);
-                    plain.push(PlainAtom::Walk { dir, index: i as u8, atom });
+                    let free_beyond = matches!(atom, Atom::Hop { .. });
+                    plain.push(PlainAtom::Walk(Walk { dir, stop: Stop::After(pieces), free_beyond, sweeps: false }));
+                }
+                Atom::RangeCapture { dir } | Atom::RankJump { dir } | Atom::RankHop { dir } => {
+                    rays_in[dir as usize] |= 1u64.checked_shl(i as u32).unwrap_or(0);
+                    let stop = Stop::Ranked(level.expect("a rank walker's level"));
+                    let free_beyond = !matches!(atom, Atom::RankJump { .. });
+                    let sweeps = matches!(atom, Atom::RangeCapture { .. });
+                    plain.push(PlainAtom::Walk(Walk { dir, stop, free_beyond, sweeps }));
                 }
                 _ => all_plain = false,
             }
@@ -283,6 +314,12 @@ pub struct Compiled {
     places: Vec<[(u16, u8); 4]>,
     /// Words of `MoveState::lines`: one per line of each orientation.
     line_words: usize,
+    /// The range ranks of the types that walk to a piece of a rank not below theirs (range
+    /// captures, rank jumps and hops), in order: one level of `MoveState::ranked` each.
+    rank_levels: Vec<u8>,
+    /// Per type, bit `l` set when its range rank is at most `rank_levels[l]` (a rank walker
+    /// of that level stops on it).
+    rank_masks: Vec<u8>,
     /// The opening position's state, built on first use (`MoveState::new`).
     opening: OnceLock<Tables>,
 }
@@ -291,6 +328,20 @@ impl Compiled {
     /// Compiles `variant`'s table for the incremental state.
     pub(crate) fn new(variant: &Variant) -> Compiled {
         let table = &variant.table;
+        let ranked = |kind: usize| {
+            let atoms = table.absolute_atoms(table.motion_of(kind as u16), Color::Black);
+            atoms.iter().any(|a| matches!(a, Atom::RangeCapture { .. } | Atom::RankJump { .. } | Atom::RankHop { .. }))
+        };
+        let mut rank_levels: Vec<u8> = (0..table.len()).filter(|&k| ranked(k)).map(|k| table.motion_of(k as u16).range_rank).collect();
+        rank_levels.sort_unstable();
+        rank_levels.dedup();
+        assert!(rank_levels.len() <= 8, "more than 8 range ranks walk");
+        let rank_masks = (0..table.len())
+            .map(|k| {
+                let rank = table.motion_of(k as u16).range_rank;
+                rank_levels.iter().enumerate().filter(|&(_, &level)| rank <= level).fold(0u8, |m, (l, _)| m | 1 << l)
+            })
+            .collect();
         let mut programs = Vec::with_capacity(table.len() * 2);
         let mut local_max = 0usize;
         let mut hooks = false;
@@ -298,7 +349,8 @@ impl Compiled {
             let motion = table.motion_of(kind as u16);
             for color in Color::BOTH {
                 let atoms = table.absolute_atoms(motion, color);
-                programs.push(Program::compile(atoms, motion.overlapping, motion.hooks_only, Offers::of(variant, kind), ty.trap));
+                let level = rank_levels.iter().position(|&r| r == motion.range_rank).map(|l| l as u8);
+                programs.push(Program::compile(atoms, motion.overlapping, motion.hooks_only, Offers::of(variant, kind), ty.trap, level));
                 for &atom in atoms {
                     hooks |= matches!(atom, Atom::Hook { .. });
                     if let Read::Local(r) = local_read(atom) {
@@ -316,7 +368,7 @@ impl Compiled {
                 [(y, x), (h + x, y), (h + w + x + y, x), (h + w + (w + h - 1) + x + h - 1 - y, x)].map(|(word, bit)| (word as u16, bit as u8))
             })
             .collect();
-        Compiled { programs, stride, local_max, hooks, places, line_words: h + w + 2 * (w + h - 1), opening: OnceLock::new() }
+        Compiled { programs, stride, local_max, hooks, places, line_words: h + w + 2 * (w + h - 1), rank_levels, rank_masks, opening: OnceLock::new() }
     }
 
     #[inline]
@@ -494,6 +546,11 @@ struct Tables {
     /// Occupancy bits per line, one word each (`Compiled::places`): a rank has bit x, a file
     /// bit y, the diagonals (x + y and x - y constant) bit x.
     lines: Vec<u64>,
+    /// The same bits for Black's pieces (White's are the others).
+    black: Vec<u64>,
+    /// The same bits per level of `Compiled::rank_levels`, one after another: the pieces a rank
+    /// walker of that level stops on.
+    ranked: Vec<u64>,
     /// The same bits for the pieces that see through others (`Program::sees_through`): past
     /// the nearest piece on a line, only these can read a square.
     through: Vec<u64>,
@@ -557,6 +614,8 @@ impl MoveState {
                 segmented: vec![false; size],
                 atom_moves: Vec::new(),
                 lines: vec![0; compiled.line_words],
+                black: vec![0; compiled.line_words],
+                ranked: vec![0; compiled.line_words * compiled.rank_levels.len()],
                 through: vec![0; compiled.line_words],
                 local_rows: vec![0; h],
                 hooks: vec![0; words],
@@ -578,6 +637,8 @@ impl MoveState {
     pub fn rebuild(&mut self, pos: &Position) {
         assert!(Arc::ptr_eq(&self.variant, &pos.variant), "a move state follows positions of one variant");
         self.t.lines.fill(0);
+        self.t.black.fill(0);
+        self.t.ranked.fill(0);
         self.t.through.fill(0);
         self.t.local_rows.fill(0);
         self.t.hooks.fill(0);
@@ -593,7 +654,7 @@ impl MoveState {
         self.next_epoch();
         // All the occupancy bits before any piece is counted (`ray` reads them).
         for sq in 0..self.t.mode.len() {
-            self.set_line_bits(sq, pos.color_code_at(sq) != EMPTY);
+            self.set_line_bits(sq, pos.at(sq));
         }
         for sq in 0..self.t.mode.len() {
             self.refresh(pos, sq);
@@ -636,7 +697,7 @@ impl MoveState {
         assert!(Arc::ptr_eq(&self.variant, &pos.variant), "a move state follows positions of one variant");
         self.next_epoch();
         for &sq in changed {
-            self.set_line_bits(sq, pos.color_code_at(sq) != EMPTY);
+            self.set_line_bits(sq, pos.at(sq));
         }
         for &sq in changed {
             if self.t.stamp[sq] != self.t.epoch {
@@ -794,10 +855,14 @@ impl MoveState {
                 let (x, y) = g.xy(sq);
                 g.square(x + dx as i32, y + dy as i32).expect("a counted leap lands on the board")
             }
-            PlainAtom::Walk { index, .. } => {
-                let mut moves = Vec::new();
-                pos.generate_atoms(sq, pos.at(sq).expect("a plain piece"), 1 << index, &mut moves, |_, _| {});
-                return moves[j];
+            PlainAtom::Walk(walk) => {
+                let (mut found, mut rest) = (None, j);
+                self.walk_moves(pos, sq, walk, self.own(sq), |mv| {
+                    found = Some(mv).filter(|_| rest == 0);
+                    rest = rest.wrapping_sub(1);
+                    found.is_none()
+                });
+                return found.expect("a walk gives as many moves as it counted");
             }
         };
         Move::simple(sq as u16, to as u16, false)
@@ -858,11 +923,10 @@ impl MoveState {
                             }
                         }
                         PlainAtom::Leap { .. } => f(self.plain_move(pos, sq, atom, 0)),
-                        PlainAtom::Walk { index, .. } => {
-                            let mut moves = Vec::with_capacity(n);
-                            pos.generate_atoms(sq, pos.at(sq).expect("a plain piece"), 1 << index, &mut moves, |_, _| {});
-                            moves.into_iter().for_each(&mut f);
-                        }
+                        PlainAtom::Walk(walk) => self.walk_moves(pos, sq, walk, self.own(sq), |mv| {
+                            f(mv);
+                            true
+                        }),
                     }
                 }
             }
@@ -913,9 +977,15 @@ impl MoveState {
     /// (`k <= g.edge(sq, d)`), from the occupancy bits.
     #[inline(always)]
     fn first_piece(&self, sq: usize, d: usize, k: usize) -> Option<usize> {
+        self.first_in(&self.t.lines, sq, d, k)
+    }
+
+    /// `first_piece` over the line bits `lines` (occupancy, or a rank level).
+    #[inline(always)]
+    fn first_in(&self, lines: &[u64], sq: usize, d: usize, k: usize) -> Option<usize> {
         let (o, ascending) = LINE[d];
         let (word, at) = self.variant.compiled().places[sq][o];
-        let (bits, at) = (self.t.lines[word as usize], at as usize);
+        let (bits, at) = (lines[word as usize], at as usize);
         if ascending {
             let ahead = bits >> (at + k);
             (ahead != 0).then(|| k + ahead.trailing_zeros() as usize)
@@ -925,9 +995,37 @@ impl MoveState {
         }
     }
 
-    /// Sets or clears `sq` in the occupancy bits of its four lines.
-    fn set_line_bits(&mut self, sq: usize, occupied: bool) {
-        set_bits(&mut self.t.lines, &self.variant.compiled().places[sq], occupied);
+    /// How many of the squares at distances `1..=far` from `sq` along `d` are set in the
+    /// line bits `lines`.
+    #[inline(always)]
+    fn count_in(&self, lines: &[u64], sq: usize, d: usize, far: usize) -> usize {
+        let (o, ascending) = LINE[d];
+        let (word, at) = self.variant.compiled().places[sq][o];
+        let (bits, at) = (lines[word as usize], at as usize);
+        let run = (1u64 << far) - 1;
+        let mask = if ascending { run << (at + 1) } else { run << (at - far) };
+        (bits & mask).count_ones() as usize
+    }
+
+    /// `color_code` of the owner of the piece on `sq`.
+    #[inline]
+    fn own(&self, sq: usize) -> u8 {
+        color_code(Color::BOTH[self.t.program[sq] as usize & 1])
+    }
+
+    /// Sets `sq` in the line bits of its four lines (occupancy, Black's, rank levels) for
+    /// `piece`, or clears it.
+    fn set_line_bits(&mut self, sq: usize, piece: Option<Piece>) {
+        let compiled = self.variant.compiled();
+        let places = &compiled.places[sq];
+        set_bits(&mut self.t.lines, places, piece.is_some());
+        set_bits(&mut self.t.black, places, piece.is_some_and(|p| p.color == Color::Black));
+        if !compiled.rank_levels.is_empty() {
+            let mask = piece.map_or(0, |p| compiled.rank_masks[p.kind as usize]);
+            for (l, ranked) in self.t.ranked.chunks_exact_mut(compiled.line_words).enumerate() {
+                set_bits(ranked, places, mask & 1 << l != 0);
+            }
+        }
     }
 
     /// Sets or clears `sq` in the see-through bits of its four lines.
@@ -1078,7 +1176,7 @@ impl MoveState {
                 }
                 PlainAtom::Leap { dy, .. } => (rank(y as i32 + dy as i32), rank(y as i32 + dy as i32)),
                 // Its moves lie between the first square and the farthest it read.
-                PlainAtom::Walk { dir, .. } => {
+                PlainAtom::Walk(Walk { dir, .. }) => {
                     let dy = crate::geometry::DELTAS[dir as usize].1;
                     (rank(y as i32 + dy), rank(y as i32 + dy * self.t.reach[sq][dir as usize] as i32))
                 }
@@ -1143,9 +1241,9 @@ impl MoveState {
                         _ => 0,
                     }
                 }
-                PlainAtom::Walk { dir, atom, .. } => {
-                    let (count, hi) = self.walk_count(pos, sq, atom, own);
-                    let r = &mut reach[dir as usize];
+                PlainAtom::Walk(walk) => {
+                    let (count, hi) = self.walk_count(sq, walk, self.t.program[sq] & 1 == 0);
+                    let r = &mut reach[walk.dir as usize];
                     *r = (*r).max(hi);
                     count
                 }
@@ -1157,7 +1255,7 @@ impl MoveState {
         if full {
             // The old counts belonged to another piece.
             self.t.total[sq] = atoms.iter().enumerate().map(|(i, _)| self.t.counts[base + i] as u16).sum();
-        } else {
+        } else if delta != 0 {
             self.t.total[sq] = (self.t.total[sq] as i32 + delta) as u16;
             self.t.fenwick[self.t.program[sq] as usize & 1].add(sq, delta);
         }
@@ -1242,47 +1340,61 @@ impl MoveState {
         }
     }
 
-    /// A walk atom (`PlainAtom::Walk`) of the piece on `sq`: its number of moves and the
-    /// farthest square it reads. The same moves as `Position::generate_atom`: free squares
-    /// (all of them, or for range jumps and rank jumps only those before the first piece) and
-    /// enemy pieces, up to the piece it stops on (the one after the pieces a hop or range jump
-    /// may pass, or the first of a range rank not below its own), or the edge.
-    fn walk_count(&self, pos: &Position, sq: usize, atom: Atom, own: u8) -> (u8, u8) {
-        let table = &self.variant.table;
-        let (dir, free_beyond, limit) = match atom {
-            Atom::Hop { dir, pieces } => (dir, true, Some(pieces)),
-            Atom::RangeJump { dir, pieces } => (dir, false, Some(pieces)),
-            Atom::RangeCapture { dir } | Atom::RankHop { dir } => (dir, true, None),
-            Atom::RankJump { dir } => (dir, false, None),
-            _ => unreachable!("not a walk atom: {atom:?}"),
+    /// Where a walk of the piece on `sq` meets its first piece and where it stops (the
+    /// farthest square it reads: its stop piece, or the edge), as distances.
+    #[inline]
+    fn walk_ends(&self, sq: usize, walk: Walk) -> (Option<usize>, usize) {
+        let d = walk.dir as usize;
+        let edge = self.variant.geometry.edge(sq, d);
+        let first = if edge == 0 { None } else { self.first_piece(sq, d, 1) };
+        let Some(first) = first else { return (None, edge) };
+        let stop = match walk.stop {
+            Stop::After(UNLIMITED) => None,
+            Stop::After(n) => {
+                let mut at = Some(first);
+                for _ in 0..n {
+                    at = at.filter(|&a| a < edge).and_then(|a| self.first_piece(sq, d, a + 1));
+                }
+                at
+            }
+            Stop::Ranked(level) => {
+                let words = self.variant.compiled().line_words;
+                let level = level as usize * words;
+                self.first_in(&self.t.ranked[level..level + words], sq, d, first)
+            }
         };
-        let d = dir as usize;
-        let g = &self.variant.geometry;
-        let edge = g.edge(sq, d);
-        let range_rank = || table.motion_of(pos.at(sq).expect("a plain piece").kind).range_rank;
-        let (mut count, mut passed, mut k) = (0usize, 0u32, 1usize);
-        while k <= edge {
-            let Some(at) = self.first_piece(sq, d, k) else { break };
-            if passed == 0 || free_beyond {
-                count += at - k;
+        (Some(first), stop.unwrap_or(edge))
+    }
+
+    /// A walk of the piece on `sq` (of colour `black` or not): its number of moves and the
+    /// farthest square it reads, from bit counts over the line.
+    fn walk_count(&self, sq: usize, walk: Walk, black: bool) -> (u8, u8) {
+        let d = walk.dir as usize;
+        let (first, far) = self.walk_ends(sq, walk);
+        let Some(first) = first else { return (far as u8, far as u8) };
+        let pieces = self.count_in(&self.t.lines, sq, d, far);
+        let blacks = self.count_in(&self.t.black, sq, d, far);
+        let own = if black { blacks } else { pieces - blacks };
+        // Free squares it may end on, then the enemy pieces.
+        let free = if walk.free_beyond { far - pieces } else { first - 1 };
+        ((free + pieces - own) as u8, far as u8)
+    }
+
+    /// Calls `f` with each move of a walk of the piece on `sq` (owner `own`) in turn, while
+    /// it returns true: the squares from the piece outwards (`Position::generate_atom`).
+    fn walk_moves(&self, pos: &Position, sq: usize, walk: Walk, own: u8, mut f: impl FnMut(Move) -> bool) {
+        let (_, far) = self.walk_ends(sq, walk);
+        let step = self.variant.geometry.offset[walk.dir as usize];
+        let mut passed = false;
+        for k in 1..=far {
+            let t = (sq as isize + step * k as isize) as usize;
+            let c = pos.color_code_at(t);
+            let moves = if c == EMPTY { !passed || walk.free_beyond } else { c != own };
+            if moves && !f(Move::simple(sq as u16, t as u16, passed && walk.sweeps)) {
+                return;
             }
-            let t = (sq as isize + g.offset[d] * at as isize) as usize;
-            let piece = pos.at(t).expect("the occupancy bits name a piece");
-            count += usize::from(color_code(piece.color) != own);
-            passed += 1;
-            let stops = match limit {
-                Some(pieces) => passed > pieces as u32 && pieces != UNLIMITED,
-                None => table.motion_of(piece.kind).range_rank <= range_rank(),
-            };
-            if stops {
-                return (count as u8, at as u8);
-            }
-            k = at + 1;
+            passed |= c != EMPTY;
         }
-        if k <= edge && (passed == 0 || free_beyond) {
-            count += edge + 1 - k;
-        }
-        (count as u8, edge as u8)
     }
 
     /// The changed square `s` was read by the segmented piece on `p` along `dir`: generates
@@ -1511,9 +1623,9 @@ impl MoveState {
                 ));
             }
         }
-        let rest = |s: &MoveState| (s.t.lines.clone(), s.t.through.clone(), s.t.local_rows.clone(), s.t.hooks.clone(), s.t.volatile.clone(), s.t.fenwick.clone(), s.t.pass_blocked);
+        let rest = |s: &MoveState| (s.t.lines.clone(), s.t.black.clone(), s.t.ranked.clone(), s.t.through.clone(), s.t.local_rows.clone(), s.t.hooks.clone(), s.t.volatile.clone(), s.t.fenwick.clone(), s.t.pass_blocked);
         if rest(this) != rest(&fresh) {
-            return Err("line bits, local rows, hooks, teleporters, Fenwick trees or pass flags differ".into());
+            return Err("line bits (occupancy, Black's, rank levels), local rows, hooks, teleporters, Fenwick trees or pass flags differ".into());
         }
         Ok(())
     }
@@ -1528,13 +1640,14 @@ impl MoveState {
             + self.t.lists.iter().chain(&self.t.spare).map(|l| l.capacity() * size_of::<Move>()).sum::<usize>()
             + self.t.hook_counts.len() * size_of::<Option<Box<HookCounts>>>()
             + (self.t.hook_counts.iter().flatten().count() + self.t.spare_hooks.len()) * size_of::<HookCounts>()
-            + (self.t.lines.len() + self.t.through.len()) * 8
+            + (self.t.lines.len() + self.t.black.len() + self.t.ranked.len() + self.t.through.len()) * 8
             + (self.t.local_rows.len() + self.t.hooks.len() + self.t.volatile.len()) * 8
             + self.t.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()
     }
 }
 
 /// Sets or clears one square's bit in per-line bit sets, at its four `Compiled::places`.
+#[inline]
 fn set_bits(bits: &mut [u64], places: &[(u16, u8); 4], on: bool) {
     for &(word, bit) in places {
         if on {
