@@ -132,7 +132,7 @@ struct Walk {
 enum Stop {
     /// The piece after the first `n` (a hop or range jump passes `n`; never for `UNLIMITED`).
     After(u8),
-    /// The first piece of a range rank not below the walker's: in `MoveState::ranked` level
+    /// The first piece of a range rank not below the walker's: in `LineBits::ranked` level
     /// `l` (`Compiled::rank_levels`).
     Ranked(u8),
 }
@@ -152,7 +152,7 @@ struct Program {
     /// `PieceType::trap`.
     trap: Trap,
     /// It has an atom that reads past a piece (a jump over two or more squares, hop, range
-    /// capture or jump): it can read a square that another piece hides (`MoveState::through`).
+    /// capture or jump): it can read a square that another piece hides (`LineBits::through`).
     sees_through: bool,
     /// Its atoms are all hooks (`Motion::hooks_only`): it keeps counts per turn (`HookCounts`)
     /// while none of its moves can be offered promotion and it is not trapped.
@@ -309,13 +309,12 @@ pub struct Compiled {
     local_max: usize,
     /// Whether any type has a hook.
     hooks: bool,
-    /// Per square and orientation (`RANK`, `FILE`, `ANTI`, `DIAG`): the index of its line's
-    /// word in `MoveState::lines` and its bit there.
-    places: Vec<[(u16, u8); 4]>,
-    /// Words of `MoveState::lines`: one per line of each orientation.
-    line_words: usize,
+    /// Per square: its lines and distances to the edge.
+    cells: Vec<Cell>,
+    /// Lines of `MoveState::lines`: those of each orientation.
+    line_count: usize,
     /// The range ranks of the types that walk to a piece of a rank not below theirs (range
-    /// captures, rank jumps and hops), in order: one level of `MoveState::ranked` each.
+    /// captures, rank jumps and hops), in order: one level of `LineBits::ranked` each.
     rank_levels: Vec<u8>,
     /// Per type, bit `l` set when its range rank is at most `rank_levels[l]` (a rank walker
     /// of that level stops on it).
@@ -335,7 +334,7 @@ impl Compiled {
         let mut rank_levels: Vec<u8> = (0..table.len()).filter(|&k| ranked(k)).map(|k| table.motion_of(k as u16).range_rank).collect();
         rank_levels.sort_unstable();
         rank_levels.dedup();
-        assert!(rank_levels.len() <= 8, "more than 8 range ranks walk");
+        assert!(rank_levels.len() <= RANK_LEVELS, "more than {RANK_LEVELS} range ranks have range captures or rank jumps");
         let rank_masks = (0..table.len())
             .map(|k| {
                 let rank = table.motion_of(k as u16).range_rank;
@@ -362,13 +361,17 @@ impl Compiled {
         let stride = programs.iter().map(|p| p.slots).max().unwrap_or(0);
         // Ranks, files, then the diagonals where x + y and x - y are constant; bit x, or y in a file.
         let (w, h) = (variant.geometry.width, variant.geometry.height);
-        let places = (0..variant.geometry.size())
+        // 214 lines on the largest board (`rules::MAX_SIDE`).
+        assert!(h + w + 2 * (w + h - 1) <= 256, "a board of {w} x {h} has more than 256 lines");
+        let cells = (0..variant.geometry.size())
             .map(|sq| {
                 let (x, y) = (sq % w, sq / w);
-                [(y, x), (h + x, y), (h + w + x + y, x), (h + w + (w + h - 1) + x + h - 1 - y, x)].map(|(word, bit)| (word as u16, bit as u8))
+                let places = [(y, x), (h + x, y), (h + w + x + y, x), (h + w + (w + h - 1) + x + h - 1 - y, x)];
+                let edge = std::array::from_fn(|d| variant.geometry.edge(sq, d) as u8);
+                Cell { places: places.map(|(line, bit)| (line as u8, bit as u8)), edge }
             })
             .collect();
-        Compiled { programs, stride, local_max, hooks, places, line_words: h + w + 2 * (w + h - 1), rank_levels, rank_masks, opening: OnceLock::new() }
+        Compiled { programs, stride, local_max, hooks, cells, line_count: h + w + 2 * (w + h - 1), rank_levels, rank_masks, opening: OnceLock::new() }
     }
 
     #[inline]
@@ -477,6 +480,33 @@ impl Fenwick {
     }
 }
 
+/// What the state keeps per square: together, so that looking at a piece reads one cache line
+/// (32 bytes, aligned).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(align(32))]
+struct Square {
+    /// What the piece there keeps.
+    mode: Mode,
+    /// The listed piece there keeps its list by atoms (`Program::segments`).
+    segmented: bool,
+    /// The Chebyshev radius its local atoms read (0: none).
+    local: u8,
+    /// The program (`kind * 2 + colour`) of the piece there.
+    program: u32,
+    /// The piece's number of moves.
+    total: u16,
+    /// The `MoveState` epoch in which the piece there was last computed in full.
+    stamp: u32,
+    /// Per direction: the farthest square its line atoms read that way.
+    reach: [u8; DIRECTION_COUNT],
+    /// Per direction: the length of a hook's first leg.
+    band: [u8; DIRECTION_COUNT],
+}
+
+impl Square {
+    const EMPTY: Square = Square { mode: Mode::Empty, segmented: false, local: 0, program: 0, total: 0, stamp: 0, reach: [0; DIRECTION_COUNT], band: [0; DIRECTION_COUNT] };
+}
+
 /// What the piece on a square keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -488,6 +518,38 @@ enum Mode {
     Listed,
     /// Counts per hook turn (`MoveState::hook_counts`).
     Hooks,
+}
+
+/// The bits of one line, together in one cache line (`MoveState::lines`): a rank has bit x, a
+/// file bit y, the diagonals (x + y and x - y constant) bit x.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(align(64))]
+struct LineBits {
+    /// The squares with a piece.
+    occupied: u64,
+    /// The squares with a Black piece (White's are the other occupied ones).
+    black: u64,
+    /// The pieces that see through others (`Program::sees_through`): past the nearest piece
+    /// on a line, only these can read a square.
+    through: u64,
+    /// Per level of `Compiled::rank_levels`: the pieces a rank walker of that level stops on.
+    ranked: [u64; RANK_LEVELS],
+}
+
+/// Levels of `LineBits::ranked`: range ranks of the types with range captures, rank jumps or
+/// rank hops (3 in the built-in variants).
+const RANK_LEVELS: usize = 5;
+
+/// Per square, what the state's line scans read about it (`Compiled::cells`): 16 bytes, four
+/// to a cache line.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(16))]
+struct Cell {
+    /// Per orientation (`RANK`, `FILE`, `ANTI`, `DIAG`): its line in `MoveState::lines` and
+    /// its bit there.
+    places: [(u8, u8); 4],
+    /// Per direction: squares to the edge (`Geometry::edge`).
+    edge: [u8; DIRECTION_COUNT],
 }
 
 /// Line orientations for the occupancy bits: ranks, files, and the two diagonals.
@@ -516,44 +578,23 @@ struct Tables {
     /// The hash of the position the state describes: a position with another hash (edited,
     /// or moved on without `update`) is not described (`is_synced`).
     hash: u64,
-    /// Per square: what the piece there keeps.
-    mode: Vec<Mode>,
-    /// Per square: the program (`kind * 2 + colour`) of the piece there.
-    program: Vec<u32>,
+    /// Per square: what the piece there keeps and reads.
+    squares: Vec<Square>,
     /// Per square, `stride` slots: moves per atom of a plain or segmented piece.
     counts: Vec<u8>,
-    /// Per square: the piece's number of moves.
-    total: Vec<u16>,
-    /// Per square and direction: the farthest square its line atoms read that way.
-    reach: Vec<[u8; DIRECTION_COUNT]>,
-    /// Per square: the Chebyshev radius its local atoms read (0: none).
-    local: Vec<u8>,
-    /// Per square and direction: the length of a hook's first leg (empty without hooks).
-    band: Vec<[u8; DIRECTION_COUNT]>,
     /// Per square: a listed piece's moves.
     lists: Vec<Vec<Move>>,
     /// Per square: a hook piece's counts (`Mode::Hooks`; empty without hooks).
     hook_counts: Vec<Option<Box<HookCounts>>>,
     /// Counts of hook pieces that left their squares, for the next.
     spare_hooks: Vec<Box<HookCounts>>,
-    /// Per square: the listed piece there keeps its list by atoms (`Program::segments`).
-    segmented: Vec<bool>,
     /// One atom's moves generated again (scratch).
     atom_moves: Vec<Move>,
     /// Lists of pieces that left their squares, kept for the next listed piece (a few, so
     /// neither the squares nor this keep much memory).
     spare: Vec<Vec<Move>>,
-    /// Occupancy bits per line, one word each (`Compiled::places`): a rank has bit x, a file
-    /// bit y, the diagonals (x + y and x - y constant) bit x.
-    lines: Vec<u64>,
-    /// The same bits for Black's pieces (White's are the others).
-    black: Vec<u64>,
-    /// The same bits per level of `Compiled::rank_levels`, one after another: the pieces a rank
-    /// walker of that level stops on.
-    ranked: Vec<u64>,
-    /// The same bits for the pieces that see through others (`Program::sees_through`): past
-    /// the nearest piece on a line, only these can read a square.
-    through: Vec<u64>,
+    /// Per line (`Compiled::cells`): its bits.
+    lines: Vec<LineBits>,
     /// Per rank: bit x set when the piece on (x, y) has local reads.
     local_rows: Vec<u64>,
     /// Bits over squares: pieces with hooks, and pieces computed after every move (teleport).
@@ -569,8 +610,7 @@ struct Tables {
     pending_count: [u32; 2],
     /// Per colour: whether its run of passes has reached `max-consecutive-passes`.
     pass_blocked: [bool; 2],
-    /// Per square: the `epoch` in which the piece there was last computed in full.
-    stamp: Vec<u32>,
+    /// The epoch of this update (`Square::stamp`).
     epoch: u32,
     /// The squares of the move being followed (scratch).
     changed: Vec<usize>,
@@ -600,23 +640,14 @@ impl MoveState {
             variant: variant.clone(),
             t: Tables {
                 hash: 0,
-                mode: vec![Mode::Empty; size],
-                program: vec![0; size],
+                squares: vec![Square::EMPTY; size],
                 counts: vec![0; size * compiled.stride],
-                total: vec![0; size],
-                reach: vec![[0; DIRECTION_COUNT]; size],
-                local: vec![0; size],
-                band: if compiled.hooks { vec![[0; DIRECTION_COUNT]; size] } else { Vec::new() },
                 lists: vec![Vec::new(); size],
                 spare: Vec::new(),
                 hook_counts: if compiled.hooks { vec![None; size] } else { Vec::new() },
                 spare_hooks: Vec::new(),
-                segmented: vec![false; size],
                 atom_moves: Vec::new(),
-                lines: vec![0; compiled.line_words],
-                black: vec![0; compiled.line_words],
-                ranked: vec![0; compiled.line_words * compiled.rank_levels.len()],
-                through: vec![0; compiled.line_words],
+                lines: vec![LineBits::default(); compiled.line_count],
                 local_rows: vec![0; h],
                 hooks: vec![0; words],
                 volatile: vec![0; words],
@@ -624,7 +655,6 @@ impl MoveState {
                 pending: [vec![0; words], vec![0; words]],
                 pending_count: [0; 2],
                 pass_blocked: [false; 2],
-                stamp: vec![0; size],
                 epoch: 1,
                 changed: Vec::new(),
             },
@@ -636,10 +666,7 @@ impl MoveState {
     /// Computes everything again for `pos` (after edits), keeping the allocations.
     pub fn rebuild(&mut self, pos: &Position) {
         assert!(Arc::ptr_eq(&self.variant, &pos.variant), "a move state follows positions of one variant");
-        self.t.lines.fill(0);
-        self.t.black.fill(0);
-        self.t.ranked.fill(0);
-        self.t.through.fill(0);
+        self.t.lines.fill(LineBits::default());
         self.t.local_rows.fill(0);
         self.t.hooks.fill(0);
         self.t.volatile.fill(0);
@@ -649,14 +676,15 @@ impl MoveState {
             pending.fill(0);
         }
         self.t.pending_count = [0; 2];
-        self.t.total.fill(0);
-        self.t.mode.fill(Mode::Empty);
+        for square in self.t.squares.iter_mut() {
+            *square = Square { stamp: square.stamp, ..Square::EMPTY };
+        }
         self.next_epoch();
         // All the occupancy bits before any piece is counted (`ray` reads them).
-        for sq in 0..self.t.mode.len() {
+        for sq in 0..self.t.squares.len() {
             self.set_line_bits(sq, pos.at(sq));
         }
-        for sq in 0..self.t.mode.len() {
+        for sq in 0..self.t.squares.len() {
             self.refresh(pos, sq);
         }
         self.t.pass_blocked = self.passes_blocked(pos);
@@ -700,7 +728,7 @@ impl MoveState {
             self.set_line_bits(sq, pos.at(sq));
         }
         for &sq in changed {
-            if self.t.stamp[sq] != self.t.epoch {
+            if self.t.squares[sq].stamp != self.t.epoch {
                 self.place(pos, sq);
             }
         }
@@ -713,7 +741,7 @@ impl MoveState {
             while bits != 0 {
                 let sq = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                if self.t.stamp[sq] != self.t.epoch {
+                if self.t.squares[sq].stamp != self.t.epoch {
                     self.touch(pos, sq);
                 }
             }
@@ -722,7 +750,7 @@ impl MoveState {
         for color in Color::BOTH {
             if blocked[color.index()] != self.t.pass_blocked[color.index()] {
                 for sq in pos.squares_of(color) {
-                    if self.t.mode[sq] == Mode::Listed && self.t.stamp[sq] != self.t.epoch {
+                    if self.t.squares[sq].mode == Mode::Listed && self.t.squares[sq].stamp != self.t.epoch {
                         self.touch(pos, sq);
                     }
                 }
@@ -757,8 +785,8 @@ impl MoveState {
     /// when its side is next to move (`pending`).
     #[inline]
     fn touch(&mut self, pos: &Position, sq: usize) {
-        let c = self.t.program[sq] as usize & 1;
-        if self.t.mode[sq] == Mode::Listed && c != pos.side_to_move().index() {
+        let c = self.t.squares[sq].program as usize & 1;
+        if self.t.squares[sq].mode == Mode::Listed && c != pos.side_to_move().index() {
             let (word, bit) = (sq / 64, 1u64 << (sq % 64));
             if self.t.pending[c][word] & bit == 0 {
                 self.t.pending[c][word] |= bit;
@@ -772,7 +800,7 @@ impl MoveState {
     /// Whether the piece on `sq` waits to be computed (`pending`).
     #[inline]
     fn is_pending(&self, sq: usize) -> bool {
-        let c = self.t.program[sq] as usize & 1;
+        let c = self.t.squares[sq].program as usize & 1;
         self.t.pending[c][sq / 64] & (1u64 << (sq % 64)) != 0
     }
 
@@ -786,7 +814,7 @@ impl MoveState {
     fn next_epoch(&mut self) {
         self.t.epoch = self.t.epoch.wrapping_add(1);
         if self.t.epoch == 0 {
-            self.t.stamp.fill(0);
+            self.t.squares.iter_mut().for_each(|square| square.stamp = 0);
             self.t.epoch = 1;
         }
     }
@@ -801,7 +829,7 @@ impl MoveState {
     /// Number of moves of the piece on `sq` (0 for an empty square).
     #[inline]
     pub fn moves_on(&self, sq: usize) -> usize {
-        self.t.total[sq] as usize
+        self.t.squares[sq].total as usize
     }
 
     /// The index in `Position::generate(color)` of the first move of `color`'s piece on `sq`.
@@ -815,11 +843,11 @@ impl MoveState {
         assert!(self.settled(color), "{color}'s moves are not settled");
         assert!(index < self.count(color), "move {index} of {}", self.count(color));
         let (sq, mut rest) = self.t.fenwick[color.index()].find(index as u32);
-        match self.t.mode[sq] {
+        match self.t.squares[sq].mode {
             Mode::Listed => self.t.lists[sq][rest as usize],
             Mode::Plain => {
                 let compiled = self.variant.compiled();
-                let atoms = compiled.program(self.t.program[sq]).plain.as_ref().expect("a plain program");
+                let atoms = compiled.program(self.t.squares[sq].program).plain.as_ref().expect("a plain program");
                 let counts = &self.t.counts[sq * compiled.stride..];
                 for (i, &atom) in atoms.iter().enumerate() {
                     let n = counts[i] as u32;
@@ -842,7 +870,7 @@ impl MoveState {
     #[inline]
     fn hooks_of(&self, sq: usize) -> (&HookCounts, &HookProgram) {
         let counts = self.t.hook_counts[sq].as_deref().expect("a hook piece keeps counts");
-        (counts, self.variant.compiled().program(self.t.program[sq]).hooks.as_ref().expect("a hook program"))
+        (counts, self.variant.compiled().program(self.t.squares[sq].program).hooks.as_ref().expect("a hook program"))
     }
 
     /// The `j`-th move of a plain atom of the piece on `sq`.
@@ -878,7 +906,7 @@ impl MoveState {
 
     /// Appends the moves of the piece on `sq` (as `Position::generate_from` gives them).
     pub fn moves_from(&self, pos: &Position, sq: usize, out: &mut Vec<Move>) {
-        match self.t.mode[sq] {
+        match self.t.squares[sq].mode {
             Mode::Listed => out.extend_from_slice(&self.t.lists[sq]),
             _ => self.for_each_move_from(pos, sq, |mv| out.push(mv)),
         }
@@ -896,7 +924,7 @@ impl MoveState {
     /// Calls `f` with every move of the piece on `sq`, in order.
     #[inline]
     pub fn for_each_move_from(&self, pos: &Position, sq: usize, mut f: impl FnMut(Move)) {
-        match self.t.mode[sq] {
+        match self.t.squares[sq].mode {
             Mode::Empty => {}
             Mode::Listed => self.t.lists[sq].iter().for_each(|&mv| f(mv)),
             Mode::Hooks => {
@@ -905,7 +933,7 @@ impl MoveState {
             }
             Mode::Plain => {
                 let compiled = self.variant.compiled();
-                let atoms = compiled.program(self.t.program[sq]).plain.as_ref().expect("a plain program");
+                let atoms = compiled.program(self.t.squares[sq].program).plain.as_ref().expect("a plain program");
                 let counts = &self.t.counts[sq * compiled.stride..];
                 let g = &self.variant.geometry;
                 for (i, &atom) in atoms.iter().enumerate() {
@@ -940,7 +968,7 @@ impl MoveState {
     #[inline(always)]
     fn ray(&self, pos: &Position, sq: usize, d: usize, k: usize, extra: usize, own: u8) -> (u8, u8) {
         let g = &self.variant.geometry;
-        let edge = g.edge(sq, d);
+        let edge = self.edge(sq, d);
         if k > edge {
             return (0, 0);
         }
@@ -960,7 +988,7 @@ impl MoveState {
     #[inline]
     fn walk(&self, pos: &Position, sq: usize, d: usize, mut stop: impl FnMut(Piece) -> bool) -> u8 {
         let g = &self.variant.geometry;
-        let edge = g.edge(sq, d);
+        let edge = self.edge(sq, d);
         let mut k = 1;
         while k <= edge {
             let Some(at) = self.first_piece(sq, d, k) else { break };
@@ -973,19 +1001,25 @@ impl MoveState {
         edge as u8
     }
 
-    /// The distance from `sq` to the first piece along `d` at distance `k` or more
-    /// (`k <= g.edge(sq, d)`), from the occupancy bits.
+    /// Squares from `sq` to the edge along `d` (`Geometry::edge`, from `Compiled::cells`).
     #[inline(always)]
-    fn first_piece(&self, sq: usize, d: usize, k: usize) -> Option<usize> {
-        self.first_in(&self.t.lines, sq, d, k)
+    fn edge(&self, sq: usize, d: usize) -> usize {
+        self.variant.compiled().cells[sq].edge[d] as usize
     }
 
-    /// `first_piece` over the line bits `lines` (occupancy, or a rank level).
+    /// The distance from `sq` to the first piece along `d` at distance `k` or more
+    /// (`k <= edge(sq, d)`), from the occupancy bits.
     #[inline(always)]
-    fn first_in(&self, lines: &[u64], sq: usize, d: usize, k: usize) -> Option<usize> {
+    fn first_piece(&self, sq: usize, d: usize, k: usize) -> Option<usize> {
+        self.first_in(sq, d, k, |l| l.occupied)
+    }
+
+    /// `first_piece` over the line bits that `bits` picks (occupancy, or a rank level).
+    #[inline(always)]
+    fn first_in(&self, sq: usize, d: usize, k: usize, bits: impl Fn(&LineBits) -> u64) -> Option<usize> {
         let (o, ascending) = LINE[d];
-        let (word, at) = self.variant.compiled().places[sq][o];
-        let (bits, at) = (lines[word as usize], at as usize);
+        let (line, at) = self.variant.compiled().cells[sq].places[o];
+        let (bits, at) = (bits(&self.t.lines[line as usize]), at as usize);
         if ascending {
             let ahead = bits >> (at + k);
             (ahead != 0).then(|| k + ahead.trailing_zeros() as usize)
@@ -995,13 +1029,13 @@ impl MoveState {
         }
     }
 
-    /// How many of the squares at distances `1..=far` from `sq` along `d` are set in the
-    /// line bits `lines`.
+    /// How many of the squares at distances `1..=far` from `sq` along `d` are set in the line
+    /// bits that `bits` picks.
     #[inline(always)]
-    fn count_in(&self, lines: &[u64], sq: usize, d: usize, far: usize) -> usize {
+    fn count_in(&self, sq: usize, d: usize, far: usize, bits: impl Fn(&LineBits) -> u64) -> usize {
         let (o, ascending) = LINE[d];
-        let (word, at) = self.variant.compiled().places[sq][o];
-        let (bits, at) = (lines[word as usize], at as usize);
+        let (line, at) = self.variant.compiled().cells[sq].places[o];
+        let (bits, at) = (bits(&self.t.lines[line as usize]), at as usize);
         let run = (1u64 << far) - 1;
         let mask = if ascending { run << (at + 1) } else { run << (at - far) };
         (bits & mask).count_ones() as usize
@@ -1010,27 +1044,31 @@ impl MoveState {
     /// `color_code` of the owner of the piece on `sq`.
     #[inline]
     fn own(&self, sq: usize) -> u8 {
-        color_code(Color::BOTH[self.t.program[sq] as usize & 1])
+        color_code(Color::BOTH[self.t.squares[sq].program as usize & 1])
     }
 
     /// Sets `sq` in the line bits of its four lines (occupancy, Black's, rank levels) for
     /// `piece`, or clears it.
     fn set_line_bits(&mut self, sq: usize, piece: Option<Piece>) {
         let compiled = self.variant.compiled();
-        let places = &compiled.places[sq];
-        set_bits(&mut self.t.lines, places, piece.is_some());
-        set_bits(&mut self.t.black, places, piece.is_some_and(|p| p.color == Color::Black));
-        if !compiled.rank_levels.is_empty() {
-            let mask = piece.map_or(0, |p| compiled.rank_masks[p.kind as usize]);
-            for (l, ranked) in self.t.ranked.chunks_exact_mut(compiled.line_words).enumerate() {
-                set_bits(ranked, places, mask & 1 << l != 0);
+        let ranked = piece.map_or(0, |p| compiled.rank_masks[p.kind as usize]);
+        for &(line, bit) in &compiled.cells[sq].places {
+            let (line, bit) = (&mut self.t.lines[line as usize], 1u64 << bit);
+            let set = |bits: &mut u64, on: bool| *bits = if on { *bits | bit } else { *bits & !bit };
+            set(&mut line.occupied, piece.is_some());
+            set(&mut line.black, piece.is_some_and(|p| p.color == Color::Black));
+            for (l, bits) in line.ranked.iter_mut().enumerate().take(compiled.rank_levels.len()) {
+                set(bits, ranked & 1 << l != 0);
             }
         }
     }
 
     /// Sets or clears `sq` in the see-through bits of its four lines.
     fn set_through_bits(&mut self, sq: usize, sees_through: bool) {
-        set_bits(&mut self.t.through, &self.variant.compiled().places[sq], sees_through);
+        for &(line, bit) in &self.variant.compiled().cells[sq].places {
+            let through = &mut self.t.lines[line as usize].through;
+            *through = if sees_through { *through | 1 << bit } else { *through & !(1 << bit) };
+        }
     }
 
     /// A square the move changed: its new piece is computed now, or, when it keeps a list and
@@ -1048,8 +1086,8 @@ impl MoveState {
         // Pending, it reads nothing yet: no reader test finds it, and `settle` computes it.
         let list = self.vacate(sq);
         self.t.lists[sq] = list;
-        self.t.program[sq] = program;
-        self.t.mode[sq] = Mode::Listed;
+        self.t.squares[sq].program = program;
+        self.t.squares[sq].mode = Mode::Listed;
         let c = piece.color.index();
         self.t.pending[c][sq / 64] |= 1u64 << (sq % 64);
         self.t.pending_count[c] += 1;
@@ -1059,12 +1097,12 @@ impl MoveState {
     fn refresh(&mut self, pos: &Position, sq: usize) {
         let mut list = self.vacate(sq);
         let Some(piece) = pos.at(sq) else {
-            self.t.mode[sq] = Mode::Empty;
+            self.t.squares[sq].mode = Mode::Empty;
             self.keep_spare(list);
             return;
         };
         let program = piece.kind as u32 * 2 + piece.color.index() as u32;
-        self.t.program[sq] = program;
+        self.t.squares[sq].program = program;
         // The position's variant is the state's (`update`): no reference count to touch.
         let variant = &*pos.variant;
         let g = &variant.geometry;
@@ -1076,23 +1114,23 @@ impl MoveState {
         let rank = g.rank_from_front(sq, piece.color);
         let plain = p.is_plain(piece, rank, g.height);
         if let Some(hooks) = p.hooks.as_ref().filter(|_| p.counts_hooks(piece, rank, g.height)) {
-            self.t.mode[sq] = Mode::Hooks;
+            self.t.squares[sq].mode = Mode::Hooks;
             self.keep_spare(list);
             let mut counts = self.t.spare_hooks.pop().unwrap_or_else(HookCounts::new);
             let mut band = [0; DIRECTION_COUNT];
             counts.compute(g, sq, hooks, &mut band, &HookBoard { state: self, pos, own: color_code(piece.color) });
-            self.t.band[sq] = band;
-            self.t.total[sq] = counts.total();
+            self.t.squares[sq].band = band;
+            self.t.squares[sq].total = counts.total();
             self.t.hook_counts[sq] = Some(counts);
             self.t.hooks[sq / 64] |= 1u64 << (sq % 64);
         } else {
             if plain {
-                self.t.mode[sq] = Mode::Plain;
+                self.t.squares[sq].mode = Mode::Plain;
                 self.refresh_rays(pos, sq, u64::MAX, true);
                 self.set_local(sq, p.leap_radius);
             }
             if !plain || self.offered(sq, piece) {
-                self.t.mode[sq] = Mode::Listed;
+                self.t.squares[sq].mode = Mode::Listed;
                 if list.capacity() == 0 {
                     list = self.t.spare.pop().unwrap_or_default();
                 }
@@ -1102,15 +1140,15 @@ impl MoveState {
                 self.keep_spare(list);
             }
         }
-        if self.t.total[sq] != 0 {
-            self.t.fenwick[piece.color.index()].add(sq, self.t.total[sq] as i32);
+        if self.t.squares[sq].total != 0 {
+            self.t.fenwick[piece.color.index()].add(sq, self.t.squares[sq].total as i32);
         }
     }
 
     /// Takes the square's piece out of the state (stamped as computed in this epoch, no longer
     /// pending): its moves, reads and bits. Returns its list, emptied, for the next piece.
     fn vacate(&mut self, sq: usize) -> Vec<Move> {
-        self.t.stamp[sq] = self.t.epoch;
+        self.t.squares[sq].stamp = self.t.epoch;
         let (word, bit) = (sq / 64, 1u64 << (sq % 64));
         for c in 0..2 {
             if self.t.pending[c][word] & bit != 0 {
@@ -1118,32 +1156,30 @@ impl MoveState {
                 self.t.pending_count[c] -= 1;
             }
         }
-        if self.t.mode[sq] != Mode::Empty {
-            let color = self.t.program[sq] as usize & 1;
-            if self.t.total[sq] != 0 {
-                self.t.fenwick[color].add(sq, -(self.t.total[sq] as i32));
-                self.t.total[sq] = 0;
+        if self.t.squares[sq].mode != Mode::Empty {
+            let color = self.t.squares[sq].program as usize & 1;
+            if self.t.squares[sq].total != 0 {
+                self.t.fenwick[color].add(sq, -(self.t.squares[sq].total as i32));
+                self.t.squares[sq].total = 0;
             }
             // Only pieces that see through set their bits (`refresh`).
-            if self.variant.compiled().program(self.t.program[sq]).sees_through {
+            if self.variant.compiled().program(self.t.squares[sq].program).sees_through {
                 self.set_through_bits(sq, false);
             }
         }
-        self.t.reach[sq] = [0; DIRECTION_COUNT];
-        if !self.t.band.is_empty() {
-            self.t.band[sq] = [0; DIRECTION_COUNT];
-        }
+        self.t.squares[sq].reach = [0; DIRECTION_COUNT];
+        self.t.squares[sq].band = [0; DIRECTION_COUNT];
         // The list goes with the piece: a square keeps no capacity once its piece leaves
         // (squares a hook mover passed over would otherwise hold hundreds of moves each).
         let mut list = std::mem::take(&mut self.t.lists[sq]);
         list.clear();
-        self.t.segmented[sq] = false;
+        self.t.squares[sq].segmented = false;
         if let Some(counts) = self.t.hook_counts.get_mut(sq).and_then(Option::take) {
             self.t.spare_hooks.push(counts);
         }
         self.t.hooks[word] &= !bit;
         self.t.volatile[word] &= !bit;
-        if self.t.local[sq] != 0 {
+        if self.t.squares[sq].local != 0 {
             self.set_local(sq, 0);
         }
         list
@@ -1153,7 +1189,7 @@ impl MoveState {
     /// then it keeps a list instead.
     fn offered(&self, sq: usize, piece: Piece) -> bool {
         let compiled = self.variant.compiled();
-        let program = compiled.program(self.t.program[sq]);
+        let program = compiled.program(self.t.squares[sq].program);
         let Some(offers) = program.offers.filter(|_| !piece.promoted) else { return false };
         let g = &self.variant.geometry;
         let y = g.xy(sq).1;
@@ -1178,7 +1214,7 @@ impl MoveState {
                 // Its moves lie between the first square and the farthest it read.
                 PlainAtom::Walk(Walk { dir, .. }) => {
                     let dy = crate::geometry::DELTAS[dir as usize].1;
-                    (rank(y as i32 + dy), rank(y as i32 + dy * self.t.reach[sq][dir as usize] as i32))
+                    (rank(y as i32 + dy), rank(y as i32 + dy * self.t.squares[sq].reach[dir as usize] as i32))
                 }
             };
             let (lo, hi) = (near.min(far) as u32, near.max(far) as u32);
@@ -1196,7 +1232,7 @@ impl MoveState {
     }
 
     fn set_local(&mut self, sq: usize, radius: u8) {
-        self.t.local[sq] = radius;
+        self.t.squares[sq].local = radius;
         let (x, y) = self.variant.geometry.xy(sq);
         if radius > 0 {
             self.t.local_rows[y as usize] |= 1 << x;
@@ -1212,12 +1248,12 @@ impl MoveState {
         let variant = &*pos.variant;
         let compiled = variant.compiled();
         let g = &variant.geometry;
-        let program = compiled.program(self.t.program[sq]);
+        let program = compiled.program(self.t.squares[sq].program);
         let atoms = program.plain.as_ref().expect("a plain program");
-        let own = color_code(if self.t.program[sq] & 1 == 0 { Color::Black } else { Color::White });
+        let own = color_code(if self.t.squares[sq].program & 1 == 0 { Color::Black } else { Color::White });
         let base = sq * compiled.stride;
         let mut delta = 0i32;
-        let mut reach = self.t.reach[sq];
+        let mut reach = self.t.squares[sq].reach;
         for d in 0..DIRECTION_COUNT {
             if program.rays_in[d] & mask != 0 {
                 reach[d] = 0;
@@ -1242,7 +1278,7 @@ impl MoveState {
                     }
                 }
                 PlainAtom::Walk(walk) => {
-                    let (count, hi) = self.walk_count(sq, walk, self.t.program[sq] & 1 == 0);
+                    let (count, hi) = self.walk_count(sq, walk, self.t.squares[sq].program & 1 == 0);
                     let r = &mut reach[walk.dir as usize];
                     *r = (*r).max(hi);
                     count
@@ -1251,13 +1287,13 @@ impl MoveState {
             delta += count as i32 - self.t.counts[base + i] as i32;
             self.t.counts[base + i] = count;
         }
-        self.t.reach[sq] = reach;
+        self.t.squares[sq].reach = reach;
         if full {
             // The old counts belonged to another piece.
-            self.t.total[sq] = atoms.iter().enumerate().map(|(i, _)| self.t.counts[base + i] as u16).sum();
+            self.t.squares[sq].total = atoms.iter().enumerate().map(|(i, _)| self.t.counts[base + i] as u16).sum();
         } else if delta != 0 {
-            self.t.total[sq] = (self.t.total[sq] as i32 + delta) as u16;
-            self.t.fenwick[self.t.program[sq] as usize & 1].add(sq, delta);
+            self.t.squares[sq].total = (self.t.squares[sq].total as i32 + delta) as u16;
+            self.t.fenwick[self.t.squares[sq].program as usize & 1].add(sq, delta);
         }
     }
 
@@ -1268,17 +1304,17 @@ impl MoveState {
         let motion = table.motion_of(piece.kind);
         let atoms = table.absolute_atoms(motion, piece.color);
         let mut list = std::mem::take(&mut self.t.lists[sq]);
-        let program = variant.compiled().program(self.t.program[sq]);
+        let program = variant.compiled().program(self.t.squares[sq].program);
         let g = &variant.geometry;
-        self.t.segmented[sq] = program.segmented(piece, g.rank_from_front(sq, piece.color), g.height);
-        if self.t.segmented[sq] {
+        self.t.squares[sq].segmented = program.segmented(piece, g.rank_from_front(sq, piece.color), g.height);
+        if self.t.squares[sq].segmented {
             let base = sq * variant.compiled().stride;
             let counts = &mut self.t.counts[base..base + atoms.len()];
             pos.generate_atoms(sq, piece, u64::MAX >> (64 - atoms.len()), &mut list, |i, n| counts[i] = n as u8);
         } else {
             pos.generate_from(sq, &mut list);
         }
-        self.t.total[sq] = list.len() as u16;
+        self.t.squares[sq].total = list.len() as u16;
         self.t.lists[sq] = list;
         let mut local = 0u8;
         let mut reach = [0u8; DIRECTION_COUNT];
@@ -1293,7 +1329,7 @@ impl MoveState {
                 | Atom::RankJump { .. }
                 | Atom::RankHop { .. } => Some(self.line_read(pos, sq, piece, atom)),
                 Atom::Hook { dir } => {
-                    self.t.band[sq][dir as usize] = self.walk(pos, sq, dir as usize, |_| true);
+                    self.t.squares[sq].band[dir as usize] = self.walk(pos, sq, dir as usize, |_| true);
                     self.t.hooks[word] |= bit;
                     None
                 }
@@ -1312,7 +1348,7 @@ impl MoveState {
                 reach[dir as usize] = reach[dir as usize].max(hi);
             }
         }
-        self.t.reach[sq] = reach;
+        self.t.squares[sq].reach = reach;
         self.set_local(sq, local);
     }
 
@@ -1345,7 +1381,7 @@ impl MoveState {
     #[inline]
     fn walk_ends(&self, sq: usize, walk: Walk) -> (Option<usize>, usize) {
         let d = walk.dir as usize;
-        let edge = self.variant.geometry.edge(sq, d);
+        let edge = self.edge(sq, d);
         let first = if edge == 0 { None } else { self.first_piece(sq, d, 1) };
         let Some(first) = first else { return (None, edge) };
         let stop = match walk.stop {
@@ -1357,11 +1393,7 @@ impl MoveState {
                 }
                 at
             }
-            Stop::Ranked(level) => {
-                let words = self.variant.compiled().line_words;
-                let level = level as usize * words;
-                self.first_in(&self.t.ranked[level..level + words], sq, d, first)
-            }
+            Stop::Ranked(level) => self.first_in(sq, d, first, |l| l.ranked[level as usize]),
         };
         (Some(first), stop.unwrap_or(edge))
     }
@@ -1372,8 +1404,8 @@ impl MoveState {
         let d = walk.dir as usize;
         let (first, far) = self.walk_ends(sq, walk);
         let Some(first) = first else { return (far as u8, far as u8) };
-        let pieces = self.count_in(&self.t.lines, sq, d, far);
-        let blacks = self.count_in(&self.t.black, sq, d, far);
+        let pieces = self.count_in(sq, d, far, |l| l.occupied);
+        let blacks = self.count_in(sq, d, far, |l| l.black);
         let own = if black { blacks } else { pieces - blacks };
         // Free squares it may end on, then the enemy pieces.
         let free = if walk.free_beyond { far - pieces } else { first - 1 };
@@ -1402,7 +1434,7 @@ impl MoveState {
     fn refresh_segments(&mut self, pos: &Position, p: usize, dir: usize) {
         let variant = &*pos.variant;
         let compiled = variant.compiled();
-        let mask = compiled.program(self.t.program[p]).segments.expect("a segmented program")[dir];
+        let mask = compiled.program(self.t.squares[p].program).segments.expect("a segmented program")[dir];
         let piece = pos.at(p).expect("a segmented piece");
         let atoms = variant.table.absolute_atoms(variant.table.motion_of(piece.kind), piece.color);
         let base = p * compiled.stride;
@@ -1429,9 +1461,9 @@ impl MoveState {
         }
         self.t.lists[p] = list;
         self.t.atom_moves = moves;
-        self.t.reach[p][dir] = reach;
+        self.t.squares[p].reach[dir] = reach;
         if delta != 0 {
-            self.t.total[p] = (self.t.total[p] as i32 + delta) as u16;
+            self.t.squares[p].total = (self.t.squares[p].total as i32 + delta) as u16;
             self.t.fenwick[piece.color.index()].add(p, delta);
         }
     }
@@ -1444,12 +1476,12 @@ impl MoveState {
         let (x, y) = g.xy(s);
         let (x, y) = (x as usize, y as usize);
         let h = g.height;
-        let places = compiled.places[s];
+        let places = compiled.cells[s].places;
         for walk in 0..DIRECTION_COUNT {
             let back = (walk + 4) % DIRECTION_COUNT;
             let (o, ascending) = LINE[walk];
             let (line, at) = (places[o].0 as usize, places[o].1 as usize);
-            let bits = self.t.lines[line];
+            let bits = self.t.lines[line].occupied;
             let mut others = if ascending { bits & !((2u64 << at) - 1) } else { bits & ((1u64 << at) - 1) };
             let mut nearest = true;
             while others != 0 {
@@ -1459,22 +1491,22 @@ impl MoveState {
                     // Past the nearest piece only those that see through others can have read
                     // `s`: a piece whose ray ran through a square that is occupied now but was
                     // empty before is found from that square, itself a changed one.
-                    others &= self.t.through[line];
+                    others &= self.t.lines[line].through;
                     nearest = false;
                 }
                 let m = i.abs_diff(at);
                 let p = (s as isize + g.offset[walk] * m as isize) as usize;
-                if self.t.reach[p][back] as usize >= m && self.t.stamp[p] != self.t.epoch {
+                if self.t.squares[p].reach[back] as usize >= m && self.t.squares[p].stamp != self.t.epoch {
                     // (A pending piece is marked again: `touch` ignores it.)
-                    match self.t.mode[p] {
+                    match self.t.squares[p].mode {
                         Mode::Plain => {
-                            let program = compiled.program(self.t.program[p]);
+                            let program = compiled.program(self.t.squares[p].program);
                             self.refresh_rays(pos, p, program.rays_in[back], false);
                             if program.offers.is_some() && pos.at(p).is_some_and(|piece| self.offered(p, piece)) {
                                 self.refresh(pos, p);
                             }
                         }
-                        Mode::Listed if self.t.segmented[p] && !self.is_pending(p) => self.refresh_segments(pos, p, back),
+                        Mode::Listed if self.t.squares[p].segmented && !self.is_pending(p) => self.refresh_segments(pos, p, back),
                         _ => self.touch(pos, p),
                     }
                 }
@@ -1490,7 +1522,7 @@ impl MoveState {
                     let px = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     let p = row * g.width + px;
-                    if px.abs_diff(x).max(row.abs_diff(y)) <= self.t.local[p] as usize && self.t.stamp[p] != self.t.epoch {
+                    if px.abs_diff(x).max(row.abs_diff(y)) <= self.t.squares[p].local as usize && self.t.squares[p].stamp != self.t.epoch {
                         self.touch(pos, p);
                     }
                 }
@@ -1502,10 +1534,10 @@ impl MoveState {
                 while bits != 0 {
                     let p = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if self.t.stamp[p] == self.t.epoch {
+                    if self.t.squares[p].stamp == self.t.epoch {
                         continue;
                     }
-                    if self.t.mode[p] == Mode::Hooks {
+                    if self.t.squares[p].mode == Mode::Hooks {
                         self.follow_hooks(pos, p, s);
                     } else if self.in_band(pos, p, s) {
                         self.touch(pos, p);
@@ -1522,16 +1554,16 @@ impl MoveState {
         if !self.t.hook_counts[p].as_ref().expect("a hook piece keeps counts").may_read(&variant.geometry, p, s) {
             return;
         }
-        let hooks = variant.compiled().program(self.t.program[p]).hooks.as_ref().expect("a hook program");
-        let color = self.t.program[p] as usize & 1;
+        let hooks = variant.compiled().program(self.t.squares[p].program).hooks.as_ref().expect("a hook program");
+        let color = self.t.squares[p].program as usize & 1;
         let own = color_code(Color::BOTH[color]);
         let mut counts = self.t.hook_counts[p].take().expect("a hook piece keeps counts");
-        let mut band = self.t.band[p];
+        let mut band = self.t.squares[p].band;
         let delta = counts.changed(&variant.geometry, p, s, hooks, &mut band, &HookBoard { state: self, pos, own });
         self.t.hook_counts[p] = Some(counts);
-        self.t.band[p] = band;
+        self.t.squares[p].band = band;
         if delta != 0 {
-            self.t.total[p] = (self.t.total[p] as i32 + delta) as u16;
+            self.t.squares[p].total = (self.t.squares[p].total as i32 + delta) as u16;
             self.t.fenwick[color].add(p, delta);
         }
     }
@@ -1546,7 +1578,7 @@ impl MoveState {
         let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
         let (ax, ay) = (sx - px, sy - py);
         (0..DIRECTION_COUNT).any(|d| {
-            let leg = self.t.band[p][d] as i32;
+            let leg = self.t.squares[p].band[d] as i32;
             let (dx, dy) = crate::geometry::DELTAS[d];
             let along = ax * dx + ay * dy;
             let norm = dx * dx + dy * dy;
@@ -1588,42 +1620,42 @@ impl MoveState {
         let this = &settled;
         let fresh = MoveState::build(pos);
         let stride = this.variant.compiled().stride;
-        for sq in 0..this.t.mode.len() {
+        for sq in 0..this.t.squares.len() {
             let name = || pos.variant.geometry.square_name(sq);
-            if this.t.mode[sq] != fresh.t.mode[sq] {
-                return Err(format!("{}: mode {:?}, fresh {:?}", name(), this.t.mode[sq], fresh.t.mode[sq]));
+            if this.t.squares[sq].mode != fresh.t.squares[sq].mode {
+                return Err(format!("{}: mode {:?}, fresh {:?}", name(), this.t.squares[sq].mode, fresh.t.squares[sq].mode));
             }
-            if this.t.mode[sq] == Mode::Empty {
+            if this.t.squares[sq].mode == Mode::Empty {
                 continue;
             }
-            let same = this.t.program[sq] == fresh.t.program[sq]
-                && this.t.total[sq] == fresh.t.total[sq]
-                && this.t.reach[sq] == fresh.t.reach[sq]
-                && this.t.local[sq] == fresh.t.local[sq]
-                && this.t.band.get(sq) == fresh.t.band.get(sq)
+            let same = this.t.squares[sq].program == fresh.t.squares[sq].program
+                && this.t.squares[sq].total == fresh.t.squares[sq].total
+                && this.t.squares[sq].reach == fresh.t.squares[sq].reach
+                && this.t.squares[sq].local == fresh.t.squares[sq].local
+                && this.t.squares[sq].band == fresh.t.squares[sq].band
                 && this.t.lists[sq] == fresh.t.lists[sq]
                 && this.t.hook_counts.get(sq) == fresh.t.hook_counts.get(sq)
-                && this.t.segmented[sq] == fresh.t.segmented[sq]
-                && ((this.t.mode[sq] != Mode::Plain && !this.t.segmented[sq]) || {
-                    let atoms = this.variant.compiled().program(this.t.program[sq]).slots;
+                && this.t.squares[sq].segmented == fresh.t.squares[sq].segmented
+                && ((this.t.squares[sq].mode != Mode::Plain && !this.t.squares[sq].segmented) || {
+                    let atoms = this.variant.compiled().program(this.t.squares[sq].program).slots;
                     this.t.counts[sq * stride..sq * stride + atoms] == fresh.t.counts[sq * stride..sq * stride + atoms]
                 });
             if !same {
                 return Err(format!(
                     "{}: total {} reach {:?} local {} counts {:?}; fresh: total {} reach {:?} local {} counts {:?}",
                     name(),
-                    this.t.total[sq],
-                    this.t.reach[sq],
-                    this.t.local[sq],
+                    this.t.squares[sq].total,
+                    this.t.squares[sq].reach,
+                    this.t.squares[sq].local,
                     &this.t.counts[sq * stride..(sq + 1) * stride],
-                    fresh.t.total[sq],
-                    fresh.t.reach[sq],
-                    fresh.t.local[sq],
+                    fresh.t.squares[sq].total,
+                    fresh.t.squares[sq].reach,
+                    fresh.t.squares[sq].local,
                     &fresh.t.counts[sq * stride..(sq + 1) * stride],
                 ));
             }
         }
-        let rest = |s: &MoveState| (s.t.lines.clone(), s.t.black.clone(), s.t.ranked.clone(), s.t.through.clone(), s.t.local_rows.clone(), s.t.hooks.clone(), s.t.volatile.clone(), s.t.fenwick.clone(), s.t.pass_blocked);
+        let rest = |s: &MoveState| (s.t.lines.clone(), s.t.local_rows.clone(), s.t.hooks.clone(), s.t.volatile.clone(), s.t.fenwick.clone(), s.t.pass_blocked);
         if rest(this) != rest(&fresh) {
             return Err("line bits (occupancy, Black's, rank levels), local rows, hooks, teleporters, Fenwick trees or pass flags differ".into());
         }
@@ -1633,28 +1665,14 @@ impl MoveState {
     /// Bytes the state holds on the heap (the lists' spare capacity included).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        let n = self.t.mode.len();
-        n * (size_of::<Mode>() + size_of::<u32>() * 2 + size_of::<u16>() + size_of::<u8>() + size_of::<Vec<Move>>())
+        let n = self.t.squares.len();
+        n * (size_of::<Square>() + size_of::<Vec<Move>>())
             + self.t.counts.len()
-            + (self.t.reach.len() + self.t.band.len()) * DIRECTION_COUNT
             + self.t.lists.iter().chain(&self.t.spare).map(|l| l.capacity() * size_of::<Move>()).sum::<usize>()
             + self.t.hook_counts.len() * size_of::<Option<Box<HookCounts>>>()
             + (self.t.hook_counts.iter().flatten().count() + self.t.spare_hooks.len()) * size_of::<HookCounts>()
-            + (self.t.lines.len() + self.t.black.len() + self.t.ranked.len() + self.t.through.len()) * 8
+            + self.t.lines.len() * std::mem::size_of::<LineBits>()
             + (self.t.local_rows.len() + self.t.hooks.len() + self.t.volatile.len()) * 8
             + self.t.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()
     }
 }
-
-/// Sets or clears one square's bit in per-line bit sets, at its four `Compiled::places`.
-#[inline]
-fn set_bits(bits: &mut [u64], places: &[(u16, u8); 4], on: bool) {
-    for &(word, bit) in places {
-        if on {
-            bits[word as usize] |= 1 << bit;
-        } else {
-            bits[word as usize] &= !(1 << bit);
-        }
-    }
-}
-
