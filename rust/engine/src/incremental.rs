@@ -38,10 +38,11 @@
 //! # Four kinds of piece
 //!
 //! A *plain* piece (only slides, jumps, leaps and the line atoms that read past pieces: hops,
-//! range captures, range and rank jumps; atoms that never reach the same square, not trapped
-//! where it stands, and no move that may be offered promotion) keeps one count per atom, in
-//! table order, and never stores its moves: a slide's or jump's moves are the squares at
-//! distances k, k + 1, ... along its ray, a walk's (`PlainAtom::Walk`) are found again along
+//! range captures, range and rank jumps; atoms that never reach the same square, or only rays;
+//! not trapped where it stands, and no move that may be offered promotion) keeps one count per
+//! atom, in table order, and never stores its moves: a slide's or jump's moves are the squares
+//! at distances k, k + 1, ... along its ray (less, where rays along one line overlap, those an
+//! earlier ray gave: `Program::overlaps`), a walk's (`PlainAtom::Walk`) are found again along
 //! its line when asked for. A changed square it read counts again only the atoms of that
 //! direction.
 //!
@@ -49,20 +50,13 @@
 //! conditions, keeps counts per leg and per turn (`hooks::HookCounts`): a changed square on a
 //! turn walks that turn again, one on a leg walks the leg and the turns it gained again.
 //!
-//! A *segmented* piece (only line atoms, two of them along one line reaching the same squares:
-//! a jump and a slide, say; same conditions) keeps the
-//! list of `Position::generate_from` and each atom's number of moves in it: only atoms along
-//! one line can reach the same square, so a changed square it read generates that
-//! direction's atoms again (`Position::generate_atoms`) and puts their moves in place.
-//!
 //! Every other piece keeps the list that `Position::generate_from` gives it: its moves,
 //! promotion twins, trap and pass filters are the reference's by construction. A listed
-//! piece (segmented or not) of the side not to move that must be generated in full waits
+//! piece of the side not to move that must be generated in full waits
 //! until its side is next to move (`settle`), so a piece that two moves in a row touch is
 //! generated once; queries about a side need it settled (`update` settles the side to move).
 //! That holds for a listed piece the move puts on a square too (the piece that moved, or a
-//! capture taken back): until then it reads nothing, so no reader test has to find it. (One
-//! direction of a segmented piece is generated again at once: that is cheap.)
+//! capture taken back): until then it reads nothing, so no reader test has to find it.
 //!
 //! Each side's per-square move counts sit in a Fenwick tree, so the `i`-th legal move (in
 //! `Position::generate` order) is found in O(log squares) without building the list: uniform
@@ -140,10 +134,14 @@ enum Stop {
 /// What the state needs of one (type, colour), compiled once per variant.
 #[derive(Clone, Debug)]
 struct Program {
-    /// The atoms in table order when all are plain and never reach the same square.
+    /// The atoms in table order when all are plain and never reach the same square, or all
+    /// are rays (rays along one line may: `overlaps`).
     plain: Option<Vec<PlainAtom>>,
     /// Per absolute direction, bit `i` set when plain atom `i` is a ray that way.
     rays_in: [u64; DIRECTION_COUNT],
+    /// Bit `dir` set when two rays that way may reach the same square: a ray's moves there
+    /// are the squares no earlier ray gave (`MoveState::fresh_squares`), as in the reference.
+    overlaps: u8,
     /// Largest leap of the plain atoms (Chebyshev), 0 without leaps.
     leap_radius: u8,
     /// An unpromoted piece of this type may choose to promote (zone or furthest rank), so some
@@ -157,15 +155,7 @@ struct Program {
     /// Its atoms are all hooks (`Motion::hooks_only`): it keeps counts per turn (`HookCounts`)
     /// while none of its moves can be offered promotion and it is not trapped.
     hooks: Option<HookProgram>,
-    /// Its atoms are all line atoms, and it is not plain (two atoms along one line reach the
-    /// same squares): a listed piece whose list
-    /// is its atoms' moves one after another, a square an earlier atom gave dropped. Only
-    /// atoms along one line can reach the same square, so it keeps each atom's number of
-    /// moves in `MoveState::counts`, and a changed square that one direction read generates
-    /// only that direction's atoms again. Per absolute direction, bit `i` set when atom `i`
-    /// reads that way.
-    segments: Option<[u64; DIRECTION_COUNT]>,
-    /// Slots it takes in `MoveState::counts`: its number of atoms when plain or segmented.
+    /// Slots it takes in `MoveState::counts`: its number of atoms when plain.
     slots: usize,
 }
 
@@ -176,7 +166,10 @@ impl Program {
         let mut rays_in = [0u64; DIRECTION_COUNT];
         let mut leap_radius = 0u8;
         // Beyond 64 atoms the per-direction masks cannot name them all: such a type is listed.
-        let mut all_plain = !overlapping && atoms.len() <= 64;
+        // Atoms that reach the same squares are plain only when all are rays: then only two
+        // along one line can, and each counts what the earlier ones did not give.
+        let rays_only = atoms.iter().all(|a| matches!(a, Atom::Slide { .. } | Atom::Jump { .. }));
+        let mut all_plain = (!overlapping || rays_only) && atoms.len() <= 64;
         for (i, &atom) in atoms.iter().enumerate() {
             match atom {
                 Atom::Slide { dir, max } => {
@@ -212,23 +205,9 @@ impl Program {
             _ => false,
         });
         let hooks = HookProgram::of(atoms, hooks_only);
-        let mut segments = [0u64; DIRECTION_COUNT];
-        let mut lines_only = !all_plain && atoms.len() <= 64;
-        for (i, &atom) in atoms.iter().enumerate() {
-            match line_dir(atom) {
-                Some(dir) if lines_only => segments[dir as usize] |= 1 << i,
-                _ => lines_only = false,
-            }
-        }
-        let slots = if all_plain || lines_only { atoms.len() } else { 0 };
-        let segments = lines_only.then_some(segments);
-        Program { plain: all_plain.then_some(plain), rays_in, leap_radius, offers, trap, sees_through, hooks, segments, slots }
-    }
-
-    /// Whether `piece` on `sq` keeps its list by atoms (`segments`): none of its moves can be
-    /// offered promotion and it is not trapped (no filter runs over the whole list).
-    fn segmented(&self, piece: Piece, rank_from_front: usize, height: usize) -> bool {
-        self.segments.is_some() && self.unoffered_and_free(piece, rank_from_front, height)
+        let slots = if all_plain { atoms.len() } else { 0 };
+        let overlaps = if overlapping { (0..DIRECTION_COUNT).filter(|&d| rays_in[d].count_ones() > 1).fold(0, |m, d| m | 1 << d) } else { 0 };
+        Program { plain: all_plain.then_some(plain), rays_in, overlaps, leap_radius, offers, trap, sees_through, hooks, slots }
     }
 
     /// Whether `piece` on `sq` keeps counts (else a list): see the module documentation.
@@ -303,7 +282,7 @@ impl Offers {
 pub struct Compiled {
     /// Index `kind * 2 + colour`.
     programs: Vec<Program>,
-    /// Count slots per square: the most atoms of a plain or segmented type.
+    /// Count slots per square: the most atoms of a plain type.
     stride: usize,
     /// The largest Chebyshev radius any atom reads around its piece.
     local_max: usize,
@@ -377,21 +356,6 @@ impl Compiled {
     #[inline]
     fn program(&self, index: u32) -> &Program {
         &self.programs[index as usize]
-    }
-}
-
-/// The direction a line atom reads (it reads a segment of that line from the piece only).
-/// An atom not named here is not a line atom: its piece is never segmented, only listed.
-fn line_dir(atom: Atom) -> Option<u8> {
-    match atom {
-        Atom::Slide { dir, .. }
-        | Atom::Jump { dir, .. }
-        | Atom::Hop { dir, .. }
-        | Atom::RangeCapture { dir }
-        | Atom::RangeJump { dir, .. }
-        | Atom::RankJump { dir }
-        | Atom::RankHop { dir } => Some(dir),
-        _ => None,
     }
 }
 
@@ -487,8 +451,6 @@ impl Fenwick {
 struct Square {
     /// What the piece there keeps.
     mode: Mode,
-    /// The listed piece there keeps its list by atoms (`Program::segments`).
-    segmented: bool,
     /// The Chebyshev radius its local atoms read (0: none).
     local: u8,
     /// The program (`kind * 2 + colour`) of the piece there.
@@ -504,7 +466,7 @@ struct Square {
 }
 
 impl Square {
-    const EMPTY: Square = Square { mode: Mode::Empty, segmented: false, local: 0, program: 0, total: 0, stamp: 0, reach: [0; DIRECTION_COUNT], band: [0; DIRECTION_COUNT] };
+    const EMPTY: Square = Square { mode: Mode::Empty, local: 0, program: 0, total: 0, stamp: 0, reach: [0; DIRECTION_COUNT], band: [0; DIRECTION_COUNT] };
 }
 
 /// What the piece on a square keeps.
@@ -580,7 +542,7 @@ struct Tables {
     hash: u64,
     /// Per square: what the piece there keeps and reads.
     squares: Vec<Square>,
-    /// Per square, `stride` slots: moves per atom of a plain or segmented piece.
+    /// Per square, `stride` slots: moves per atom of a plain piece.
     counts: Vec<u8>,
     /// Per square: a listed piece's moves.
     lists: Vec<Vec<Move>>,
@@ -588,8 +550,6 @@ struct Tables {
     hook_counts: Vec<Option<Box<HookCounts>>>,
     /// Counts of hook pieces that left their squares, for the next.
     spare_hooks: Vec<Box<HookCounts>>,
-    /// One atom's moves generated again (scratch).
-    atom_moves: Vec<Move>,
     /// Lists of pieces that left their squares, kept for the next listed piece (a few, so
     /// neither the squares nor this keep much memory).
     spare: Vec<Vec<Move>>,
@@ -646,7 +606,6 @@ impl MoveState {
                 spare: Vec::new(),
                 hook_counts: if compiled.hooks { vec![None; size] } else { Vec::new() },
                 spare_hooks: Vec::new(),
-                atom_moves: Vec::new(),
                 lines: vec![LineBits::default(); compiled.line_count],
                 local_rows: vec![0; h],
                 hooks: vec![0; words],
@@ -797,13 +756,6 @@ impl MoveState {
         }
     }
 
-    /// Whether the piece on `sq` waits to be computed (`pending`).
-    #[inline]
-    fn is_pending(&self, sq: usize) -> bool {
-        let c = self.t.squares[sq].program as usize & 1;
-        self.t.pending[c][sq / 64] & (1u64 << (sq % 64)) != 0
-    }
-
     fn passes_blocked(&self, pos: &Position) -> [bool; 2] {
         match self.variant.rules.max_consecutive_passes {
             Some(limit) => Color::BOTH.map(|c| pos.consecutive_passes(c) >= limit),
@@ -847,12 +799,23 @@ impl MoveState {
             Mode::Listed => self.t.lists[sq][rest as usize],
             Mode::Plain => {
                 let compiled = self.variant.compiled();
-                let atoms = compiled.program(self.t.squares[sq].program).plain.as_ref().expect("a plain program");
+                let program = compiled.program(self.t.squares[sq].program);
+                let atoms = program.plain.as_ref().expect("a plain program");
                 let counts = &self.t.counts[sq * compiled.stride..];
                 for (i, &atom) in atoms.iter().enumerate() {
                     let n = counts[i] as u32;
                     if rest < n {
-                        return self.plain_move(pos, sq, atom, rest as usize);
+                        return match atom {
+                            PlainAtom::Ray { dir, .. } if program.overlaps & 1 << dir != 0 => {
+                                let mut fresh = self.fresh_squares(pos, sq, atoms, i);
+                                for _ in 0..rest {
+                                    fresh &= fresh - 1;
+                                }
+                                let to = sq as isize + self.variant.geometry.offset[dir as usize] * fresh.trailing_zeros() as isize;
+                                Move::simple(sq as u16, to as u16, false)
+                            }
+                            _ => self.plain_move(pos, sq, atom, rest as usize),
+                        };
                     }
                     rest -= n;
                 }
@@ -871,6 +834,20 @@ impl MoveState {
     fn hooks_of(&self, sq: usize) -> (&HookCounts, &HookProgram) {
         let counts = self.t.hook_counts[sq].as_deref().expect("a hook piece keeps counts");
         (counts, self.variant.compiled().program(self.t.squares[sq].program).hooks.as_ref().expect("a hook program"))
+    }
+
+    /// The squares (bit `k`: distance `k`) that ray `i` of the plain piece on `sq` gives when
+    /// rays overlap its way (`Program::overlaps`): those of its ray that no earlier ray that
+    /// way gave.
+    fn fresh_squares(&self, pos: &Position, sq: usize, atoms: &[PlainAtom], i: usize) -> u64 {
+        let own = self.own(sq);
+        let squares = |atom: PlainAtom| match atom {
+            PlainAtom::Ray { dir, k, extra } => ray_squares(self.ray(pos, sq, dir as usize, k as usize, extra as usize, own).0, k),
+            _ => unreachable!("overlapping atoms are rays"),
+        };
+        let PlainAtom::Ray { dir, .. } = atoms[i] else { unreachable!("overlapping atoms are rays") };
+        let earlier = atoms[..i].iter().filter(|a| matches!(a, PlainAtom::Ray { dir: d, .. } if *d == dir));
+        squares(atoms[i]) & !earlier.fold(0, |given, &a| given | squares(a))
     }
 
     /// The `j`-th move of a plain atom of the piece on `sq`.
@@ -933,7 +910,8 @@ impl MoveState {
             }
             Mode::Plain => {
                 let compiled = self.variant.compiled();
-                let atoms = compiled.program(self.t.squares[sq].program).plain.as_ref().expect("a plain program");
+                let program = compiled.program(self.t.squares[sq].program);
+                let atoms = program.plain.as_ref().expect("a plain program");
                 let counts = &self.t.counts[sq * compiled.stride..];
                 let g = &self.variant.geometry;
                 for (i, &atom) in atoms.iter().enumerate() {
@@ -942,6 +920,14 @@ impl MoveState {
                         continue;
                     }
                     match atom {
+                        PlainAtom::Ray { dir, .. } if program.overlaps & 1 << dir != 0 => {
+                            let mut fresh = self.fresh_squares(pos, sq, atoms, i);
+                            while fresh != 0 {
+                                let to = sq as isize + g.offset[dir as usize] * fresh.trailing_zeros() as isize;
+                                f(Move::simple(sq as u16, to as u16, false));
+                                fresh &= fresh - 1;
+                            }
+                        }
                         PlainAtom::Ray { dir, k, .. } => {
                             let step = g.offset[dir as usize];
                             let mut to = sq as isize + step * k as isize;
@@ -1173,7 +1159,6 @@ impl MoveState {
         // (squares a hook mover passed over would otherwise hold hundreds of moves each).
         let mut list = std::mem::take(&mut self.t.lists[sq]);
         list.clear();
-        self.t.squares[sq].segmented = false;
         if let Some(counts) = self.t.hook_counts.get_mut(sq).and_then(Option::take) {
             self.t.spare_hooks.push(counts);
         }
@@ -1208,7 +1193,9 @@ impl MoveState {
             let (near, far) = match atom {
                 PlainAtom::Ray { dir, k, .. } => {
                     let dy = crate::geometry::DELTAS[dir as usize].1;
-                    (rank(y as i32 + dy * k as i32), rank(y as i32 + dy * (k as i32 + n - 1)))
+                    // Where rays overlap, its moves lie between `k` and the farthest square read.
+                    let far = if program.overlaps & 1 << dir != 0 { self.t.squares[sq].reach[dir as usize] as i32 } else { k as i32 + n - 1 };
+                    (rank(y as i32 + dy * k as i32), rank(y as i32 + dy * far))
                 }
                 PlainAtom::Leap { dy, .. } => (rank(y as i32 + dy as i32), rank(y as i32 + dy as i32)),
                 // Its moves lie between the first square and the farthest it read.
@@ -1259,6 +1246,9 @@ impl MoveState {
                 reach[d] = 0;
             }
         }
+        // Per direction, the squares earlier rays gave (`Program::overlaps`; a mask picks every
+        // atom of each direction it touches, in order).
+        let mut given = [0u64; DIRECTION_COUNT];
         let mut picked = mask & (u64::MAX >> (64 - atoms.len().max(1)));
         while picked != 0 {
             let i = picked.trailing_zeros() as usize;
@@ -1268,7 +1258,14 @@ impl MoveState {
                     let (count, hi) = self.ray(pos, sq, dir as usize, k as usize, extra as usize, own);
                     let r = &mut reach[dir as usize];
                     *r = (*r).max(hi);
-                    count
+                    if program.overlaps & 1 << dir != 0 {
+                        let squares = ray_squares(count, k);
+                        let fresh = squares & !given[dir as usize];
+                        given[dir as usize] |= squares;
+                        fresh.count_ones() as u8
+                    } else {
+                        count
+                    }
                 }
                 PlainAtom::Leap { dx, dy } => {
                     let (x, y) = g.xy(sq);
@@ -1304,16 +1301,7 @@ impl MoveState {
         let motion = table.motion_of(piece.kind);
         let atoms = table.absolute_atoms(motion, piece.color);
         let mut list = std::mem::take(&mut self.t.lists[sq]);
-        let program = variant.compiled().program(self.t.squares[sq].program);
-        let g = &variant.geometry;
-        self.t.squares[sq].segmented = program.segmented(piece, g.rank_from_front(sq, piece.color), g.height);
-        if self.t.squares[sq].segmented {
-            let base = sq * variant.compiled().stride;
-            let counts = &mut self.t.counts[base..base + atoms.len()];
-            pos.generate_atoms(sq, piece, u64::MAX >> (64 - atoms.len()), &mut list, |i, n| counts[i] = n as u8);
-        } else {
-            pos.generate_from(sq, &mut list);
-        }
+        pos.generate_from(sq, &mut list);
         self.t.squares[sq].total = list.len() as u16;
         self.t.lists[sq] = list;
         let mut local = 0u8;
@@ -1429,45 +1417,6 @@ impl MoveState {
         }
     }
 
-    /// The changed square `s` was read by the segmented piece on `p` along `dir`: generates
-    /// that direction's atoms again, in place in its list.
-    fn refresh_segments(&mut self, pos: &Position, p: usize, dir: usize) {
-        let variant = &*pos.variant;
-        let compiled = variant.compiled();
-        let mask = compiled.program(self.t.squares[p].program).segments.expect("a segmented program")[dir];
-        let piece = pos.at(p).expect("a segmented piece");
-        let atoms = variant.table.absolute_atoms(variant.table.motion_of(piece.kind), piece.color);
-        let base = p * compiled.stride;
-        let mut list = std::mem::take(&mut self.t.lists[p]);
-        let mut moves = std::mem::take(&mut self.t.atom_moves);
-        moves.clear();
-        let mut fresh = [0u8; 64];
-        pos.generate_atoms(p, piece, mask, &mut moves, |i, n| fresh[i] = n as u8);
-        let (mut reach, mut delta) = (0u8, 0i32);
-        // Each atom's new moves replace its old ones in the list, in atom order.
-        let (mut start, mut counted, mut taken) = (0usize, 0usize, 0usize);
-        let mut picked = mask;
-        while picked != 0 {
-            let i = picked.trailing_zeros() as usize;
-            picked &= picked - 1;
-            start += self.t.counts[base + counted..base + i].iter().map(|&n| n as usize).sum::<usize>();
-            counted = i;
-            let (old, new) = (self.t.counts[base + i] as usize, fresh[i] as usize);
-            list.splice(start..start + old, moves[taken..taken + new].iter().copied());
-            taken += new;
-            self.t.counts[base + i] = new as u8;
-            delta += new as i32 - old as i32;
-            reach = reach.max(self.line_read(pos, p, piece, atoms[i]).1);
-        }
-        self.t.lists[p] = list;
-        self.t.atom_moves = moves;
-        self.t.squares[p].reach[dir] = reach;
-        if delta != 0 {
-            self.t.squares[p].total = (self.t.squares[p].total as i32 + delta) as u16;
-            self.t.fenwick[piece.color.index()].add(p, delta);
-        }
-    }
-
     /// Computes again every piece that read `s` (see the module documentation).
     fn refresh_readers(&mut self, pos: &Position, s: usize) {
         let variant = &*pos.variant;
@@ -1506,7 +1455,6 @@ impl MoveState {
                                 self.refresh(pos, p);
                             }
                         }
-                        Mode::Listed if self.t.squares[p].segmented && !self.is_pending(p) => self.refresh_segments(pos, p, back),
                         _ => self.touch(pos, p),
                     }
                 }
@@ -1635,8 +1583,7 @@ impl MoveState {
                 && this.t.squares[sq].band == fresh.t.squares[sq].band
                 && this.t.lists[sq] == fresh.t.lists[sq]
                 && this.t.hook_counts.get(sq) == fresh.t.hook_counts.get(sq)
-                && this.t.squares[sq].segmented == fresh.t.squares[sq].segmented
-                && ((this.t.squares[sq].mode != Mode::Plain && !this.t.squares[sq].segmented) || {
+                && (this.t.squares[sq].mode != Mode::Plain || {
                     let atoms = this.variant.compiled().program(this.t.squares[sq].program).slots;
                     this.t.counts[sq * stride..sq * stride + atoms] == fresh.t.counts[sq * stride..sq * stride + atoms]
                 });
@@ -1675,4 +1622,10 @@ impl MoveState {
             + (self.t.local_rows.len() + self.t.hooks.len() + self.t.volatile.len()) * 8
             + self.t.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()
     }
+}
+
+/// The squares (bit `k`: distance `k`) of a ray's `count` moves from distance `k`.
+#[inline]
+fn ray_squares(count: u8, k: u8) -> u64 {
+    ((1u64 << count) - 1) << k
 }

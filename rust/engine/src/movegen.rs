@@ -199,29 +199,6 @@ impl Position {
         }
     }
 
-    /// The moves of the atoms of the piece on `sq` that `mask` picks (bit `i`: its atom `i`),
-    /// as `generate_from` gives them for a piece whose moves no filter or offer changes (not
-    /// offered promotion, not trapped, no pass): atom after atom, dropping a square an earlier
-    /// picked atom gave when the atoms overlap. `counted(i, n)`: atom `i` gave `n` moves. The
-    /// incremental state generates one direction of a piece made of line atoms this way.
-    pub(crate) fn generate_atoms(&self, sq: usize, piece: Piece, mask: u64, out: &mut Vec<Move>, mut counted: impl FnMut(usize, usize)) {
-        let table = &self.variant.table;
-        let motion = table.motion_of(piece.kind);
-        let atoms = table.absolute_atoms(motion, piece.color);
-        let inside = self.variant.geometry.neighbour_dirs(sq);
-        let open = inside & !self.neighbours_of_color(sq, piece.color);
-        Sink::with(out, sq, motion.overlapping, |sink| {
-            let mut picked = mask;
-            while picked != 0 {
-                let i = picked.trailing_zeros() as usize;
-                picked &= picked - 1;
-                let before = sink.out.len();
-                self.atoms_into(sq, piece.color, motion.range_rank, open, &atoms[i..=i], sink);
-                counted(i, sink.out.len() - before);
-            }
-        });
-    }
-
     /// Each of `atoms` in turn into `sink` (one set of squares seen for all). The one place
     /// `generate_atom` is inlined, so the compiler inlines the powers it calls once too.
     #[inline(never)]

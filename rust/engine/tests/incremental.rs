@@ -8,7 +8,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
-use taikyoku_engine::{variant_names, Color, Game, Move, Piece, Position, Variant};
+use taikyoku_engine::{variant_names, Color, Game, Move, Piece, Position, Sources, Variant};
 
 /// Checks the game's move state against full generation and a fresh state; returns how many
 /// moves the history rules (Dai dai's repetition) removed.
@@ -145,9 +145,9 @@ fn counted_pieces_follow_open_boards() {
     // close, turns that grow and shrink (the counts of `incremental/hooks.rs`). Among them
     // pieces whose lines read past pieces, counted from piece to piece (`PlainAtom::Walk`):
     // range captures (great general), range jumps (free eagle; ancient dragon and rain demon,
-    // promoted), hops (golden bird; free bird, promoted); and pieces that keep their list by
-    // atoms: a jump and a slide along one line (phoenix master, soaring eagle, lion dog),
-    // whose long lines cross the open board.
+    // promoted), hops (golden bird; free bird, promoted); and rays along one line that reach
+    // the same squares, a jump beside a slide (phoenix master, soaring eagle, lion dog), whose
+    // long lines cross the open board.
     let variant = Variant::load("taikyoku", &[]).unwrap();
     let kind = |key: &str| variant.table.lookup(key).unwrap();
     let piece = |key: &str, color| Piece { kind: kind(key), origin: kind(key), color, promoted: false };
@@ -265,4 +265,44 @@ fn incremental_soak() {
         }
     }
     println!("incremental soak: {plies} plies, {games} games, every ply checked, {:.0?}", start.elapsed());
+}
+
+#[test]
+fn overlapping_rays_follow_the_promotion_zone() {
+    // Rays along one line that reach the same squares (a lion dog's jump of three beside its
+    // range, a soaring eagle's jump of two beside its range...) count only the squares no
+    // earlier ray gave. Next to a promotion zone, the squares they give decide whether a move
+    // may be offered promotion: Taikyoku's pieces under zone promotion (no built-in variant has
+    // both), set just outside Black's zone, facing it, among scattered pieces.
+    const PIECES: &str = include_str!("../variants/taikyoku.pieces");
+    const SETUP: &str = include_str!("../variants/taikyoku.setup");
+    let rules = "board 36x36\npromotion zone\npromotion-zone 11\npromotion-trigger enter-or-capture\n";
+    let variant = Arc::new(Variant::from_sources("taikyoku", Sources { rules, pieces: PIECES, setup: SETUP }, &[]).unwrap());
+    let kind = |key: &str| variant.table.lookup(key).unwrap();
+    let overlapping = ["LD", "EL", "HF", "PM", "KM", "GS", "MF", "WO", "RME", "LME", "GM", "DG", "LL", "GT"];
+    let others = ["P", "P", "G", "R", "B", "LN", "FL"];
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let g = &variant.geometry;
+    let mut plies = 0;
+    for board in 0..30u64 {
+        let mut pos = Position::empty(variant.clone(), Color::Black);
+        let piece = |key: &str, color| Piece { kind: kind(key), origin: kind(key), color, promoted: false };
+        pos.put(g.size() - 1, piece("K", Color::Black));
+        pos.put(0, piece("K", Color::White));
+        for _ in 0..12 {
+            // Black's ranks 12 to 16 from the far side, White's likewise from its own.
+            let (x, rank) = (rng.gen_range(0..g.width), rng.gen_range(11..16));
+            let color = if rng.gen_bool(0.7) { Color::Black } else { Color::White };
+            let y = if color == Color::Black { rank } else { g.height - 1 - rank };
+            let key = overlapping[rng.gen_range(0..overlapping.len())];
+            pos.put(y * g.width + x, piece(key, color));
+        }
+        for _ in 0..20 {
+            let sq = rng.gen_range(1..g.size() - 1);
+            let color = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
+            pos.put(sq, piece(others[rng.gen_range(0..others.len())], color));
+        }
+        plies += play_and_check_from(Game::from_position(pos), board, 40, 1).0;
+    }
+    assert!(plies >= 600, "{plies} plies");
 }
