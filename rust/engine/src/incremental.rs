@@ -529,6 +529,8 @@ const LINE: [(usize, bool); DIRECTION_COUNT] =
 #[derive(Clone, Debug)]
 pub struct MoveState {
     variant: Arc<Variant>,
+    /// The variant's compiled table (`Variant::compiled`), held to skip the lazy cell's test.
+    compiled: Arc<Compiled>,
     /// Everything else: a variant's opening state is kept without its variant
     /// (`Compiled::opening`), so that the variant holds no reference to itself.
     t: Tables,
@@ -584,7 +586,7 @@ impl MoveState {
         let opening = variant.compiled().opening.get_or_init(|| MoveState::build(&Position::initial(variant.clone())).t);
         // The hash stands for the position, as in `is_synced`.
         if pos.hash() == opening.hash {
-            return MoveState { t: opening.clone(), variant };
+            return MoveState { t: opening.clone(), compiled: variant.compiled().clone(), variant };
         }
         MoveState::build(pos)
     }
@@ -598,6 +600,7 @@ impl MoveState {
         let words = size.div_ceil(64);
         let mut state = MoveState {
             variant: variant.clone(),
+            compiled: compiled.clone(),
             t: Tables {
                 hash: 0,
                 squares: vec![Square::EMPTY; size],
@@ -798,7 +801,7 @@ impl MoveState {
         match self.t.squares[sq].mode {
             Mode::Listed => self.t.lists[sq][rest as usize],
             Mode::Plain => {
-                let compiled = self.variant.compiled();
+                let compiled = &*self.compiled;
                 let program = compiled.program(self.t.squares[sq].program);
                 let atoms = program.plain.as_ref().expect("a plain program");
                 let counts = &self.t.counts[sq * compiled.stride..];
@@ -833,7 +836,7 @@ impl MoveState {
     #[inline]
     fn hooks_of(&self, sq: usize) -> (&HookCounts, &HookProgram) {
         let counts = self.t.hook_counts[sq].as_deref().expect("a hook piece keeps counts");
-        (counts, self.variant.compiled().program(self.t.squares[sq].program).hooks.as_ref().expect("a hook program"))
+        (counts, self.compiled.program(self.t.squares[sq].program).hooks.as_ref().expect("a hook program"))
     }
 
     /// The squares (bit `k`: distance `k`) that ray `i` of the plain piece on `sq` gives when
@@ -909,7 +912,7 @@ impl MoveState {
                 counts.for_each(&self.variant.geometry, sq, hooks, |to| f(Move::simple(sq as u16, to as u16, false)));
             }
             Mode::Plain => {
-                let compiled = self.variant.compiled();
+                let compiled = &*self.compiled;
                 let program = compiled.program(self.t.squares[sq].program);
                 let atoms = program.plain.as_ref().expect("a plain program");
                 let counts = &self.t.counts[sq * compiled.stride..];
@@ -990,7 +993,7 @@ impl MoveState {
     /// Squares from `sq` to the edge along `d` (`Geometry::edge`, from `Compiled::cells`).
     #[inline(always)]
     fn edge(&self, sq: usize, d: usize) -> usize {
-        self.variant.compiled().cells[sq].edge[d] as usize
+        self.compiled.cells[sq].edge[d] as usize
     }
 
     /// The distance from `sq` to the first piece along `d` at distance `k` or more
@@ -1004,7 +1007,7 @@ impl MoveState {
     #[inline(always)]
     fn first_in(&self, sq: usize, d: usize, k: usize, bits: impl Fn(&LineBits) -> u64) -> Option<usize> {
         let (o, ascending) = LINE[d];
-        let (line, at) = self.variant.compiled().cells[sq].places[o];
+        let (line, at) = self.compiled.cells[sq].places[o];
         let (bits, at) = (bits(&self.t.lines[line as usize]), at as usize);
         if ascending {
             let ahead = bits >> (at + k);
@@ -1020,7 +1023,7 @@ impl MoveState {
     #[inline(always)]
     fn count_in(&self, sq: usize, d: usize, far: usize, bits: impl Fn(&LineBits) -> u64) -> usize {
         let (o, ascending) = LINE[d];
-        let (line, at) = self.variant.compiled().cells[sq].places[o];
+        let (line, at) = self.compiled.cells[sq].places[o];
         let (bits, at) = (bits(&self.t.lines[line as usize]), at as usize);
         let run = (1u64 << far) - 1;
         let mask = if ascending { run << (at + 1) } else { run << (at - far) };
@@ -1036,7 +1039,7 @@ impl MoveState {
     /// Sets `sq` in the line bits of its four lines (occupancy, Black's, rank levels) for
     /// `piece`, or clears it.
     fn set_line_bits(&mut self, sq: usize, piece: Option<Piece>) {
-        let compiled = self.variant.compiled();
+        let compiled = &*self.compiled;
         let ranked = piece.map_or(0, |p| compiled.rank_masks[p.kind as usize]);
         for &(line, bit) in &compiled.cells[sq].places {
             let (line, bit) = (&mut self.t.lines[line as usize], 1u64 << bit);
@@ -1051,7 +1054,7 @@ impl MoveState {
 
     /// Sets or clears `sq` in the see-through bits of its four lines.
     fn set_through_bits(&mut self, sq: usize, sees_through: bool) {
-        for &(line, bit) in &self.variant.compiled().cells[sq].places {
+        for &(line, bit) in &self.compiled.cells[sq].places {
             let through = &mut self.t.lines[line as usize].through;
             *through = if sees_through { *through | 1 << bit } else { *through & !(1 << bit) };
         }
@@ -1066,7 +1069,7 @@ impl MoveState {
         };
         let program = piece.kind as u32 * 2 + piece.color.index() as u32;
         let g = &pos.variant.geometry;
-        if self.variant.compiled().program(program).counts(piece, g.rank_from_front(sq, piece.color), g.height) {
+        if self.compiled.program(program).counts(piece, g.rank_from_front(sq, piece.color), g.height) {
             return self.refresh(pos, sq);
         }
         // Pending, it reads nothing yet: no reader test finds it, and `settle` computes it.
@@ -1149,7 +1152,7 @@ impl MoveState {
                 self.t.squares[sq].total = 0;
             }
             // Only pieces that see through set their bits (`refresh`).
-            if self.variant.compiled().program(self.t.squares[sq].program).sees_through {
+            if self.compiled.program(self.t.squares[sq].program).sees_through {
                 self.set_through_bits(sq, false);
             }
         }
@@ -1173,7 +1176,7 @@ impl MoveState {
     /// Whether a move of the plain-counted `piece` on `sq` may be offered promotion (`Offers`):
     /// then it keeps a list instead.
     fn offered(&self, sq: usize, piece: Piece) -> bool {
-        let compiled = self.variant.compiled();
+        let compiled = &*self.compiled;
         let program = compiled.program(self.t.squares[sq].program);
         let Some(offers) = program.offers.filter(|_| !piece.promoted) else { return false };
         let g = &self.variant.geometry;
@@ -1233,7 +1236,7 @@ impl MoveState {
     /// square (`refresh` counts it in the Fenwick tree); else `total` and the tree follow.
     fn refresh_rays(&mut self, pos: &Position, sq: usize, mask: u64, full: bool) {
         let variant = &*pos.variant;
-        let compiled = variant.compiled();
+        let compiled = &*self.compiled;
         let g = &variant.geometry;
         let program = compiled.program(self.t.squares[sq].program);
         let atoms = program.plain.as_ref().expect("a plain program");
@@ -1567,7 +1570,7 @@ impl MoveState {
         }
         let this = &settled;
         let fresh = MoveState::build(pos);
-        let stride = this.variant.compiled().stride;
+        let stride = this.compiled.stride;
         for sq in 0..this.t.squares.len() {
             let name = || pos.variant.geometry.square_name(sq);
             if this.t.squares[sq].mode != fresh.t.squares[sq].mode {
@@ -1584,7 +1587,7 @@ impl MoveState {
                 && this.t.lists[sq] == fresh.t.lists[sq]
                 && this.t.hook_counts.get(sq) == fresh.t.hook_counts.get(sq)
                 && (this.t.squares[sq].mode != Mode::Plain || {
-                    let atoms = this.variant.compiled().program(this.t.squares[sq].program).slots;
+                    let atoms = this.compiled.program(this.t.squares[sq].program).slots;
                     this.t.counts[sq * stride..sq * stride + atoms] == fresh.t.counts[sq * stride..sq * stride + atoms]
                 });
             if !same {

@@ -32,7 +32,7 @@ pub struct Variant {
     pub dead_ends: Vec<u64>,
     /// The table compiled for the incremental move state (`incremental::MoveState`), a cache
     /// built on first use: `Default::default()` when a variant is put together by hand.
-    pub compiled: OnceLock<Compiled>,
+    pub compiled: OnceLock<Arc<Compiled>>,
 }
 
 /// The three files of a variant.
@@ -243,8 +243,8 @@ impl Variant {
     }
 
     /// The table compiled for the incremental move state (`incremental::MoveState`).
-    pub(crate) fn compiled(&self) -> &Compiled {
-        self.compiled.get_or_init(|| Compiled::new(self))
+    pub(crate) fn compiled(&self) -> &Arc<Compiled> {
+        self.compiled.get_or_init(|| Arc::new(Compiled::new(self)))
     }
 
     /// The square that `sq` becomes for White's setup (rotated by 180°).
