@@ -160,7 +160,8 @@ struct Program {
 }
 
 impl Program {
-    /// `level`: the index in `Compiled::rank_levels` of the type's range rank.
+    /// `level`: the index in `Compiled::rank_levels` of the type's range rank, if the line
+    /// bits hold that level (`RANK_LEVELS`).
     fn compile(atoms: &[Atom], overlapping: bool, hooks_only: bool, offers: Option<Offers>, trap: Trap, level: Option<u8>) -> Program {
         let mut plain = Vec::new();
         let mut rays_in = [0u64; DIRECTION_COUNT];
@@ -189,9 +190,10 @@ impl Program {
                     let free_beyond = matches!(atom, Atom::Hop { .. });
                     plain.push(PlainAtom::Walk(Walk { dir, stop: Stop::After(pieces), free_beyond, sweeps: false }));
                 }
-                Atom::RangeCapture { dir } | Atom::RankJump { dir } | Atom::RankHop { dir } => {
+                // A rank beyond the levels the line bits hold keeps a list.
+                Atom::RangeCapture { dir } | Atom::RankJump { dir } | Atom::RankHop { dir } if level.is_some() => {
                     rays_in[dir as usize] |= 1u64.checked_shl(i as u32).unwrap_or(0);
-                    let stop = Stop::Ranked(level.expect("a rank walker's level"));
+                    let stop = Stop::Ranked(level.expect("tested"));
                     let free_beyond = !matches!(atom, Atom::RankJump { .. });
                     let sweeps = matches!(atom, Atom::RangeCapture { .. });
                     plain.push(PlainAtom::Walk(Walk { dir, stop, free_beyond, sweeps }));
@@ -313,7 +315,8 @@ impl Compiled {
         let mut rank_levels: Vec<u8> = (0..table.len()).filter(|&k| ranked(k)).map(|k| table.motion_of(k as u16).range_rank).collect();
         rank_levels.sort_unstable();
         rank_levels.dedup();
-        assert!(rank_levels.len() <= RANK_LEVELS, "more than {RANK_LEVELS} range ranks have range captures or rank jumps");
+        // The lowest ranks get the levels the line bits hold; walkers of the others keep lists.
+        rank_levels.truncate(RANK_LEVELS);
         let rank_masks = (0..table.len())
             .map(|k| {
                 let rank = table.motion_of(k as u16).range_rank;
@@ -499,7 +502,7 @@ struct LineBits {
 }
 
 /// Levels of `LineBits::ranked`: range ranks of the types with range captures, rank jumps or
-/// rank hops (3 in the built-in variants).
+/// rank hops (3 in the built-in variants; the walkers of further ranks keep lists).
 const RANK_LEVELS: usize = 5;
 
 /// Per square, what the state's line scans read about it (`Compiled::cells`): 16 bytes, four

@@ -306,3 +306,21 @@ fn overlapping_rays_follow_the_promotion_zone() {
     }
     assert!(plies >= 600, "{plies} plies");
 }
+
+#[test]
+fn more_walking_ranks_than_the_line_bits_hold() {
+    // Seven range ranks with range captures: the line bits hold five levels, so the two lowest
+    // ranks' generals keep lists (the reference's), and the state still follows every ply.
+    let pieces = "K | King | 王 | - | royal | step(all)\n\
+                  P | Pawn | 歩 | - |  | step(f)\n"
+        .to_string()
+        + &(1..=7).map(|r| format!("G{} | General {r} | 将 | - | rank={r} | rangecap(all)\n", ["A", "B", "C", "D", "E", "F", "H"][r - 1])).collect::<String>();
+    let setup = "P  P  P  P  P  P  P  P  P\n.  .  .  .  .  .  .  .  .\nGA GB GC GD K  GE GF GH .\n";
+    let sources = Sources { rules: "board 9x9\npromotion capture\n", pieces: &pieces, setup };
+    let variant = Arc::new(Variant::from_sources("ranks", sources, &[]).unwrap());
+    let mut plies = 0;
+    for seed in 0..20 {
+        plies += play_and_check_from(Game::new(variant.clone()), seed, 80, 1).0;
+    }
+    assert!(plies >= 400, "{plies} plies");
+}
