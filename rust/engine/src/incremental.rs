@@ -172,34 +172,33 @@ impl Program {
         let rays_only = atoms.iter().all(|a| matches!(a, Atom::Slide { .. } | Atom::Jump { .. }));
         let mut all_plain = (!overlapping || rays_only) && atoms.len() <= 64;
         for (i, &atom) in atoms.iter().enumerate() {
-            match atom {
-                Atom::Slide { dir, max } => {
-                    rays_in[dir as usize] |= 1u64.checked_shl(i as u32).unwrap_or(0);
-                    plain.push(PlainAtom::Ray { dir, k: 1, extra: max - 1 });
-                }
-                Atom::Jump { dir, k, then } => {
-                    rays_in[dir as usize] |= 1u64.checked_shl(i as u32).unwrap_or(0);
-                    plain.push(PlainAtom::Ray { dir, k, extra: then });
-                }
+            let compiled = match atom {
+                Atom::Slide { dir, max } => PlainAtom::Ray { dir, k: 1, extra: max - 1 },
+                Atom::Jump { dir, k, then } => PlainAtom::Ray { dir, k, extra: then },
                 Atom::Leap { dx, dy } => {
                     leap_radius = leap_radius.max(dx.unsigned_abs()).max(dy.unsigned_abs());
-                    plain.push(PlainAtom::Leap { dx, dy });
+                    PlainAtom::Leap { dx, dy }
                 }
                 Atom::Hop { dir, pieces } | Atom::RangeJump { dir, pieces } => {
-                    rays_in[dir as usize] |= 1u64.checked_shl(i as u32).unwrap_or(0);
                     let free_beyond = matches!(atom, Atom::Hop { .. });
-                    plain.push(PlainAtom::Walk(Walk { dir, stop: Stop::After(pieces), free_beyond, sweeps: false }));
+                    PlainAtom::Walk(Walk { dir, stop: Stop::After(pieces), free_beyond, sweeps: false })
                 }
                 // A rank beyond the levels the line bits hold keeps a list.
                 Atom::RangeCapture { dir } | Atom::RankJump { dir } | Atom::RankHop { dir } if level.is_some() => {
-                    rays_in[dir as usize] |= 1u64.checked_shl(i as u32).unwrap_or(0);
                     let stop = Stop::Ranked(level.expect("tested"));
                     let free_beyond = !matches!(atom, Atom::RankJump { .. });
                     let sweeps = matches!(atom, Atom::RangeCapture { .. });
-                    plain.push(PlainAtom::Walk(Walk { dir, stop, free_beyond, sweeps }));
+                    PlainAtom::Walk(Walk { dir, stop, free_beyond, sweeps })
                 }
-                _ => all_plain = false,
+                _ => {
+                    all_plain = false;
+                    continue;
+                }
+            };
+            if let PlainAtom::Ray { dir, .. } | PlainAtom::Walk(Walk { dir, .. }) = compiled {
+                rays_in[dir as usize] |= 1u64.checked_shl(i as u32).unwrap_or(0);
             }
+            plain.push(compiled);
         }
         let sees_through = atoms.iter().any(|a| match *a {
             Atom::Jump { k, .. } => k >= 2,
@@ -1243,7 +1242,7 @@ impl MoveState {
         let g = &variant.geometry;
         let program = compiled.program(self.t.squares[sq].program);
         let atoms = program.plain.as_ref().expect("a plain program");
-        let own = color_code(if self.t.squares[sq].program & 1 == 0 { Color::Black } else { Color::White });
+        let own = self.own(sq);
         let base = sq * compiled.stride;
         let mut delta = 0i32;
         let mut reach = self.t.squares[sq].reach;
@@ -1353,15 +1352,7 @@ impl MoveState {
         match atom {
             Atom::Slide { dir, max } => (dir, self.ray(pos, sq, dir as usize, 1, max as usize - 1, own).1),
             Atom::Jump { dir, k, then } => (dir, self.ray(pos, sq, dir as usize, k as usize, then as usize, own).1),
-            Atom::Hop { dir, pieces } | Atom::RangeJump { dir, pieces } => {
-                // They stop on the piece after the `pieces` they may pass (never when
-                // unlimited).
-                let mut passed = 0u32;
-                (dir, self.walk(pos, sq, dir as usize, |_| {
-                    passed += 1;
-                    passed > pieces as u32 && pieces != UNLIMITED
-                }))
-            }
+            Atom::Hop { dir, pieces } | Atom::RangeJump { dir, pieces } => (dir, self.walk_ends(sq, dir, Stop::After(pieces)).1 as u8),
             Atom::RangeCapture { dir } | Atom::RankJump { dir } | Atom::RankHop { dir } => {
                 let range_rank = table.motion_of(piece.kind).range_rank;
                 (dir, self.walk(pos, sq, dir as usize, |p| table.motion_of(p.kind).range_rank <= range_rank))
@@ -1370,15 +1361,15 @@ impl MoveState {
         }
     }
 
-    /// Where a walk of the piece on `sq` meets its first piece and where it stops (the
+    /// Where a walk from `sq` along `dir` meets its first piece and where `stop` ends it (the
     /// farthest square it reads: its stop piece, or the edge), as distances.
     #[inline]
-    fn walk_ends(&self, sq: usize, walk: Walk) -> (Option<usize>, usize) {
-        let d = walk.dir as usize;
+    fn walk_ends(&self, sq: usize, dir: u8, stop: Stop) -> (Option<usize>, usize) {
+        let d = dir as usize;
         let edge = self.edge(sq, d);
         let first = if edge == 0 { None } else { self.first_piece(sq, d, 1) };
         let Some(first) = first else { return (None, edge) };
-        let stop = match walk.stop {
+        let stop = match stop {
             Stop::After(UNLIMITED) => None,
             Stop::After(n) => {
                 let mut at = Some(first);
@@ -1396,7 +1387,7 @@ impl MoveState {
     /// farthest square it reads, from bit counts over the line.
     fn walk_count(&self, sq: usize, walk: Walk, black: bool) -> (u8, u8) {
         let d = walk.dir as usize;
-        let (first, far) = self.walk_ends(sq, walk);
+        let (first, far) = self.walk_ends(sq, walk.dir, walk.stop);
         let Some(first) = first else { return (far as u8, far as u8) };
         let pieces = self.count_in(sq, d, far, |l| l.occupied);
         let blacks = self.count_in(sq, d, far, |l| l.black);
@@ -1409,7 +1400,7 @@ impl MoveState {
     /// Calls `f` with each move of a walk of the piece on `sq` (owner `own`) in turn, while
     /// it returns true: the squares from the piece outwards (`Position::generate_atom`).
     fn walk_moves(&self, pos: &Position, sq: usize, walk: Walk, own: u8, mut f: impl FnMut(Move) -> bool) {
-        let (_, far) = self.walk_ends(sq, walk);
+        let (_, far) = self.walk_ends(sq, walk.dir, walk.stop);
         let step = self.variant.geometry.offset[walk.dir as usize];
         let mut passed = false;
         for k in 1..=far {

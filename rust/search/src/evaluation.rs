@@ -6,7 +6,6 @@
 
 use taikyoku_engine::{Game, Outcome};
 use taikyoku_engine::Color;
-use taikyoku_engine::position::EMPTY;
 use taikyoku_engine::{Move, Piece, Position, NO_SQUARE};
 use taikyoku_engine::table::{Kind, NO_RANK};
 use taikyoku_engine::Variant;
@@ -217,13 +216,12 @@ impl PieceValues {
         let g = &pos.variant.geometry;
         let mut line = SweptLine { from: usize::MAX, step: 0, next: 0, distance: 0, value: 0.0, pieces: 0 };
         for (i, &mv) in moves.iter().enumerate() {
-            // Most moves capture at most on `to` (`Position::for_each_capture`): one byte tells.
+            // Most moves capture at most on `to`: tested first, one piece at most to value.
             if mv.mid == NO_SQUARE && !mv.sweep() {
-                let to = mv.to as usize;
-                if to != mv.from as usize && pos.color_code_at(to) != EMPTY {
-                    let captured = self.piece_value(pos.at(to).expect("an occupied square"));
+                pos.for_each_capture(mv, |sq| {
+                    let captured = self.piece_value(pos.at(sq).expect("a captured square is occupied"));
                     f(i, self.with_promotion_gain(pos, mv, captured, true, promotion_weight));
-                }
+                });
                 continue;
             }
             let (mut captured, mut any) = (0.0, false);
