@@ -561,9 +561,13 @@ struct Tables {
     lines: Vec<LineBits>,
     /// Per rank: bit x set when the piece on (x, y) has local reads.
     local_rows: Vec<u64>,
-    /// Bits over squares: pieces with hooks, and pieces computed after every move (teleport).
-    hooks: Vec<u64>,
-    volatile: Vec<u64>,
+    /// Pieces with hooks, and pieces computed after every move (teleport).
+    hooks: SquareSet,
+    volatile: SquareSet,
+    /// Per square (empty without hooks): for a piece keeping hook counts, the box of squares
+    /// they read (`HookCounts::may_read`, in board coordinates: least x, most x, least y, most
+    /// y), so a change elsewhere is passed over without looking at the counts.
+    hook_box: Vec<[u8; 4]>,
     /// Per colour: moves per square.
     fenwick: [Fenwick; 2],
     /// Per colour, bits over squares: listed pieces of the side not to move whose reads
@@ -613,8 +617,9 @@ impl MoveState {
                 spare_hooks: Vec::new(),
                 lines: vec![LineBits::default(); compiled.line_count],
                 local_rows: vec![0; h],
-                hooks: vec![0; words],
-                volatile: vec![0; words],
+                hooks: SquareSet::new(size),
+                volatile: SquareSet::new(size),
+                hook_box: if compiled.hooks { vec![[0; 4]; size] } else { Vec::new() },
                 fenwick: [Fenwick::new(size), Fenwick::new(size)],
                 pending: [vec![0; words], vec![0; words]],
                 pending_count: [0; 2],
@@ -632,8 +637,8 @@ impl MoveState {
         assert!(Arc::ptr_eq(&self.variant, &pos.variant), "a move state follows positions of one variant");
         self.t.lines.fill(LineBits::default());
         self.t.local_rows.fill(0);
-        self.t.hooks.fill(0);
-        self.t.volatile.fill(0);
+        self.t.hooks.clear();
+        self.t.volatile.clear();
         self.t.fenwick[0].clear();
         self.t.fenwick[1].clear();
         for pending in self.t.pending.iter_mut() {
@@ -700,14 +705,10 @@ impl MoveState {
             self.refresh_readers(pos, sq);
         }
         // Teleporters: their protection test reads the whole board.
-        for w in 0..self.t.volatile.len() {
-            let mut bits = self.t.volatile[w];
-            while bits != 0 {
-                let sq = w * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if self.t.squares[sq].stamp != self.t.epoch {
-                    self.touch(pos, sq);
-                }
+        let mut volatile = self.t.volatile.cursor();
+        while let Some(sq) = volatile.next(&self.t.volatile) {
+            if self.t.squares[sq].stamp != self.t.epoch {
+                self.touch(pos, sq);
             }
         }
         let blocked = self.passes_blocked(pos);
@@ -1112,8 +1113,9 @@ impl MoveState {
             counts.compute(g, sq, hooks, &mut band, &HookBoard { state: self, pos, own: color_code(piece.color) });
             self.t.squares[sq].band = band;
             self.t.squares[sq].total = counts.total();
+            self.t.hook_box[sq] = counts.board_box(g, sq);
             self.t.hook_counts[sq] = Some(counts);
-            self.t.hooks[sq / 64] |= 1u64 << (sq % 64);
+            self.t.hooks.insert(sq);
         } else {
             if plain {
                 self.t.squares[sq].mode = Mode::Plain;
@@ -1167,8 +1169,8 @@ impl MoveState {
         if let Some(counts) = self.t.hook_counts.get_mut(sq).and_then(Option::take) {
             self.t.spare_hooks.push(counts);
         }
-        self.t.hooks[word] &= !bit;
-        self.t.volatile[word] &= !bit;
+        self.t.hooks.remove(sq);
+        self.t.volatile.remove(sq);
         if self.t.squares[sq].local != 0 {
             self.set_local(sq, 0);
         }
@@ -1311,7 +1313,6 @@ impl MoveState {
         self.t.lists[sq] = list;
         let mut local = 0u8;
         let mut reach = [0u8; DIRECTION_COUNT];
-        let (word, bit) = (sq / 64, 1u64 << (sq % 64));
         for &atom in atoms {
             let line = match atom {
                 Atom::Slide { .. }
@@ -1323,11 +1324,11 @@ impl MoveState {
                 | Atom::RankHop { .. } => Some(self.line_read(pos, sq, piece, atom)),
                 Atom::Hook { dir } => {
                     self.t.squares[sq].band[dir as usize] = self.walk(pos, sq, dir as usize, |_| true);
-                    self.t.hooks[word] |= bit;
+                    self.t.hooks.insert(sq);
                     None
                 }
                 Atom::Teleport => {
-                    self.t.volatile[word] |= bit;
+                    self.t.volatile.insert(sq);
                     None
                 }
                 Atom::Leap { .. } | Atom::Lion | Atom::Double { .. } | Atom::LionLine { .. } | Atom::Igui | Atom::Area { .. } => {
@@ -1474,19 +1475,18 @@ impl MoveState {
             }
         }
         if compiled.hooks {
-            for w in 0..self.t.hooks.len() {
-                let mut bits = self.t.hooks[w];
-                while bits != 0 {
-                    let p = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    if self.t.squares[p].stamp == self.t.epoch {
-                        continue;
-                    }
-                    if self.t.squares[p].mode == Mode::Hooks {
+            let mut hooks = self.t.hooks.cursor();
+            while let Some(p) = hooks.next(&self.t.hooks) {
+                if self.t.squares[p].stamp == self.t.epoch {
+                    continue;
+                }
+                if self.t.squares[p].mode == Mode::Hooks {
+                    let [x_lo, x_hi, y_lo, y_hi] = self.t.hook_box[p].map(usize::from);
+                    if (x_lo..=x_hi).contains(&x) && (y_lo..=y_hi).contains(&y) {
                         self.follow_hooks(pos, p, s);
-                    } else if self.in_band(pos, p, s) {
-                        self.touch(pos, p);
                     }
+                } else if self.in_band(pos, p, s) {
+                    self.touch(pos, p);
                 }
             }
         }
@@ -1495,16 +1495,13 @@ impl MoveState {
     /// The square `s` changed: brings the counts of the hook piece on `p` up to date.
     fn follow_hooks(&mut self, pos: &Position, p: usize, s: usize) {
         let variant = &*pos.variant;
-        // Most changed squares are outside the box: tested before anything else is looked up.
-        if !self.t.hook_counts[p].as_ref().expect("a hook piece keeps counts").may_read(&variant.geometry, p, s) {
-            return;
-        }
         let hooks = variant.compiled().program(self.t.squares[p].program).hooks.as_ref().expect("a hook program");
         let color = self.t.squares[p].program as usize & 1;
         let own = color_code(Color::BOTH[color]);
         let mut counts = self.t.hook_counts[p].take().expect("a hook piece keeps counts");
         let mut band = self.t.squares[p].band;
         let delta = counts.changed(&variant.geometry, p, s, hooks, &mut band, &HookBoard { state: self, pos, own });
+        self.t.hook_box[p] = counts.board_box(&variant.geometry, p);
         self.t.hook_counts[p] = Some(counts);
         self.t.squares[p].band = band;
         if delta != 0 {
@@ -1616,8 +1613,84 @@ impl MoveState {
             + self.t.hook_counts.len() * size_of::<Option<Box<HookCounts>>>()
             + (self.t.hook_counts.iter().flatten().count() + self.t.spare_hooks.len()) * size_of::<HookCounts>()
             + self.t.lines.len() * std::mem::size_of::<LineBits>()
-            + (self.t.local_rows.len() + self.t.hooks.len() + self.t.volatile.len()) * 8
+            + self.t.local_rows.len() * 8
+            + self.t.hooks.heap_bytes()
+            + self.t.volatile.heap_bytes()
+            + self.t.hook_box.len() * 4
             + self.t.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()
+    }
+}
+
+/// A set of squares as bits, with a word that says which words are not empty: boards have at
+/// most 64 × 64 squares (the per-line bits), so one summary word covers them, and a walk over
+/// a set of a few pieces looks at a few words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct SquareSet {
+    words: Vec<u64>,
+    /// Bit `w`: `words[w]` is not empty.
+    summary: u64,
+}
+
+impl SquareSet {
+    fn new(size: usize) -> SquareSet {
+        assert!(size <= 64 * 64, "boards have at most 64 x 64 squares");
+        SquareSet { words: vec![0; size.div_ceil(64)], summary: 0 }
+    }
+
+    fn clear(&mut self) {
+        self.words.fill(0);
+        self.summary = 0;
+    }
+
+    #[inline]
+    fn insert(&mut self, sq: usize) {
+        self.words[sq / 64] |= 1u64 << (sq % 64);
+        self.summary |= 1u64 << (sq / 64);
+    }
+
+    #[inline]
+    fn remove(&mut self, sq: usize) {
+        let w = sq / 64;
+        self.words[w] &= !(1u64 << (sq % 64));
+        if self.words[w] == 0 {
+            self.summary &= !(1u64 << w);
+        }
+    }
+
+    /// A walk over the squares in increasing order that borrows the set only in `next`, so
+    /// the caller may change the state between steps (a word is read when the walk gets to it).
+    #[inline]
+    fn cursor(&self) -> SquareCursor {
+        SquareCursor { summary: self.summary, bits: 0, base: 0 }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+}
+
+/// See `SquareSet::cursor`.
+struct SquareCursor {
+    summary: u64,
+    bits: u64,
+    base: usize,
+}
+
+impl SquareCursor {
+    #[inline]
+    fn next(&mut self, set: &SquareSet) -> Option<usize> {
+        while self.bits == 0 {
+            if self.summary == 0 {
+                return None;
+            }
+            let w = self.summary.trailing_zeros() as usize;
+            self.summary &= self.summary - 1;
+            self.bits = set.words[w];
+            self.base = w * 64;
+        }
+        let sq = self.base + self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(sq)
     }
 }
 

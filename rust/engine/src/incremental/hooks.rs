@@ -148,6 +148,15 @@ impl HookCounts {
         ax >= self.area[0] && ax <= self.area[1] && ay >= self.area[2] && ay <= self.area[3]
     }
 
+    /// `area` in board coordinates for the piece on `p` (least x, most x, least y, most y),
+    /// clipped to the board: the state tests changes against it before looking at the counts.
+    pub(super) fn board_box(&self, g: &Geometry, p: usize) -> [u8; 4] {
+        let (px, py) = g.xy(p);
+        let clip = |v: i32, most: usize| v.clamp(0, most as i32 - 1) as u8;
+        let [x_lo, x_hi, y_lo, y_hi] = self.area;
+        [clip(px + x_lo, g.width), clip(px + x_hi, g.width), clip(py + y_lo, g.height), clip(py + y_hi, g.height)]
+    }
+
     /// The piece's number of moves.
     pub(super) fn total(&self) -> u16 {
         self.sums.iter().sum()
