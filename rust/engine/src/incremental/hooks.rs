@@ -46,6 +46,12 @@ impl HookProgram {
         Some(program)
     }
 
+    /// Whether there is a hook along `d`.
+    #[inline]
+    fn has(&self, d: usize) -> bool {
+        self.rank[d] != u8::MAX
+    }
+
     /// Whether `e` is a hook that comes before `d`'s.
     #[inline]
     fn earlier(&self, e: usize, d: usize) -> bool {
@@ -77,6 +83,39 @@ fn turn(d: usize, side: usize) -> usize {
 fn reached(d: usize, side: usize, a: usize, r: u8) -> (i32, i32) {
     let ((dx, dy), (ex, ey)) = (DELTAS[d], DELTAS[turn(d, side)]);
     (dx * a as i32 + ex * r as i32, dy * a as i32 + ey * r as i32)
+}
+
+/// The direction of a step (`dx`, `dy` in -1..=1, not both 0).
+#[inline]
+fn direction_of(dx: i32, dy: i32) -> usize {
+    const BY_STEP: [u8; 9] = [7, 0, 1, 6, u8::MAX, 2, 5, 4, 3];
+    BY_STEP[((dy + 1) * 3 + dx + 1) as usize] as usize
+}
+
+/// The ways to reach (`ax`, `ay`) from a piece by `a >= 1` squares along a direction `d`, then
+/// `b >= 1` along its turn `side` (`turn`): (d, side, a, b), at most four, over the orthogonal
+/// axes and over the diagonal ones (a square of the piece's colour), each axis first.
+#[inline]
+fn leg_and_turn(ax: i32, ay: i32) -> ([(usize, usize, usize, usize); 4], usize) {
+    let mut ways = [(0, 0, 0, 0); 4];
+    let mut count = 0;
+    // Per family: the two coordinates and, for each, its direction when positive and negative.
+    let (alpha, beta) = ((ax + ay) / 2, (ax - ay) / 2);
+    let diagonal = (ax + ay) % 2 == 0;
+    for ((u, u_dirs), (v, v_dirs), on) in [((ax, (2, 6)), (ay, (4, 0)), true), ((alpha, (3, 7)), (beta, (1, 5)), diagonal)] {
+        if !on || u == 0 || v == 0 {
+            continue;
+        }
+        let du = if u > 0 { u_dirs.0 } else { u_dirs.1 };
+        let dv = if v > 0 { v_dirs.0 } else { v_dirs.1 };
+        for (d, e, a, b) in [(du, dv, u, v), (dv, du, v, u)] {
+            let side = usize::from(turn(d, 0) != e);
+            debug_assert_eq!(turn(d, side), e, "the axes are perpendicular");
+            ways[count] = (d, side, a.unsigned_abs() as usize, b.unsigned_abs() as usize);
+            count += 1;
+        }
+    }
+    (ways, count)
 }
 
 /// The side of `e`'s turns that goes along `d` (perpendicular to `e`).
@@ -244,32 +283,21 @@ impl HookCounts {
         let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
         let (ax, ay) = (sx - px, sy - py);
         let mut delta = 0;
-        for &d in &program.dirs {
-            let (dx, dy) = DELTAS[d as usize];
-            let j = if dx != 0 { ax * dx } else { ay * dy };
-            if j >= 1 && j <= band[d as usize] as i32 && (j * dx, j * dy) == (ax, ay) {
-                delta += self.set_leg(g, p, d as usize, program, band, board);
+        // On a first leg: `s` lies along one direction, within the leg's band.
+        if ax == 0 || ay == 0 || ax.abs() == ay.abs() {
+            let d = direction_of(ax.signum(), ay.signum());
+            if program.has(d) && ax.abs().max(ay.abs()) <= band[d] as i32 {
+                delta += self.set_leg(g, p, d, program, band, board);
             }
         }
-        for &d in &program.dirs {
-            let d = d as usize;
-            let (dx, dy) = DELTAS[d];
-            let norm = dx * dx + dy * dy;
-            let along_d = ax * dx + ay * dy;
-            if along_d <= 0 || along_d % norm != 0 || along_d / norm > self.leg[d] as i32 {
+        // On a turn: `s` lies `a` squares along a leg `d`, then `b` along its turn.
+        let (ways, count) = leg_and_turn(ax, ay);
+        for &(d, side, a, b) in &ways[..count] {
+            if !program.has(d) || a > self.leg[d] as usize || b > self.read[d][side][a] as usize {
                 continue;
             }
-            let a = (along_d / norm) as usize;
-            for side in 0..2 {
-                // Perpendicular directions of one length: the two projections give `s`.
-                let (ex, ey) = DELTAS[turn(d, side)];
-                let along_e = ax * ex + ay * ey;
-                if along_e <= 0 || along_e % norm != 0 || along_e / norm > self.read[d][side][a] as i32 {
-                    continue;
-                }
-                let (m, r) = board.turn(step(g, p, d, a), turn(d, side));
-                delta += self.set_turn(program, d, side, a, m, r);
-            }
+            let (m, r) = board.turn(step(g, p, d, a), turn(d, side));
+            delta += self.set_turn(program, d, side, a, m, r);
         }
         delta
     }
