@@ -1500,8 +1500,11 @@ impl MoveState {
         let own = color_code(Color::BOTH[color]);
         let mut counts = self.t.hook_counts[p].take().expect("a hook piece keeps counts");
         let mut band = self.t.squares[p].band;
+        let area = counts.area();
         let delta = counts.changed(&variant.geometry, p, s, hooks, &mut band, &HookBoard { state: self, pos, own });
-        self.t.hook_box[p] = counts.board_box(&variant.geometry, p);
+        if counts.area() != area {
+            self.t.hook_box[p] = counts.board_box(&variant.geometry, p);
+        }
         self.t.hook_counts[p] = Some(counts);
         self.t.squares[p].band = band;
         if delta != 0 {

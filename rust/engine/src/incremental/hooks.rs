@@ -29,6 +29,8 @@ pub(super) struct HookProgram {
     dirs: Vec<u8>,
     /// Per direction: its place in `dirs` (`u8::MAX`: no hook that way).
     rank: [u8; DIRECTION_COUNT],
+    /// Whether it has orthogonal hooks, and diagonal ones (`leg_and_turn` looks at those axes).
+    axes: [bool; 2],
 }
 
 impl HookProgram {
@@ -37,11 +39,12 @@ impl HookProgram {
         if !hooks_only {
             return None;
         }
-        let mut program = HookProgram { dirs: Vec::new(), rank: [u8::MAX; DIRECTION_COUNT] };
+        let mut program = HookProgram { dirs: Vec::new(), rank: [u8::MAX; DIRECTION_COUNT], axes: [false; 2] };
         for &atom in atoms {
             let Atom::Hook { dir } = atom else { return None };
             program.rank[dir as usize] = program.dirs.len() as u8;
             program.dirs.push(dir);
+            program.axes[dir as usize % 2] = true;
         }
         Some(program)
     }
@@ -94,15 +97,16 @@ fn direction_of(dx: i32, dy: i32) -> usize {
 
 /// The ways to reach (`ax`, `ay`) from a piece by `a >= 1` squares along a direction `d`, then
 /// `b >= 1` along its turn `side` (`turn`): (d, side, a, b), at most four, over the orthogonal
-/// axes and over the diagonal ones (a square of the piece's colour), each axis first.
+/// axes and over the diagonal ones (a square of the piece's colour), each axis first; `axes`
+/// (orthogonal, diagonal) picks which.
 #[inline]
-fn leg_and_turn(ax: i32, ay: i32) -> ([(usize, usize, usize, usize); 4], usize) {
+fn leg_and_turn(ax: i32, ay: i32, axes: [bool; 2]) -> ([(usize, usize, usize, usize); 4], usize) {
     let mut ways = [(0, 0, 0, 0); 4];
     let mut count = 0;
     // Per family: the two coordinates and, for each, its direction when positive and negative.
     let (alpha, beta) = ((ax + ay) / 2, (ax - ay) / 2);
-    let diagonal = (ax + ay) % 2 == 0;
-    for ((u, u_dirs), (v, v_dirs), on) in [((ax, (2, 6)), (ay, (4, 0)), true), ((alpha, (3, 7)), (beta, (1, 5)), diagonal)] {
+    let diagonal = axes[1] && (ax + ay) % 2 == 0;
+    for ((u, u_dirs), (v, v_dirs), on) in [((ax, (2, 6)), (ay, (4, 0)), axes[0]), ((alpha, (3, 7)), (beta, (1, 5)), diagonal)] {
         if !on || u == 0 || v == 0 {
             continue;
         }
@@ -185,6 +189,11 @@ impl HookCounts {
         let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
         let (ax, ay) = (sx - px, sy - py);
         ax >= self.area[0] && ax <= self.area[1] && ay >= self.area[2] && ay <= self.area[3]
+    }
+
+    /// The box around what it reads, relative to the piece (`area`).
+    pub(super) fn area(&self) -> [i32; 4] {
+        self.area
     }
 
     /// `area` in board coordinates for the piece on `p` (least x, most x, least y, most y),
@@ -291,7 +300,7 @@ impl HookCounts {
             }
         }
         // On a turn: `s` lies `a` squares along a leg `d`, then `b` along its turn.
-        let (ways, count) = leg_and_turn(ax, ay);
+        let (ways, count) = leg_and_turn(ax, ay, program.axes);
         for &(d, side, a, b) in &ways[..count] {
             if !program.has(d) || a > self.leg[d] as usize || b > self.read[d][side][a] as usize {
                 continue;
