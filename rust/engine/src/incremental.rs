@@ -1119,7 +1119,7 @@ impl MoveState {
         } else {
             if plain {
                 self.t.squares[sq].mode = Mode::Plain;
-                self.refresh_rays(pos, sq, u64::MAX, true);
+                self.count_plain(pos, sq);
                 self.set_local(sq, p.leap_radius);
             }
             if !plain || self.offered(sq, piece) {
@@ -1235,69 +1235,79 @@ impl MoveState {
         }
     }
 
-    /// Counts again the plain atoms of the piece on `sq` picked by `mask` (every atom of each
-    /// direction it touches), setting their directions' reach. `full`: the piece is new on the
-    /// square (`refresh` counts it in the Fenwick tree); else `total` and the tree follow.
-    fn refresh_rays(&mut self, pos: &Position, sq: usize, mask: u64, full: bool) {
-        let variant = &*pos.variant;
+    /// Counts every plain atom of the piece new on `sq` (`refresh` puts its total in the
+    /// Fenwick tree), setting every direction's reach.
+    fn count_plain(&mut self, pos: &Position, sq: usize) {
         let compiled = &*self.compiled;
-        let g = &variant.geometry;
         let program = compiled.program(self.t.squares[sq].program);
         let atoms = program.plain.as_ref().expect("a plain program");
         let own = self.own(sq);
         let base = sq * compiled.stride;
-        let mut delta = 0i32;
-        let mut reach = self.t.squares[sq].reach;
-        for d in 0..DIRECTION_COUNT {
-            if program.rays_in[d] & mask != 0 {
-                reach[d] = 0;
-            }
-        }
-        // Per direction, the squares earlier rays gave (`Program::overlaps`; a mask picks every
-        // atom of each direction it touches, in order).
+        let mut reach = [0u8; DIRECTION_COUNT];
+        // Per direction, the squares earlier rays gave (`Program::overlaps`).
         let mut given = [0u64; DIRECTION_COUNT];
-        let mut picked = mask & (u64::MAX >> (64 - atoms.len().max(1)));
+        let mut total = 0u16;
+        for (i, &atom) in atoms.iter().enumerate() {
+            let (count, hi) = self.count_atom(pos, sq, atom, own);
+            let count = match atom {
+                PlainAtom::Ray { dir, k, .. } if program.overlaps & 1 << dir != 0 => fresh_of(count, k, &mut given[dir as usize]),
+                _ => count,
+            };
+            if let PlainAtom::Ray { dir, .. } | PlainAtom::Walk(Walk { dir, .. }) = atom {
+                reach[dir as usize] = reach[dir as usize].max(hi);
+            }
+            self.t.counts[base + i] = count;
+            total += count as u16;
+        }
+        self.t.squares[sq].reach = reach;
+        self.t.squares[sq].total = total;
+    }
+
+    /// Counts again the atoms along `d` of the plain piece on `sq` (a square it read that way
+    /// changed), setting that direction's reach; `total` and the Fenwick tree follow.
+    fn recount_direction(&mut self, pos: &Position, sq: usize, d: usize) {
+        let compiled = &*self.compiled;
+        let program = compiled.program(self.t.squares[sq].program);
+        let atoms = program.plain.as_ref().expect("a plain program");
+        let own = self.own(sq);
+        let base = sq * compiled.stride;
+        let overlapping = program.overlaps & 1 << d != 0;
+        let (mut reach, mut given, mut delta) = (0u8, 0u64, 0i32);
+        let mut picked = program.rays_in[d];
         while picked != 0 {
             let i = picked.trailing_zeros() as usize;
             picked &= picked - 1;
-            let count = match atoms[i] {
-                PlainAtom::Ray { dir, k, extra } => {
-                    let (count, hi) = self.ray(pos, sq, dir as usize, k as usize, extra as usize, own);
-                    let r = &mut reach[dir as usize];
-                    *r = (*r).max(hi);
-                    if program.overlaps & 1 << dir != 0 {
-                        let squares = ray_squares(count, k);
-                        let fresh = squares & !given[dir as usize];
-                        given[dir as usize] |= squares;
-                        fresh.count_ones() as u8
-                    } else {
-                        count
-                    }
-                }
-                PlainAtom::Leap { dx, dy } => {
-                    let (x, y) = g.xy(sq);
-                    match g.square(x + dx as i32, y + dy as i32) {
-                        Some(t) if pos.color_code_at(t) != own => 1,
-                        _ => 0,
-                    }
-                }
-                PlainAtom::Walk(walk) => {
-                    let (count, hi) = self.walk_count(sq, walk, self.t.squares[sq].program & 1 == 0);
-                    let r = &mut reach[walk.dir as usize];
-                    *r = (*r).max(hi);
-                    count
-                }
+            let atom = atoms[i];
+            let (count, hi) = self.count_atom(pos, sq, atom, own);
+            let count = match atom {
+                PlainAtom::Ray { k, .. } if overlapping => fresh_of(count, k, &mut given),
+                _ => count,
             };
+            reach = reach.max(hi);
             delta += count as i32 - self.t.counts[base + i] as i32;
             self.t.counts[base + i] = count;
         }
-        self.t.squares[sq].reach = reach;
-        if full {
-            // The old counts belonged to another piece.
-            self.t.squares[sq].total = atoms.iter().enumerate().map(|(i, _)| self.t.counts[base + i] as u16).sum();
-        } else if delta != 0 {
+        self.t.squares[sq].reach[d] = reach;
+        if delta != 0 {
             self.t.squares[sq].total = (self.t.squares[sq].total as i32 + delta) as u16;
             self.t.fenwick[self.t.squares[sq].program as usize & 1].add(sq, delta);
+        }
+    }
+
+    /// The moves of plain atom `atom` of the piece on `sq` (owner `own`) before the overlap
+    /// filter (`fresh_of`), and the farthest square it reads along its line (0 for a leap).
+    #[inline(always)]
+    fn count_atom(&self, pos: &Position, sq: usize, atom: PlainAtom, own: u8) -> (u8, u8) {
+        match atom {
+            PlainAtom::Ray { dir, k, extra } => self.ray(pos, sq, dir as usize, k as usize, extra as usize, own),
+            PlainAtom::Leap { dx, dy } => {
+                let (x, y) = self.variant.geometry.xy(sq);
+                match self.variant.geometry.square(x + dx as i32, y + dy as i32) {
+                    Some(t) if pos.color_code_at(t) != own => (1, 0),
+                    _ => (0, 0),
+                }
+            }
+            PlainAtom::Walk(walk) => self.walk_count(sq, walk, own == color_code(Color::Black)),
         }
     }
 
@@ -1448,7 +1458,7 @@ impl MoveState {
                     match self.t.squares[p].mode {
                         Mode::Plain => {
                             let program = compiled.program(self.t.squares[p].program);
-                            self.refresh_rays(pos, p, program.rays_in[back], false);
+                            self.recount_direction(pos, p, back);
                             if program.offers.is_some() && pos.at(p).is_some_and(|piece| self.offered(p, piece)) {
                                 self.refresh(pos, p);
                             }
@@ -1695,6 +1705,16 @@ impl SquareCursor {
         self.bits &= self.bits - 1;
         Some(sq)
     }
+}
+
+/// A ray's moves along a line where rays overlap (`Program::overlaps`): of its `count` squares
+/// from distance `k`, those no earlier ray that way gave (`given`, which takes them in).
+#[inline]
+fn fresh_of(count: u8, k: u8, given: &mut u64) -> u8 {
+    let squares = ray_squares(count, k);
+    let fresh = squares & !*given;
+    *given |= squares;
+    fresh.count_ones() as u8
 }
 
 /// The squares (bit `k`: distance `k`) of a ray's `count` moves from distance `k`.
