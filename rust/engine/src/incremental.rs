@@ -1532,8 +1532,14 @@ impl MoveState {
         let g = &self.variant.geometry;
         let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
         let (ax, ay) = (sx - px, sy - py);
+        let band = self.t.squares[p].band;
+        // Diagonal legs and their turns only reach squares of the piece's colour.
+        const ORTHOGONAL: u64 = 0x00FF_00FF_00FF_00FF;
+        if u64::from_le_bytes(band) & ORTHOGONAL == 0 && (ax + ay) % 2 != 0 {
+            return false;
+        }
         (0..DIRECTION_COUNT).any(|d| {
-            let leg = self.t.squares[p].band[d] as i32;
+            let leg = band[d] as i32;
             let (dx, dy) = crate::geometry::DELTAS[d];
             let along = ax * dx + ay * dy;
             let norm = dx * dx + dy * dy;
