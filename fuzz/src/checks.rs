@@ -211,6 +211,7 @@ fn check_table(table: &PieceTable) {
             rules_options: Vec::new(),
             dead_ends: Vec::new(),
             compiled: Default::default(),
+            opening: Default::default(),
         });
         let centre = (size / 2) * size + size / 2;
         for kind in 0..table.len().min(32) as Kind {

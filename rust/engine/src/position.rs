@@ -203,6 +203,18 @@ pub struct Position {
     undo: Vec<Undo>,
 }
 
+/// The board of a variant's opening position, built once (`Variant::opening`): a new game
+/// copies it rather than placing hundreds of pieces one by one (`Position::initial`).
+#[derive(Clone, Debug, Default)]
+pub struct OpeningBoard {
+    board: Vec<Option<Piece>>,
+    occupied: [Vec<u64>; 2],
+    colors: Vec<u8>,
+    neighbours: Vec<u16>,
+    hash: u64,
+    royals: [u16; 2],
+}
+
 /// The hash key of a piece on a square: it covers everything that tells two pieces apart.
 #[inline]
 fn piece_key(sq: usize, p: Piece) -> u64 {
@@ -305,11 +317,35 @@ impl Position {
 
     /// The variant's initial position, Black to move.
     pub fn initial(variant: Arc<Variant>) -> Position {
-        let mut pos = Position::empty(variant.clone(), Color::Black);
-        for (sq, kind, color) in variant.initial_pieces() {
-            pos.put(sq, Piece { kind, origin: kind, color, promoted: false });
+        // Placed piece by piece once per variant; every later game copies the board.
+        let opening = variant
+            .opening
+            .get_or_init(|| {
+                let mut pos = Position::empty(variant.clone(), Color::Black);
+                for (sq, kind, color) in variant.initial_pieces() {
+                    pos.put(sq, Piece { kind, origin: kind, color, promoted: false });
+                }
+                let Position { board, occupied, colors, neighbours, hash, royals, .. } = pos;
+                OpeningBoard { board, occupied, colors, neighbours, hash, royals }
+            })
+            .clone();
+        let OpeningBoard { board, occupied, colors, neighbours, hash, royals } = opening;
+        let counts_passes = variant.rules.max_consecutive_passes.is_some();
+        Position {
+            variant,
+            board,
+            occupied,
+            colors,
+            neighbours,
+            side: Color::Black,
+            plies_before: 0,
+            hash,
+            royals,
+            passes: [0, 0],
+            counts_passes,
+            captured: Vec::new(),
+            undo: Vec::new(),
         }
-        pos
     }
 
     /// The piece on `sq`, if any.

@@ -3,6 +3,7 @@
 
 use crate::geometry::{Color, Geometry};
 use crate::incremental::Compiled;
+use crate::position::OpeningBoard;
 use crate::rules::{Rules, RulesError, RulesOption};
 use crate::table::{Kind, PieceTable, TableError};
 use std::collections::HashMap;
@@ -33,6 +34,9 @@ pub struct Variant {
     /// The table compiled for the incremental move state (`incremental::MoveState`), a cache
     /// built on first use: `Default::default()` when a variant is put together by hand.
     pub compiled: OnceLock<Arc<Compiled>>,
+    /// The opening position's board, a cache built on first use (`Position::initial`):
+    /// `Default::default()` when a variant is put together by hand.
+    pub opening: OnceLock<OpeningBoard>,
 }
 
 /// The three files of a variant.
@@ -186,6 +190,7 @@ impl Variant {
             rules_options,
             dead_ends: Vec::new(),
             compiled: OnceLock::new(),
+            opening: OnceLock::new(),
         };
         Ok(variant.with_dead_ends())
     }
