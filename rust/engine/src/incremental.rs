@@ -522,6 +522,9 @@ const FILE: usize = 1;
 const ANTI: usize = 2;
 const DIAG: usize = 3;
 
+/// Per orientation: the direction that runs up its lines' bits, and the one that runs down.
+const LINE_WAYS: [(usize, usize, usize); 4] = [(FILE, 4, 0), (ANTI, 1, 5), (RANK, 2, 6), (DIAG, 3, 7)];
+
 /// Per direction: the orientation of its line, and whether the direction runs up its bits.
 const LINE: [(usize, bool); DIRECTION_COUNT] =
     [(FILE, false), (ANTI, true), (RANK, true), (DIAG, true), (FILE, true), (ANTI, false), (RANK, false), (DIAG, false)];
@@ -1434,38 +1437,21 @@ impl MoveState {
         let (x, y) = (x as usize, y as usize);
         let h = g.height;
         let places = compiled.cells[s].places;
-        for walk in 0..DIRECTION_COUNT {
-            let back = (walk + 4) % DIRECTION_COUNT;
-            let (o, ascending) = LINE[walk];
+        for (o, up, down) in LINE_WAYS {
             let (line, at) = (places[o].0 as usize, places[o].1 as usize);
-            let bits = self.t.lines[line].occupied;
-            let mut others = if ascending { bits & !((2u64 << at) - 1) } else { bits & ((1u64 << at) - 1) };
-            let mut nearest = true;
-            while others != 0 {
-                let i = if ascending { others.trailing_zeros() as usize } else { 63 - others.leading_zeros() as usize };
-                others &= !(1u64 << i);
-                if nearest {
-                    // Past the nearest piece only those that see through others can have read
-                    // `s`: a piece whose ray ran through a square that is occupied now but was
-                    // empty before is found from that square, itself a changed one.
-                    others &= self.t.lines[line].through;
-                    nearest = false;
-                }
-                let m = i.abs_diff(at);
-                let p = (s as isize + g.offset[walk] * m as isize) as usize;
-                if self.t.squares[p].reach[back] as usize >= m && self.t.squares[p].stamp != self.t.epoch {
-                    // (A pending piece is marked again: `touch` ignores it.)
-                    match self.t.squares[p].mode {
-                        Mode::Plain => {
-                            let program = compiled.program(self.t.squares[p].program);
-                            self.recount_direction(pos, p, back);
-                            if program.offers.is_some() && pos.at(p).is_some_and(|piece| self.offered(p, piece)) {
-                                self.refresh(pos, p);
-                            }
-                        }
-                        _ => self.touch(pos, p),
-                    }
-                }
+            let LineBits { occupied, through, .. } = self.t.lines[line];
+            // Each way, the nearest piece, and past it only those that see through others: a
+            // piece whose ray ran through a square that is occupied now but was empty before is
+            // found from that square, itself a changed one.
+            let above = occupied & !((2u64 << at) - 1);
+            if above != 0 {
+                let beyond = above & (above - 1);
+                self.read_along(pos, s, at, up, (above ^ beyond) | (beyond & through));
+            }
+            let below = occupied & ((1u64 << at) - 1);
+            if below != 0 {
+                let nearest = 1u64 << (63 - below.leading_zeros());
+                self.read_along(pos, s, at, down, nearest | (below ^ nearest) & through);
             }
         }
         let r = compiled.local_max;
@@ -1497,6 +1483,34 @@ impl MoveState {
                     }
                 } else if self.in_band(pos, p, s) {
                     self.touch(pos, p);
+                }
+            }
+        }
+    }
+
+    /// Computes again the pieces on the line bits `pieces` (of the line through `s`, where `s`
+    /// is bit `at`), each found from `s` along `walk`, that read `s`: those whose reach back
+    /// gets there. A plain piece counts that direction again.
+    #[inline]
+    fn read_along(&mut self, pos: &Position, s: usize, at: usize, walk: usize, mut pieces: u64) {
+        let back = (walk + 4) % DIRECTION_COUNT;
+        let step = self.variant.geometry.offset[walk];
+        while pieces != 0 {
+            let i = pieces.trailing_zeros() as usize;
+            pieces &= pieces - 1;
+            let m = i.abs_diff(at);
+            let p = (s as isize + step * m as isize) as usize;
+            if self.t.squares[p].reach[back] as usize >= m && self.t.squares[p].stamp != self.t.epoch {
+                // (A pending piece is marked again: `touch` ignores it.)
+                match self.t.squares[p].mode {
+                    Mode::Plain => {
+                        self.recount_direction(pos, p, back);
+                        let program = self.compiled.program(self.t.squares[p].program);
+                        if program.offers.is_some() && pos.at(p).is_some_and(|piece| self.offered(p, piece)) {
+                            self.refresh(pos, p);
+                        }
+                    }
+                    _ => self.touch(pos, p),
                 }
             }
         }
