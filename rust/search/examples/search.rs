@@ -21,7 +21,6 @@ fn main() {
     let mut game = Game::new(variant.clone());
     random_playout(&mut game, 7, plies);
     let mut game = Game::from_position(game.position.clone());
-    game.track_moves(std::env::var("TRACK").is_ok());
     let mut evaluator = HeuristicEvaluator::new(&variant, HeuristicConfig { priors, ..HeuristicConfig::default() });
     let config = MctsConfig { simulations: 400, ..MctsConfig::default() };
     let started = std::time::Instant::now();
