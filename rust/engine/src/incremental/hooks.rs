@@ -293,7 +293,7 @@ impl HookCounts {
         let (ax, ay) = (sx - px, sy - py);
         let mut delta = 0;
         // On a first leg: `s` lies along one direction, within the leg's band.
-        if ax == 0 || ay == 0 || ax.abs() == ay.abs() {
+        if (ax == 0 || ay == 0 || ax.abs() == ay.abs()) && (ax, ay) != (0, 0) {
             let d = direction_of(ax.signum(), ay.signum());
             if program.has(d) && ax.abs().max(ay.abs()) <= band[d] as i32 {
                 delta += self.set_leg(g, p, d, program, band, board);
