@@ -1742,3 +1742,34 @@ fn fresh_of(count: u8, k: u8, given: &mut u64) -> u8 {
 fn ray_squares(count: u8, k: u8) -> u64 {
     ((1u64 << count) - 1) << k
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SquareSet;
+
+    #[test]
+    fn a_square_set_walks_its_squares_in_order() {
+        let mut set = SquareSet::new(36 * 36);
+        let squares = [0, 1, 63, 64, 700, 1295];
+        for &sq in squares.iter().rev() {
+            set.insert(sq);
+        }
+        let walk = |set: &SquareSet| {
+            let mut cursor = set.cursor();
+            std::iter::from_fn(|| cursor.next(set)).collect::<Vec<_>>()
+        };
+        assert_eq!(walk(&set), squares);
+        set.remove(64);
+        set.remove(63);
+        assert_eq!(walk(&set), [0, 1, 700, 1295]);
+        // A word emptied leaves the summary, so two sets with the same squares are equal.
+        let mut again = SquareSet::new(36 * 36);
+        for sq in [0, 1, 700, 1295] {
+            again.insert(sq);
+        }
+        assert_eq!(set, again);
+        set.clear();
+        assert_eq!(walk(&set), Vec::<usize>::new());
+        assert_eq!(set, SquareSet::new(36 * 36));
+    }
+}

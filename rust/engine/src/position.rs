@@ -850,4 +850,25 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn every_game_starts_from_the_board_placed_piece_by_piece() {
+        for name in crate::variant_names() {
+            let variant = Variant::load(name, &[]).unwrap();
+            let mut placed = Position::empty(variant.clone(), Color::Black);
+            for (sq, kind, color) in variant.initial_pieces() {
+                placed.put(sq, Piece { kind, origin: kind, color, promoted: false });
+            }
+            // The first call builds the variant's opening board, the second copies it.
+            for round in 0..2 {
+                let pos = Position::initial(variant.clone());
+                let parts = |p: &Position| (p.board.clone(), p.occupied.clone(), p.colors.clone(), p.neighbours.clone(), p.royals);
+                assert!(parts(&pos) == parts(&placed), "{name}, round {round}");
+                assert_eq!((pos.hash(), pos.compute_hash()), (placed.hash(), placed.hash()), "{name}, round {round}");
+                assert_eq!((pos.side_to_move(), pos.plies_before, pos.passes), (Color::Black, 0, [0, 0]));
+                assert_eq!(pos.counts_passes, variant.rules.max_consecutive_passes.is_some());
+                assert!(pos.undo.is_empty() && pos.captured.is_empty());
+            }
+        }
+    }
 }

@@ -418,3 +418,45 @@ impl HookCounts {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn direction_of_names_each_step() {
+        for (d, &(dx, dy)) in DELTAS.iter().enumerate() {
+            assert_eq!(direction_of(dx, dy), d);
+        }
+    }
+
+    /// `leg_and_turn` against the projections it replaced: every way to write (ax, ay) as `a`
+    /// squares along a direction `d`, then `b` along a turn of `d`, found by trying them all.
+    #[test]
+    fn leg_and_turn_finds_every_way_and_only_those() {
+        for axes in [[true, false], [false, true], [true, true]] {
+            for ax in -12..=12 {
+                for ay in -12..=12 {
+                    let (ways, count) = leg_and_turn(ax, ay, axes);
+                    let mut found: Vec<_> = ways[..count].to_vec();
+                    let mut expected = Vec::new();
+                    for d in (0..DIRECTION_COUNT).filter(|&d| axes[d % 2]) {
+                        for side in 0..2 {
+                            let ((dx, dy), (ex, ey)) = (DELTAS[d], DELTAS[turn(d, side)]);
+                            for a in 1..=12i32 {
+                                for b in 1..=12i32 {
+                                    if (a * dx + b * ex, a * dy + b * ey) == (ax, ay) {
+                                        expected.push((d, side, a as usize, b as usize));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    found.sort_unstable();
+                    expected.sort_unstable();
+                    assert_eq!(found, expected, "({ax}, {ay}) over axes {axes:?}");
+                }
+            }
+        }
+    }
+}
