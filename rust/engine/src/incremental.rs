@@ -1477,8 +1477,10 @@ impl MoveState {
                     continue;
                 }
                 if self.t.squares[p].mode == Mode::Hooks {
-                    let [x_lo, x_hi, y_lo, y_hi] = self.t.hook_box[p].map(usize::from);
-                    if (x_lo..=x_hi).contains(&x) && (y_lo..=y_hi).contains(&y) {
+                    let [x_lo, x_hi, y_lo, y_hi] = self.t.hook_box[p];
+                    // Both ranges in one test without a branch each (unsigned differences).
+                    let (x, y) = (x as u8, y as u8);
+                    if (x.wrapping_sub(x_lo) <= x_hi - x_lo) & (y.wrapping_sub(y_lo) <= y_hi - y_lo) {
                         self.follow_hooks(pos, p, s);
                     }
                 } else if self.in_band(pos, p, s) {
