@@ -859,7 +859,8 @@ mod tests {
             for (sq, kind, color) in variant.initial_pieces() {
                 placed.put(sq, Piece { kind, origin: kind, color, promoted: false });
             }
-            // The first call builds the variant's opening board, the second copies it.
+            // Whichever call builds the variant's opening board (variants are shared between
+            // tests), every call copies the same one.
             for round in 0..2 {
                 let pos = Position::initial(variant.clone());
                 let parts = |p: &Position| (p.board.clone(), p.occupied.clone(), p.colors.clone(), p.neighbours.clone(), p.royals);
