@@ -568,8 +568,8 @@ struct Tables {
     hooks: SquareSet,
     volatile: SquareSet,
     /// Per square (empty without hooks): for a piece keeping hook counts, the box of squares
-    /// they read (`HookCounts::may_read`, in board coordinates: least x, most x, least y, most
-    /// y), so a change elsewhere is passed over without looking at the counts.
+    /// they read (`HookCounts::board_box` of its `area`: least x, most x, least y, most y), so
+    /// a change elsewhere is passed over without looking at the counts.
     hook_box: Vec<[u8; 4]>,
     /// Per colour: moves per square.
     fenwick: [Fenwick; 2],
@@ -1747,7 +1747,14 @@ fn ray_squares(count: u8, k: u8) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::SquareSet;
+    use super::{SquareSet, LINE, LINE_WAYS};
+
+    #[test]
+    fn the_line_ways_are_the_directions_of_each_line() {
+        for (o, up, down) in LINE_WAYS {
+            assert_eq!((LINE[up], LINE[down]), ((o, true), (o, false)));
+        }
+    }
 
     #[test]
     fn a_square_set_walks_its_squares_in_order() {

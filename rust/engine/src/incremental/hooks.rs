@@ -182,15 +182,6 @@ impl HookCounts {
         self.area = [self.area[0].min(dx), self.area[1].max(dx), self.area[2].min(dy), self.area[3].max(dy)];
     }
 
-    /// Whether the square `s` is in the box around what the piece on `p` reads (`area`):
-    /// outside it a change changes nothing.
-    #[inline]
-    pub(super) fn may_read(&self, g: &Geometry, p: usize, s: usize) -> bool {
-        let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
-        let (ax, ay) = (sx - px, sy - py);
-        ax >= self.area[0] && ax <= self.area[1] && ay >= self.area[2] && ay <= self.area[3]
-    }
-
     /// The box around what it reads, relative to the piece (`area`).
     pub(super) fn area(&self) -> [i32; 4] {
         self.area
@@ -284,11 +275,9 @@ impl HookCounts {
     /// The square `s` changed: walks again the leg and the turns that read it, and returns
     /// the change in the piece's number of moves (`band` as for `compute`). The reads are the
     /// stored ones: from before the move, or from a walk on the board after it, and either way
-    /// a leg or turn whose moves could change is walked again.
+    /// a leg or turn whose moves could change is walked again. The caller passes over the
+    /// squares outside `area` (the state's `hook_box`): no leg or turn reads them.
     pub(super) fn changed(&mut self, g: &Geometry, p: usize, s: usize, program: &HookProgram, band: &mut [u8; DIRECTION_COUNT], board: &impl Board) -> i32 {
-        if !self.may_read(g, p, s) {
-            return 0;
-        }
         let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
         let (ax, ay) = (sx - px, sy - py);
         let mut delta = 0;
