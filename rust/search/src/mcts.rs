@@ -451,14 +451,8 @@ impl Search {
             self.edges[start..end].sort_unstable_by(|a, b| b.prior.total_cmp(&a.prior));
             return;
         }
-        // The first edge with the highest prior (the running best kept in a register).
-        let mut best = (start, self.edges[start].prior);
-        for (i, edge) in self.edges[start + 1..end].iter().enumerate() {
-            if edge.prior > best.1 {
-                best = (start + 1 + i, edge.prior);
-            }
-        }
-        self.edges.swap(start, best.0);
+        let best = start + first_highest(&self.edges[start..end]);
+        self.edges.swap(start, best);
     }
 
     /// Adds `value` (for the side to move at the last node) along `path`, alternating sides,
@@ -494,14 +488,19 @@ impl Search {
         }
         assert_eq!(priors.len(), leaf.moves.len(), "one prior per legal move");
         let clean = |p: f32| if p.is_finite() && p > 0.0 { p } else { 0.0 };
-        let total: f32 = priors.iter().map(|&p| clean(p)).sum();
+        // The edges are written while the priors are summed in order (each addition waits on
+        // the one before, so the writes come free), then scaled.
         let start = self.edges.len();
-        if total > 0.0 {
-            let inv = 1.0 / total;
-            self.edges.extend(leaf.moves.iter().zip(priors).map(|(&mv, &p)| Edge { mv, prior: clean(p) * inv, child: NONE }));
-        } else {
-            let uniform = 1.0 / leaf.moves.len() as f32;
-            self.edges.extend(leaf.moves.iter().map(|&mv| Edge { mv, prior: uniform, child: NONE }));
+        let mut total = 0.0f32;
+        self.edges.extend(leaf.moves.iter().zip(priors).map(|(&mv, &p)| {
+            let prior = clean(p);
+            total += prior;
+            Edge { mv, prior, child: NONE }
+        }));
+        let scale = if total > 0.0 { 1.0 / total } else { 0.0 };
+        let uniform = 1.0 / leaf.moves.len() as f32;
+        for edge in &mut self.edges[start..] {
+            edge.prior = if total > 0.0 { edge.prior * scale } else { uniform };
         }
         let node = &mut self.nodes[n as usize];
         node.edges = start as u32;
@@ -682,6 +681,29 @@ impl Search {
         self.pending = 0;
         self.completed = 0;
     }
+}
+
+/// The place of the first edge with the highest prior, as a running best (`prior > best`)
+/// finds it, the first edge kept if its prior is NaN. The highest prior is taken over eight
+/// lanes, then its first place is sought: one running best would wait on every comparison in
+/// turn, and nodes have thousands of edges.
+fn first_highest(edges: &[Edge]) -> usize {
+    const LANES: usize = 8;
+    if edges.first().is_none_or(|e| e.prior.is_nan()) {
+        return 0;
+    }
+    let mut lanes = [f32::NEG_INFINITY; LANES];
+    let chunks = edges.chunks_exact(LANES);
+    for e in chunks.remainder() {
+        lanes[0] = lanes[0].max(e.prior);
+    }
+    for chunk in chunks {
+        for (lane, e) in lanes.iter_mut().zip(chunk) {
+            *lane = lane.max(e.prior);
+        }
+    }
+    let highest = lanes.into_iter().fold(f32::NEG_INFINITY, f32::max);
+    edges.iter().position(|e| e.prior == highest).unwrap_or(0)
 }
 
 /// A uniform draw in (0, 1] (never 0, so its logarithm is finite).
@@ -1085,6 +1107,42 @@ mod tests {
             let edges = &search.edges[node.edges as usize..(node.edges + node.len) as usize];
             assert!(edges.iter().all(|e| e.prior <= edges[0].prior));
         }
+    }
+
+    #[test]
+    fn first_highest_is_the_running_best() {
+        // The running best that `first_highest` replaces: the first of equal priors, the first
+        // edge kept if its prior is NaN (nothing compares above it).
+        let running_best = |edges: &[Edge]| {
+            let mut best = (0, edges[0].prior);
+            for (i, e) in edges.iter().enumerate().skip(1) {
+                if e.prior > best.1 {
+                    best = (i, e.prior);
+                }
+            }
+            best.0
+        };
+        let edges = |priors: &[f32]| -> Vec<Edge> {
+            priors.iter().map(|&prior| Edge { mv: Move::new(0, 1), prior, child: NONE }).collect()
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for len in 1..40 {
+            for _ in 0..50 {
+                // Few distinct values, so that ties are common; now and then a NaN or -0.0.
+                let priors: Vec<f32> = (0..len)
+                    .map(|_| match rng.gen_range(0..20) {
+                        0 => f32::NAN,
+                        1 => -0.0,
+                        k => (k % 5) as f32 * 0.25,
+                    })
+                    .collect();
+                let list = edges(&priors);
+                assert_eq!(first_highest(&list), running_best(&list), "{priors:?}");
+            }
+        }
+        assert_eq!(first_highest(&edges(&[0.5, 2.0, 1.0, 2.0])), 1);
+        assert_eq!(first_highest(&edges(&[f32::NAN, 2.0])), 0);
+        assert_eq!(first_highest(&[]), 0);
     }
 
     #[test]
