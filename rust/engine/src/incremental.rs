@@ -64,7 +64,7 @@
 
 use crate::geometry::{Color, DIRECTION_COUNT};
 use crate::position::{color_code, Move, Piece, Position, EMPTY};
-use crate::table::{Atom, Trap, UNLIMITED};
+use crate::table::{Atom, Ray, Trap, UNLIMITED};
 use crate::variant::Variant;
 use std::sync::{Arc, OnceLock};
 
@@ -173,8 +173,10 @@ impl Program {
         let mut all_plain = (!overlapping || rays_only) && atoms.len() <= 64;
         for (i, &atom) in atoms.iter().enumerate() {
             let compiled = match atom {
-                Atom::Slide { dir, max } => PlainAtom::Ray { dir, k: 1, extra: max - 1 },
-                Atom::Jump { dir, k, then } => PlainAtom::Ray { dir, k, extra: then },
+                Atom::Slide { .. } | Atom::Jump { .. } => {
+                    let Ray { dir, k, extra } = atom.ray().expect("a slide or a jump");
+                    PlainAtom::Ray { dir, k, extra }
+                }
                 Atom::Leap { dx, dy } => {
                     leap_radius = leap_radius.max(dx.unsigned_abs()).max(dy.unsigned_abs());
                     PlainAtom::Leap { dx, dy }
@@ -1742,7 +1744,8 @@ fn fresh_of(count: u8, k: u8, given: &mut u64) -> u8 {
 /// The squares (bit `k`: distance `k`) of a ray's `count` moves from distance `k`.
 #[inline]
 fn ray_squares(count: u8, k: u8) -> u64 {
-    ((1u64 << count) - 1) << k
+    // A ray that starts beyond the edge (`k` past 63 too) has no squares.
+    ((1u64 << count) - 1).checked_shl(k as u32).unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use crate::geometry::{Color, DELTAS, DIRECTION_COUNT};
 use crate::position::{color_code, Move, Piece, Position, EMPTY, NO_SQUARE};
 use crate::rules::{Zone, ZoneTrigger};
-use crate::table::{Atom, Motion, Trap, UNLIMITED};
+use crate::table::{Atom, Motion, Ray, Trap, UNLIMITED};
 
 /// What a rank-limited line does with the pieces it passes (`Position::rank_line`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,11 +191,22 @@ impl Position {
         // Trapped pieces stand on the first or last rank: a square with squares both above
         // and below it traps nothing.
         const UP_AND_DOWN: u8 = 1 << 0 | 1 << 4;
-        let offered = motion.zone_promotion && !piece.promoted;
-        if motion.plain_slider && !offered && (motion.trap == Trap::None || inside & UP_AND_DOWN == UP_AND_DOWN) {
+        let free = motion.trap == Trap::None || inside & UP_AND_DOWN == UP_AND_DOWN;
+        if !free || !(motion.plain_slider || motion.rays_only) {
+            self.generate_piece(sq, piece, motion, open, out);
+            return;
+        }
+        let start = out.len();
+        if motion.plain_slider {
             self.slides(sq, piece.color, open, motion, out);
         } else {
-            self.generate_piece(sq, piece, motion, open, out);
+            let c = piece.color.index();
+            self.rays(sq, piece.color, open, table.absolute_rays(motion, piece.color), motion.ray_overlaps[c], out);
+        }
+        if motion.zone_promotion && !piece.promoted {
+            if let Some(zone) = self.variant.rules.zone() {
+                self.offer_promotions(sq, piece, zone, start, out);
+            }
         }
     }
 
@@ -336,6 +347,63 @@ impl Position {
                 }
                 if c != EMPTY {
                     break;
+                }
+            }
+        }
+    }
+
+    /// The moves of a piece whose atoms are all slides and jumps (`Motion::rays_only`), in
+    /// `generate_atom`'s order: ray by ray, each square from near to far. Only rays along one
+    /// line can reach the same square; along a line where they may (`overlaps`), a ray gives
+    /// the squares no earlier ray gave, kept as bits of distances (instead of a set of squares).
+    /// `open`: the directions whose first square is on the board and not a friend's.
+    #[inline(never)]
+    fn rays(&self, sq: usize, color: Color, open: u8, rays: &[Ray], overlaps: u8, out: &mut Vec<Move>) {
+        let g = &self.variant.geometry;
+        let own = color_code(color);
+        let mut given = [0u64; DIRECTION_COUNT];
+        for &Ray { dir, k, extra } in rays {
+            let (d, k) = (dir as usize, k as usize);
+            // `open`: the first square is on the board and not a friend's (most rays of a
+            // crowded board end there).
+            if k == 1 && open & (1 << d) == 0 {
+                continue;
+            }
+            let edge = g.edge(sq, d);
+            if k > edge {
+                continue;
+            }
+            let (step, last) = (g.offset[d], edge.min(k + extra as usize));
+            let mut t = sq as isize + step * k as isize;
+            if overlaps & (1 << d) == 0 {
+                for _ in k..=last {
+                    let c = self.color_code_at(t as usize);
+                    if c != own {
+                        out.push(Move::simple(sq as u16, t as u16, false));
+                    }
+                    if c != EMPTY {
+                        break;
+                    }
+                    t += step;
+                }
+            } else {
+                let mut reached = 0u64;
+                for distance in k..=last {
+                    let c = self.color_code_at(t as usize);
+                    if c != own {
+                        reached |= 1 << distance;
+                    }
+                    if c != EMPTY {
+                        break;
+                    }
+                    t += step;
+                }
+                let mut fresh = reached & !given[d];
+                given[d] |= reached;
+                while fresh != 0 {
+                    let to = sq as isize + step * fresh.trailing_zeros() as isize;
+                    out.push(Move::simple(sq as u16, to as u16, false));
+                    fresh &= fresh - 1;
                 }
             }
         }
@@ -957,6 +1025,73 @@ mod tests {
             checked += check_hooks(&pos, &format!("open board {board}"));
         }
         assert!(checked > 1000, "only {checked} pieces checked");
+    }
+
+    /// Checks every slides-and-jumps piece of `pos` (`Motion::rays_only`), both colours: `rays`
+    /// against the general path.
+    fn check_rays(pos: &Position, context: &str) -> usize {
+        let mut checked = 0;
+        for color in Color::BOTH {
+            for sq in pos.squares_of(color) {
+                let piece = pos.at(sq).unwrap();
+                let motion = pos.variant.table.motion_of(piece.kind);
+                if !motion.rays_only {
+                    continue;
+                }
+                let open = pos.variant.geometry.neighbour_dirs(sq) & !pos.neighbours_of_color(sq, color);
+                let mut fast = Vec::new();
+                let rays = pos.variant.table.absolute_rays(motion, color);
+                pos.rays(sq, color, open, rays, motion.ray_overlaps[color.index()], &mut fast);
+                // The general path, every atom through `generate_atom` and the set.
+                let (mut general, mut seen) = (Vec::new(), Seen::new());
+                let mut sink = Sink { out: &mut general, from: sq as u16, seen: Some(&mut seen), start: 0 };
+                for &atom in pos.variant.table.absolute_atoms(motion, color) {
+                    pos.generate_atom(sq, color, motion.range_rank, open, atom, &mut sink);
+                }
+                let name = &pos.variant.table.get(piece.kind).name;
+                assert_eq!(fast, general, "{context}: {name} on {}", pos.variant.geometry.square_name(sq));
+                checked += 1;
+            }
+        }
+        checked
+    }
+
+    #[test]
+    fn slide_and_jump_pieces_move_as_the_general_path() {
+        let mut checked = 0;
+        for name in crate::variant::variant_names() {
+            let variant = Variant::load(name, &[]).unwrap();
+            // Random games.
+            for seed in 1..=2 {
+                let mut game = crate::game::Game::new(variant.clone());
+                for _ in 0..8 {
+                    if crate::random::random_playout(&mut game, seed, 150).plies == 0 {
+                        break;
+                    }
+                    checked += check_rays(&game.position, &format!("{name} seed {seed} ply {}", game.plies()));
+                }
+            }
+            // Open boards: each such type, of either colour, among a few scattered pieces, so
+            // that its rays run long and rays along one line overlap.
+            let kinds: Vec<_> = (0..variant.table.len() as u16).filter(|&k| variant.table.motion_of(k).rays_only).collect();
+            assert!(!kinds.is_empty(), "{name} has pieces of slides and jumps");
+            let mut r = 11u64;
+            for (board, &kind) in kinds.iter().cycle().take(8 * kinds.len()).enumerate() {
+                let mut pos = Position::empty(variant.clone(), Color::Black);
+                let size = variant.geometry.size();
+                for _ in 0..(board % 30) {
+                    r = splitmix64(r);
+                    let other = (r >> 24) as u16 % variant.table.len() as u16;
+                    let color = if r >> 40 & 1 == 0 { Color::Black } else { Color::White };
+                    pos.put(r as usize % size, Piece { kind: other, origin: other, color, promoted: false });
+                }
+                r = splitmix64(r);
+                let color = if r >> 40 & 1 == 0 { Color::Black } else { Color::White };
+                pos.put(r as usize % size, Piece { kind, origin: kind, color, promoted: false });
+                checked += check_rays(&pos, &format!("{name} open board {board}"));
+            }
+        }
+        assert!(checked > 1500, "only {checked} pieces checked");
     }
 
     /// An empty Taikyoku board with the given pieces: (square, key, colour).

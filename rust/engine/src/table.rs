@@ -126,6 +126,17 @@ impl Atom {
         }
     }
 
+    /// A slide or a jump as a `Ray`; `None` for the other atoms.
+    pub fn ray(self) -> Option<Ray> {
+        match self {
+            // `limit(D, 0)` moves nowhere: its square lies beyond every edge.
+            Atom::Slide { dir, max: 0 } => Some(Ray { dir, k: u8::MAX, extra: 0 }),
+            Atom::Slide { dir, max } => Some(Ray { dir, k: 1, extra: max - 1 }),
+            Atom::Jump { dir, k, then } => Some(Ray { dir, k, extra: then }),
+            _ => None,
+        }
+    }
+
     /// The atom with its direction made absolute for `color` (leaps become x-right, y-down).
     pub fn absolute(self, color: Color) -> Atom {
         let turn = |dir: u8| absolute_direction(dir, color) as u8;
@@ -269,6 +280,27 @@ pub struct Motion {
     /// only squares two of them reach are in the quadrant between two perpendicular hooks,
     /// which the generator tells apart without a set.
     pub hooks_only: bool,
+    /// All its atoms are slides and jumps, and it is not a plain slider and has no
+    /// `farpromote`: the generator reads its `PieceTable::absolute_rays` in one short loop,
+    /// without the per-atom dispatch and the set of squares seen.
+    pub rays_only: bool,
+    /// Per colour, the absolute directions in which two of its rays may reach the same square:
+    /// there a ray gives only the squares no earlier ray gave.
+    pub ray_overlaps: [u8; 2],
+}
+
+/// A slide or a jump as the generator reads it (`PieceTable::absolute_rays`): the square at
+/// distance `k` along absolute direction `dir` if it is on the board and not a friend's, then
+/// from an empty one up to `extra` more, stopping on the first piece (taken if an enemy's). A
+/// slide of `max` squares is `k = 1, extra = max - 1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Ray {
+    /// Absolute direction (`PieceTable::absolute_rays`).
+    pub dir: u8,
+    /// Distance of the first square (1 for a slide, 2 or more for a jump).
+    pub k: u8,
+    /// Free squares it may go on beyond an empty first square (`UNLIMITED`: to the edge).
+    pub extra: u8,
 }
 
 impl Motion {
@@ -288,6 +320,8 @@ pub struct PieceTable {
     motions: Vec<Motion>,
     /// Every type's atoms with *absolute* directions, one array per colour (see `Motion`).
     absolute_atoms: [Vec<Atom>; 2],
+    /// `absolute_atoms` as rays, where they are slides and jumps (`Motion::rays_only`).
+    absolute_rays: [Vec<Ray>; 2],
     by_key: HashMap<String, Kind>,
     by_name: HashMap<String, Kind>,
     /// Every option named in the table, with the pieces it changes.
@@ -823,8 +857,13 @@ impl PieceTable {
         }
         let mut motions = Vec::with_capacity(types.len());
         let mut absolute_atoms = [Vec::new(), Vec::new()];
+        let mut absolute_rays = [Vec::new(), Vec::new()];
         for t in &types {
             let plain_slider = Motion::plain_slider(t);
+            let rays_only = !plain_slider
+                && !t.far_promotion
+                && !t.atoms.is_empty()
+                && t.atoms.iter().all(|a| matches!(a, Atom::Slide { .. } | Atom::Jump { .. }));
             // A plain slider's (relative direction, longest slide), in table order.
             let plain_slides: Vec<(u8, u8)> = t
                 .atoms
@@ -867,14 +906,23 @@ impl PieceTable {
                     && t.atoms.iter().all(|a| matches!(a, Atom::Hook { .. }))
                     && t.atoms.iter().filter_map(|a| a.first_square_dir()).fold(0u8, |dirs, d| dirs | 1 << d).count_ones()
                         == t.atoms.len() as u32,
+                rays_only,
+                ray_overlaps: Color::BOTH.map(|color| {
+                    let mut rays = [0u8; DIRECTION_COUNT];
+                    for ray in t.atoms.iter().filter_map(|a| a.absolute(color).ray()) {
+                        rays[ray.dir as usize] += 1;
+                    }
+                    (0..DIRECTION_COUNT).filter(|&d| t.overlapping && rays[d] > 1).fold(0, |dirs, d| dirs | 1 << d)
+                }),
             });
             for color in Color::BOTH {
                 absolute_atoms[color.index()].extend(t.atoms.iter().map(|a| a.absolute(color)));
+                absolute_rays[color.index()].extend(t.atoms.iter().map(|a| a.absolute(color).ray().unwrap_or_default()));
             }
         }
         let has_burners = types.iter().any(|t| t.burns);
         let has_conferrers = types.iter().any(|t| t.confers.is_some());
-        Ok(PieceTable { types, motions, absolute_atoms, by_key, by_name, options: all_options, has_burners, has_conferrers })
+        Ok(PieceTable { types, motions, absolute_atoms, absolute_rays, by_key, by_name, options: all_options, has_burners, has_conferrers })
     }
 
     /// Marks the types that promote as offering promotion in a zone (`Motion::zone_promotion`).
@@ -888,6 +936,12 @@ impl PieceTable {
     #[inline]
     pub fn absolute_atoms(&self, motion: &Motion, color: Color) -> &[Atom] {
         &self.absolute_atoms[color.index()][motion.start as usize..(motion.start + motion.len) as usize]
+    }
+
+    /// A `Motion::rays_only` type's atoms as rays, with absolute directions for `color`.
+    #[inline]
+    pub fn absolute_rays(&self, motion: &Motion, color: Color) -> &[Ray] {
+        &self.absolute_rays[color.index()][motion.start as usize..(motion.start + motion.len) as usize]
     }
 
     /// The generator's compact view of a type, for `absolute_atoms`.
