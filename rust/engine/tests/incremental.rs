@@ -324,3 +324,32 @@ fn more_walking_ranks_than_the_line_bits_hold() {
     }
     assert!(plies >= 400, "{plies} plies");
 }
+
+#[test]
+fn a_slide_of_no_squares_moves_nowhere() {
+    // `limit(f,0)` beside a two-square slide and a jump the same way: only the squares those
+    // give (the jump's is the slide's second), in the generator and in the state alike.
+    let pieces = "K | King | 王 | - | royal | step(all)\n\
+                  Z | Zero | 零 | - |  | limit(f,0) limit(f,2) jump(f,2) step(b)\n";
+    let setup = ".  .  .  .  Z  .  .  .  .\n.  .  .  .  .  .  .  .  .\n.  .  .  .  K  .  .  .  .\n";
+    let sources = Sources { rules: "board 9x9\npromotion capture\n", pieces, setup };
+    let variant = Arc::new(Variant::from_sources("zero", sources, &[]).unwrap());
+    let mut game = Game::new(variant.clone());
+    let g = &variant.geometry;
+    let zero = variant.table.lookup("Z").unwrap();
+    let z = game.position.squares_of(Color::Black).find(|&sq| game.position.at(sq).unwrap().kind == zero).unwrap();
+    let mut moves = Vec::new();
+    game.position.generate_from(z, &mut moves);
+    let targets: Vec<String> = moves.iter().map(|m| g.square_name(m.to as usize)).collect();
+    // Black moves up the board (towards y = 0).
+    let (x, y) = g.xy(z);
+    let name = |dy: i32| g.square_name(g.square(x, y + dy).unwrap());
+    assert_eq!(targets, [name(-1), name(-2), name(1)]);
+    game.track_moves(true);
+    assert_eq!(game.move_state().unwrap().moves_on(z), 3);
+    let mut plies = 0;
+    for seed in 0..10 {
+        plies += play_and_check_from(Game::new(variant.clone()), seed, 40, 1).0;
+    }
+    assert!(plies >= 100, "{plies} plies");
+}
