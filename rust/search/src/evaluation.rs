@@ -6,6 +6,7 @@
 
 use taikyoku_engine::{Game, Outcome};
 use taikyoku_engine::Color;
+use taikyoku_engine::position::EMPTY;
 use taikyoku_engine::{Move, Piece, Position, NO_SQUARE};
 use taikyoku_engine::table::{Kind, NO_RANK};
 use taikyoku_engine::Variant;
@@ -215,7 +216,12 @@ impl PieceValues {
     pub fn capture_gains(&self, pos: &Position, moves: &[Move], promotion_weight: f32, mut f: impl FnMut(usize, f32)) {
         let g = &pos.variant.geometry;
         let mut line = SweptLine { from: usize::MAX, step: 0, next: 0, distance: 0, value: 0.0, pieces: 0 };
-        for (i, &mv) in moves.iter().enumerate() {
+        let mut next = 0;
+        loop {
+            // Most moves capture nothing: a tight scan finds the next that may.
+            let i = next_capture(pos, moves, next);
+            let Some(&mv) = moves.get(i) else { break };
+            next = i + 1;
             // Most moves capture at most on `to`: tested first, one piece at most to value.
             if mv.mid == NO_SQUARE && !mv.sweep() {
                 pos.for_each_capture(mv, |sq| {
@@ -416,6 +422,19 @@ impl HeuristicEvaluator {
         self.rollout = current;
         value
     }
+}
+
+/// The index of the first move of `moves` from `i` on that may capture (it captures on the
+/// way, sweeps, or ends on a piece), or `moves.len()`.
+#[inline]
+fn next_capture(pos: &Position, moves: &[Move], mut i: usize) -> usize {
+    while let Some(&mv) = moves.get(i) {
+        if mv.mid != NO_SQUARE || mv.sweep() || (mv.to != mv.from && pos.color_code_at(mv.to as usize) != EMPTY) {
+            return i;
+        }
+        i += 1;
+    }
+    i
 }
 
 /// The line a range capture sweeps (`PieceValues::capture_gains`): the next square not yet
