@@ -955,42 +955,77 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::{Seen, Sink};
+    use crate::table::Motion;
     use crate::geometry::Color;
     use crate::position::{Move, Piece, Position, NO_SQUARE};
     use crate::random::splitmix64;
     use crate::variant::Variant;
 
-    /// The general path's moves of the piece on `sq`: every atom through `generate_atom`,
-    /// repeats dropped by the set, no direction skipped.
-    fn general_moves(pos: &Position, sq: usize) -> Vec<Move> {
+    /// The general path's moves of the piece on `sq`: every atom through `generate_atom` with
+    /// the directions `open` (all of them: none skipped), repeats dropped by the set.
+    fn general_moves(pos: &Position, sq: usize, open: u8) -> Vec<Move> {
         let piece = pos.at(sq).unwrap();
         let motion = pos.variant.table.motion_of(piece.kind);
         let (mut out, mut seen) = (Vec::new(), Seen::new());
         let mut sink = Sink { out: &mut out, from: sq as u16, seen: Some(&mut seen), start: 0 };
         for &atom in pos.variant.table.absolute_atoms(motion, piece.color) {
-            pos.generate_atom(sq, piece.color, motion.range_rank, 0xFF, atom, &mut sink);
+            pos.generate_atom(sq, piece.color, motion.range_rank, open, atom, &mut sink);
         }
         out
     }
 
-    /// Checks every hooks-only piece of `pos`, both colours: `hooks` against the general path.
-    fn check_hooks(pos: &Position, context: &str) -> usize {
+    /// Checks every piece of `pos` (both colours) whose motion `takes` a fast path: `fast`
+    /// (given the square, colour, open directions and motion) against the general path, run
+    /// with `general_open` of the open directions. Returns how many pieces it checked.
+    fn check_fast_path(
+        pos: &Position,
+        context: &str,
+        takes: impl Fn(&Motion) -> bool,
+        general_open: impl Fn(u8) -> u8,
+        fast: impl Fn(usize, Color, u8, &Motion) -> Vec<Move>,
+    ) -> usize {
         let mut checked = 0;
         for color in Color::BOTH {
             for sq in pos.squares_of(color) {
                 let piece = pos.at(sq).unwrap();
                 let motion = pos.variant.table.motion_of(piece.kind);
-                if !motion.hooks_only {
+                if !takes(motion) {
                     continue;
                 }
                 let open = pos.variant.geometry.neighbour_dirs(sq) & !pos.neighbours_of_color(sq, color);
-                let mut fast = Vec::new();
-                pos.hooks(sq, color, open, pos.variant.table.absolute_atoms(motion, color), &mut fast);
-                assert_eq!(fast, general_moves(pos, sq), "{context}: {} on {}", pos.variant.table.get(piece.kind).name, pos.variant.geometry.square_name(sq));
+                let name = &pos.variant.table.get(piece.kind).name;
+                let general = general_moves(pos, sq, general_open(open));
+                assert_eq!(fast(sq, color, open, motion), general, "{context}: {name} on {}", pos.variant.geometry.square_name(sq));
                 checked += 1;
             }
         }
         checked
+    }
+
+    /// Runs `check` every 150 plies of random games (seeds 1 to `seeds`, at most `stops` times
+    /// each) in `variant`. Returns the sum of what it returned.
+    fn along_random_games(variant: &std::sync::Arc<Variant>, seeds: u64, stops: usize, check: fn(&Position, &str) -> usize) -> usize {
+        let mut checked = 0;
+        for seed in 1..=seeds {
+            let mut game = crate::game::Game::new(variant.clone());
+            for _ in 0..stops {
+                if crate::random::random_playout(&mut game, seed, 150).plies == 0 {
+                    break;
+                }
+                checked += check(&game.position, &format!("{} seed {seed} ply {}", variant.name, game.plies()));
+            }
+        }
+        checked
+    }
+
+    /// Checks every hooks-only piece of `pos`: `hooks` against the general path, no direction
+    /// skipped.
+    fn check_hooks(pos: &Position, context: &str) -> usize {
+        check_fast_path(pos, context, |m| m.hooks_only, |_| 0xFF, |sq, color, open, motion| {
+            let mut fast = Vec::new();
+            pos.hooks(sq, color, open, pos.variant.table.absolute_atoms(motion, color), &mut fast);
+            fast
+        })
     }
 
     #[test]
@@ -999,15 +1034,7 @@ mod tests {
         // Random games of every variant (and Dai dai's goblin without its step).
         for (name, options) in [("taikyoku", vec![]), ("daidai", vec!["long-nosed-goblin-no-step".to_string()]), ("taishin", vec![])] {
             let variant = Variant::load(name, &options).unwrap();
-            for seed in 1..=3 {
-                let mut game = crate::game::Game::new(variant.clone());
-                for _ in 0..12 {
-                    if crate::random::random_playout(&mut game, seed, 150).plies == 0 {
-                        break;
-                    }
-                    checked += check_hooks(&game.position, &format!("{name} seed {seed} ply {}", game.plies()));
-                }
-            }
+            checked += along_random_games(&variant, 3, 12, check_hooks);
         }
         // Open boards: hook movers, capricorns and goblins among a few scattered pieces, where
         // the quadrants two hooks share are wide.
@@ -1027,33 +1054,15 @@ mod tests {
         assert!(checked > 1000, "only {checked} pieces checked");
     }
 
-    /// Checks every slides-and-jumps piece of `pos` (`Motion::rays_only`), both colours: `rays`
-    /// against the general path.
+    /// Checks every slides-and-jumps piece of `pos` (`Motion::rays_only`): `rays` against the
+    /// general path.
     fn check_rays(pos: &Position, context: &str) -> usize {
-        let mut checked = 0;
-        for color in Color::BOTH {
-            for sq in pos.squares_of(color) {
-                let piece = pos.at(sq).unwrap();
-                let motion = pos.variant.table.motion_of(piece.kind);
-                if !motion.rays_only {
-                    continue;
-                }
-                let open = pos.variant.geometry.neighbour_dirs(sq) & !pos.neighbours_of_color(sq, color);
-                let mut fast = Vec::new();
-                let rays = pos.variant.table.absolute_rays(motion, color);
-                pos.rays(sq, color, open, rays, motion.ray_overlaps[color.index()], &mut fast);
-                // The general path, every atom through `generate_atom` and the set.
-                let (mut general, mut seen) = (Vec::new(), Seen::new());
-                let mut sink = Sink { out: &mut general, from: sq as u16, seen: Some(&mut seen), start: 0 };
-                for &atom in pos.variant.table.absolute_atoms(motion, color) {
-                    pos.generate_atom(sq, color, motion.range_rank, open, atom, &mut sink);
-                }
-                let name = &pos.variant.table.get(piece.kind).name;
-                assert_eq!(fast, general, "{context}: {name} on {}", pos.variant.geometry.square_name(sq));
-                checked += 1;
-            }
-        }
-        checked
+        check_fast_path(pos, context, |m| m.rays_only, |open| open, |sq, color, open, motion| {
+            let mut fast = Vec::new();
+            let rays = pos.variant.table.absolute_rays(motion, color);
+            pos.rays(sq, color, open, rays, motion.ray_overlaps[color.index()], &mut fast);
+            fast
+        })
     }
 
     #[test]
@@ -1061,16 +1070,7 @@ mod tests {
         let mut checked = 0;
         for name in crate::variant::variant_names() {
             let variant = Variant::load(name, &[]).unwrap();
-            // Random games.
-            for seed in 1..=2 {
-                let mut game = crate::game::Game::new(variant.clone());
-                for _ in 0..8 {
-                    if crate::random::random_playout(&mut game, seed, 150).plies == 0 {
-                        break;
-                    }
-                    checked += check_rays(&game.position, &format!("{name} seed {seed} ply {}", game.plies()));
-                }
-            }
+            checked += along_random_games(&variant, 2, 8, check_rays);
             // Open boards: each such type, of either colour, among a few scattered pieces, so
             // that its rays run long and rays along one line overlap.
             let kinds: Vec<_> = (0..variant.table.len() as u16).filter(|&k| variant.table.motion_of(k).rays_only).collect();

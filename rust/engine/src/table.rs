@@ -299,7 +299,7 @@ pub struct Ray {
     pub dir: u8,
     /// Distance of the first square (1 for a slide, 2 or more for a jump).
     pub k: u8,
-    /// Free squares it may go on beyond an empty first square (`UNLIMITED`: to the edge).
+    /// Free squares it may go on beyond an empty first square (a ranging slide: to the edge).
     pub extra: u8,
 }
 
