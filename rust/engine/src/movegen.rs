@@ -200,8 +200,7 @@ impl Position {
         if motion.plain_slider {
             self.slides(sq, piece.color, open, motion, out);
         } else {
-            let c = piece.color.index();
-            self.rays(sq, piece.color, open, table.absolute_rays(motion, piece.color), motion.ray_overlaps[c], out);
+            self.rays(sq, piece.color, open, table.absolute_rays(motion, piece.color), out);
         }
         if motion.zone_promotion && !piece.promoted {
             if let Some(zone) = self.variant.rules.zone() {
@@ -354,18 +353,17 @@ impl Position {
 
     /// The moves of a piece whose atoms are all slides and jumps (`Motion::rays_only`), in
     /// `generate_atom`'s order: ray by ray, each square from near to far. Only rays along one
-    /// line can reach the same square; along a line where they may (`overlaps`), a ray gives
-    /// the squares no earlier ray gave, kept as bits of distances (instead of a set of squares).
+    /// line can reach the same square, so a ray gives the squares (bits of distances) no
+    /// earlier ray along its line gave, instead of consulting a set of squares.
     /// `open`: the directions whose first square is on the board and not a friend's.
     #[inline(never)]
-    fn rays(&self, sq: usize, color: Color, open: u8, rays: &[Ray], overlaps: u8, out: &mut Vec<Move>) {
+    fn rays(&self, sq: usize, color: Color, open: u8, rays: &[Ray], out: &mut Vec<Move>) {
         let g = &self.variant.geometry;
         let own = color_code(color);
         let mut given = [0u64; DIRECTION_COUNT];
         for &Ray { dir, k, extra } in rays {
             let (d, k) = (dir as usize, k as usize);
-            // `open`: the first square is on the board and not a friend's (most rays of a
-            // crowded board end there).
+            // Most rays of a crowded board end on their first square.
             if k == 1 && open & (1 << d) == 0 {
                 continue;
             }
@@ -373,38 +371,25 @@ impl Position {
             if k > edge {
                 continue;
             }
-            let (step, last) = (g.offset[d], edge.min(k + extra as usize));
+            let step = g.offset[d];
             let mut t = sq as isize + step * k as isize;
-            if overlaps & (1 << d) == 0 {
-                for _ in k..=last {
-                    let c = self.color_code_at(t as usize);
-                    if c != own {
-                        out.push(Move::simple(sq as u16, t as u16, false));
-                    }
-                    if c != EMPTY {
-                        break;
-                    }
-                    t += step;
+            let mut reached = 0u64;
+            for distance in k..=edge.min(k + extra as usize) {
+                let c = self.color_code_at(t as usize);
+                if c != own {
+                    reached |= 1 << distance;
                 }
-            } else {
-                let mut reached = 0u64;
-                for distance in k..=last {
-                    let c = self.color_code_at(t as usize);
-                    if c != own {
-                        reached |= 1 << distance;
-                    }
-                    if c != EMPTY {
-                        break;
-                    }
-                    t += step;
+                if c != EMPTY {
+                    break;
                 }
-                let mut fresh = reached & !given[d];
-                given[d] |= reached;
-                while fresh != 0 {
-                    let to = sq as isize + step * fresh.trailing_zeros() as isize;
-                    out.push(Move::simple(sq as u16, to as u16, false));
-                    fresh &= fresh - 1;
-                }
+                t += step;
+            }
+            let mut fresh = reached & !given[d];
+            given[d] |= reached;
+            while fresh != 0 {
+                let to = sq as isize + step * fresh.trailing_zeros() as isize;
+                out.push(Move::simple(sq as u16, to as u16, false));
+                fresh &= fresh - 1;
             }
         }
     }
@@ -1060,7 +1045,7 @@ mod tests {
         check_fast_path(pos, context, |m| m.rays_only, |open| open, |sq, color, open, motion| {
             let mut fast = Vec::new();
             let rays = pos.variant.table.absolute_rays(motion, color);
-            pos.rays(sq, color, open, rays, motion.ray_overlaps[color.index()], &mut fast);
+            pos.rays(sq, color, open, rays, &mut fast);
             fast
         })
     }

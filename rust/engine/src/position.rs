@@ -555,6 +555,13 @@ impl Position {
         burns
     }
 
+    /// Whether `mv` may capture: it captures on the way or sweeps (`for_each_capture` looks
+    /// along it), or it ends on a piece. Most moves do none of these; one byte tells.
+    #[inline]
+    pub fn may_capture(&self, mv: Move) -> bool {
+        mv.mid != NO_SQUARE || mv.sweep() || (mv.to != mv.from && self.colors[mv.to as usize] != EMPTY)
+    }
+
     /// Calls `f` with each square whose piece `mv` removes, in the order of `captures_of`
     /// (without allocating: the hot paths use this).
     #[inline]

@@ -284,9 +284,6 @@ pub struct Motion {
     /// `farpromote`: the generator reads its `PieceTable::absolute_rays` in one short loop,
     /// without the per-atom dispatch and the set of squares seen.
     pub rays_only: bool,
-    /// Per colour, the absolute directions in which two of its rays may reach the same square:
-    /// there a ray gives only the squares no earlier ray gave.
-    pub ray_overlaps: [u8; 2],
 }
 
 /// A slide or a jump as the generator reads it (`PieceTable::absolute_rays`): the square at
@@ -907,13 +904,6 @@ impl PieceTable {
                     && t.atoms.iter().filter_map(|a| a.first_square_dir()).fold(0u8, |dirs, d| dirs | 1 << d).count_ones()
                         == t.atoms.len() as u32,
                 rays_only,
-                ray_overlaps: Color::BOTH.map(|color| {
-                    let mut rays = [0u8; DIRECTION_COUNT];
-                    for ray in t.atoms.iter().filter_map(|a| a.absolute(color).ray()) {
-                        rays[ray.dir as usize] += 1;
-                    }
-                    (0..DIRECTION_COUNT).filter(|&d| t.overlapping && rays[d] > 1).fold(0, |dirs, d| dirs | 1 << d)
-                }),
             });
             for color in Color::BOTH {
                 absolute_atoms[color.index()].extend(t.atoms.iter().map(|a| a.absolute(color)));

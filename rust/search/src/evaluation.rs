@@ -6,7 +6,6 @@
 
 use taikyoku_engine::{Game, Outcome};
 use taikyoku_engine::Color;
-use taikyoku_engine::position::EMPTY;
 use taikyoku_engine::{Move, Piece, Position, NO_SQUARE};
 use taikyoku_engine::table::{Kind, NO_RANK};
 use taikyoku_engine::Variant;
@@ -424,14 +423,11 @@ impl HeuristicEvaluator {
     }
 }
 
-/// The index of the first move of `moves` from `i` on that may capture (it captures on the
-/// way, sweeps, or ends on a piece), or `moves.len()`.
+/// The index of the first move of `moves` from `i` on that may capture
+/// (`Position::may_capture`), or `moves.len()`.
 #[inline]
 fn next_capture(pos: &Position, moves: &[Move], mut i: usize) -> usize {
-    while let Some(&mv) = moves.get(i) {
-        if mv.mid != NO_SQUARE || mv.sweep() || (mv.to != mv.from && pos.color_code_at(mv.to as usize) != EMPTY) {
-            return i;
-        }
+    while moves.get(i).is_some_and(|&mv| !pos.may_capture(mv)) {
         i += 1;
     }
     i

@@ -497,10 +497,13 @@ impl Search {
             total += prior;
             Edge { mv, prior, child: NONE }
         }));
-        let scale = if total > 0.0 { 1.0 / total } else { 0.0 };
-        let uniform = 1.0 / leaf.moves.len() as f32;
-        for edge in &mut self.edges[start..] {
-            edge.prior = if total > 0.0 { edge.prior * scale } else { uniform };
+        let edges = &mut self.edges[start..];
+        if total > 0.0 {
+            let scale = 1.0 / total;
+            edges.iter_mut().for_each(|edge| edge.prior *= scale);
+        } else {
+            let uniform = 1.0 / leaf.moves.len() as f32;
+            edges.iter_mut().for_each(|edge| edge.prior = uniform);
         }
         let node = &mut self.nodes[n as usize];
         node.edges = start as u32;
