@@ -395,14 +395,15 @@ fn local_read(atom: Atom) -> Read {
 /// One side's move counts per square, with prefix sums for finding the `i`-th move.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Fenwick {
-    /// 1-based Fenwick tree over squares.
+    /// 1-based Fenwick tree over squares, padded to a power of two: the search in `find`
+    /// then never steps past the end.
     tree: Vec<u32>,
     total: u32,
 }
 
 impl Fenwick {
     fn new(size: usize) -> Fenwick {
-        Fenwick { tree: vec![0; size + 1], total: 0 }
+        Fenwick { tree: vec![0; size.next_power_of_two() + 1], total: 0 }
     }
 
     fn clear(&mut self) {
@@ -434,14 +435,16 @@ impl Fenwick {
     /// The square holding the `index`-th move (`index < total`) and its index there.
     #[inline]
     fn find(&self, mut index: u32) -> (usize, u32) {
-        let n = self.tree.len() - 1;
+        // The last node holds the total, above `index`: the search starts below it. Each
+        // step takes or leaves its node by a mask, not a branch (it goes either way at
+        // random).
         let mut at = 0;
-        let mut step = 1usize << (usize::BITS - 1 - n.leading_zeros());
+        let mut step = (self.tree.len() - 1) >> 1;
         while step > 0 {
-            if at + step <= n && self.tree[at + step] <= index {
-                at += step;
-                index -= self.tree[at];
-            }
+            let node = self.tree[at + step];
+            let take = u32::from(node <= index).wrapping_neg();
+            at += step & take as usize;
+            index -= node & take;
             step >>= 1;
         }
         (at, index)
@@ -1750,7 +1753,34 @@ fn ray_squares(count: u8, k: u8) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{SquareSet, LINE, LINE_WAYS};
+    use super::{Fenwick, SquareSet, LINE, LINE_WAYS};
+
+    #[test]
+    fn the_fenwick_tree_finds_every_move_on_its_square() {
+        for size in [1, 5, 64, 65, 17 * 17, 36 * 36] {
+            let mut tree = Fenwick::new(size);
+            let mut counts = vec![0u32; size];
+            let mut seed = size as u64;
+            for round in 0..3 {
+                for sq in 0..size {
+                    seed = crate::random::splitmix64(seed);
+                    // Many squares without moves, as on a board.
+                    let count = if seed % 3 == 0 { (seed >> 8) as u32 % 40 } else { 0 };
+                    tree.add(sq, count as i32 - counts[sq] as i32);
+                    counts[sq] = count;
+                }
+                let mut index = 0;
+                for (sq, &count) in counts.iter().enumerate() {
+                    assert_eq!(tree.before(sq), index, "size {size} round {round} square {sq}");
+                    for i in 0..count {
+                        assert_eq!(tree.find(index + i), (sq, i), "size {size} round {round} move {}", index + i);
+                    }
+                    index += count;
+                }
+                assert_eq!(tree.total, index);
+            }
+        }
+    }
 
     #[test]
     fn the_line_ways_are_the_directions_of_each_line() {
