@@ -202,11 +202,7 @@ impl Position {
         } else {
             self.rays(sq, piece.color, open, table.absolute_rays(motion, piece.color), out);
         }
-        if motion.zone_promotion && !piece.promoted {
-            if let Some(zone) = self.variant.rules.zone() {
-                self.offer_promotions(sq, piece, zone, start, out);
-            }
-        }
+        self.offer_zone_promotions(sq, piece, motion, start, out);
     }
 
     /// Each of `atoms` in turn into `sink` (one set of squares seen for all). The one place
@@ -243,11 +239,7 @@ impl Position {
         } else {
             Sink::with(out, sq, motion.overlapping, |sink| self.atoms_into(sq, piece.color, motion.range_rank, open, atoms, sink));
         }
-        if motion.zone_promotion && !piece.promoted {
-            if let Some(zone) = self.variant.rules.zone() {
-                self.offer_promotions(sq, piece, zone, start, out);
-            }
-        }
+        self.offer_zone_promotions(sq, piece, motion, start, out);
         if motion.far_promotion && !piece.promoted {
             self.offer_far_promotions(piece, start, out);
         }
@@ -413,6 +405,17 @@ impl Position {
             && !piece.promoted
             && self.variant.geometry.rank_from_front(mv.to as usize, piece.color) == 0
             && !self.is_capture(mv)
+    }
+
+    /// `offer_promotions` for the moves of `piece` from `start` on, when its type may be offered
+    /// promotion in the variant's zone and it has not promoted (one inline test for the rest).
+    #[inline(always)]
+    fn offer_zone_promotions(&self, sq: usize, piece: Piece, motion: &Motion, start: usize, out: &mut Vec<Move>) {
+        if motion.zone_promotion && !piece.promoted {
+            if let Some(zone) = self.variant.rules.zone() {
+                self.offer_promotions(sq, piece, zone, start, out);
+            }
+        }
     }
 
     /// Promotion in a zone: each of the piece's moves (from `start` in `out`) that may promote
