@@ -6,8 +6,9 @@
 //! (`Search::run`, `MctsPlayer`) is a loop over the same two halves with an `Evaluator`.
 //!
 //! Memory: nodes and edges live in two arenas addressed by `u32`. An expanded node owns a
-//! contiguous range of edges (move, prior, child index); a child node exists only once its edge
-//! has been selected, so the ~250–1,500 moves of a Taikyoku position cost 16 bytes each.
+//! contiguous range of edges (move, weight, child index; a node's scale turns the weights into
+//! priors); a child node exists only once its edge has been selected, so the ~250–1,500 moves
+//! of a Taikyoku position cost 16 bytes each.
 //!
 //! An unvisited edge's score is the first-play value plus its prior term, so among the
 //! unvisited edges the one with the highest prior always scores highest. Each node keeps its
@@ -104,6 +105,9 @@ struct Node {
     tried: u32,
     /// Whether the untried edges are sorted by prior (highest first).
     sorted: bool,
+    /// An edge's prior is its weight times this (`1 / total` of the weights at expansion): the
+    /// weights are written once and not scaled in place.
+    scale: f32,
     visits: u32,
     /// Descents through this node still waiting for their evaluation.
     in_flight: u32,
@@ -121,6 +125,7 @@ impl Node {
             len: 0,
             tried: 0,
             sorted: false,
+            scale: 1.0,
             visits: 0,
             in_flight: 0,
             state: State::New,
@@ -133,7 +138,9 @@ impl Node {
 #[derive(Clone, Copy, Debug)]
 struct Edge {
     mv: Move,
-    prior: f32,
+    /// The evaluator's weight (cleaned; at a noised root, the prior itself): the prior is
+    /// `weight * node.scale`.
+    weight: f32,
     child: u32,
 }
 
@@ -420,7 +427,7 @@ impl Search {
                     (fpu, 0.0)
                 }
             };
-            let score = q + c * e.prior / (1.0 + visits);
+            let score = q + c * (e.weight * node.scale) / (1.0 + visits);
             if score > best_score {
                 best_score = score;
                 best = start + i;
@@ -428,7 +435,7 @@ impl Search {
         }
         if node.tried < node.len {
             let next = start + node.tried as usize;
-            if fpu + c * self.edges[next].prior > best_score {
+            if fpu + c * (self.edges[next].weight * node.scale) > best_score {
                 best = next;
                 self.nodes[n as usize].tried += 1;
                 self.prepare_next(n);
@@ -446,12 +453,13 @@ impl Search {
         }
         let start = (node.edges + node.tried) as usize;
         let end = (node.edges + node.len) as usize;
+        let scale = node.scale;
         if node.tried >= SORT_AFTER {
             node.sorted = true;
-            self.edges[start..end].sort_unstable_by(|a, b| b.prior.total_cmp(&a.prior));
+            self.edges[start..end].sort_unstable_by(|a, b| (b.weight * scale).total_cmp(&(a.weight * scale)));
             return;
         }
-        let best = start + first_highest(&self.edges[start..end]);
+        let best = start + first_highest(&self.edges[start..end], scale);
         self.edges.swap(start, best);
     }
 
@@ -488,30 +496,39 @@ impl Search {
         }
         assert_eq!(priors.len(), leaf.moves.len(), "one prior per legal move");
         let clean = |p: f32| if p.is_finite() && p > 0.0 { p } else { 0.0 };
-        // The edges are written while the priors are summed in order (each addition waits on
-        // the one before, so the writes come free), then scaled.
+        // The edges are written once, while the weights are summed in order (each addition waits
+        // on the one before, so the writes come free) and their highest is found; the node's
+        // scale normalises them. The edges (16 bytes a move) are the search's memory traffic.
         let start = self.edges.len();
-        let mut total = 0.0f32;
+        // (Clean weights are not negative, so their bits compare as they do.)
+        let (mut total, mut highest) = (0.0f32, 0u32);
         self.edges.extend(leaf.moves.iter().zip(priors).map(|(&mv, &p)| {
-            let prior = clean(p);
-            total += prior;
-            Edge { mv, prior, child: NONE }
+            let weight = clean(p);
+            total += weight;
+            highest = highest.max(weight.to_bits());
+            Edge { mv, weight, child: NONE }
         }));
+        let mut highest = f32::from_bits(highest);
         let edges = &mut self.edges[start..];
-        if total > 0.0 {
-            let scale = 1.0 / total;
-            edges.iter_mut().for_each(|edge| edge.prior *= scale);
+        let scale = if total > 0.0 {
+            1.0 / total
         } else {
-            let uniform = 1.0 / leaf.moves.len() as f32;
-            edges.iter_mut().for_each(|edge| edge.prior = uniform);
+            edges.iter_mut().for_each(|edge| edge.weight = 1.0);
+            highest = 1.0;
+            1.0 / leaf.moves.len() as f32
+        };
+        // The first untried edge is the first of the highest prior (as `prepare_next` finds it).
+        if !edges.is_empty() {
+            let best = start + first_of_highest(edges, highest, scale);
+            self.edges.swap(start, best);
         }
         let node = &mut self.nodes[n as usize];
         node.edges = start as u32;
         node.len = leaf.moves.len() as u32;
         node.tried = 0;
         node.sorted = false;
+        node.scale = scale;
         node.state = State::Expanded;
-        self.prepare_next(n);
         self.pending -= 1;
         let value = if value.is_finite() { value.clamp(-1.0, 1.0) } else { 0.0 };
         self.backup(&leaf.nodes, value);
@@ -527,6 +544,7 @@ impl Search {
             return;
         }
         let range = root.edges as usize..(root.edges + root.len) as usize;
+        let scale = root.scale;
         // Sampled in log space: with alpha ~ 0.03 most gamma draws underflow an f64.
         let alpha = self.config.dirichlet_alpha.max(1e-6) as f64;
         let logs: Vec<f64> = range.clone().map(|_| ln_gamma_sample(alpha, rng)).collect();
@@ -534,8 +552,10 @@ impl Search {
         let weights: Vec<f64> = logs.iter().map(|&l| (l - max).exp()).collect();
         let total: f64 = weights.iter().sum();
         for (edge, w) in self.edges[range].iter_mut().zip(&weights) {
-            edge.prior = ((1.0 - fraction as f64) * edge.prior as f64 + fraction as f64 * w / total) as f32;
+            let prior = edge.weight * scale;
+            edge.weight = ((1.0 - fraction as f64) * prior as f64 + fraction as f64 * w / total) as f32;
         }
+        self.nodes[0].scale = 1.0;
         // Tried edges stay where they are (all of them are scored); the next untried one is
         // chosen again under the new priors.
         self.nodes[0].sorted = false;
@@ -686,27 +706,34 @@ impl Search {
     }
 }
 
-/// The place of the first edge with the highest prior, as a running best (`prior > best`)
-/// finds it, the first edge kept if its prior is NaN. The highest prior is taken over eight
-/// lanes, then its first place is sought: one running best would wait on every comparison in
-/// turn, and nodes have thousands of edges.
-fn first_highest(edges: &[Edge]) -> usize {
+/// The place of the first edge with the highest prior (`weight * scale`), as a running best
+/// (`prior > best`) finds it, the first edge kept if its prior is NaN. The highest weight is
+/// taken over eight lanes, then its first place is sought: one running best would wait on every
+/// comparison in turn, and nodes have thousands of edges.
+fn first_highest(edges: &[Edge], scale: f32) -> usize {
     const LANES: usize = 8;
-    if edges.first().is_none_or(|e| e.prior.is_nan()) {
-        return 0;
-    }
     let mut lanes = [f32::NEG_INFINITY; LANES];
     let chunks = edges.chunks_exact(LANES);
     for e in chunks.remainder() {
-        lanes[0] = lanes[0].max(e.prior);
+        lanes[0] = lanes[0].max(e.weight);
     }
     for chunk in chunks {
         for (lane, e) in lanes.iter_mut().zip(chunk) {
-            *lane = lane.max(e.prior);
+            *lane = lane.max(e.weight);
         }
     }
-    let highest = lanes.into_iter().fold(f32::NEG_INFINITY, f32::max);
-    edges.iter().position(|e| e.prior == highest).unwrap_or(0)
+    first_of_highest(edges, lanes.into_iter().fold(f32::NEG_INFINITY, f32::max), scale)
+}
+
+/// `first_highest`, given the highest weight (NaN weights aside). Scaling keeps the order of
+/// the weights (rounding is monotonic), so the highest prior is the highest weight's; weights
+/// that differ can round to one prior, so the search compares priors.
+fn first_of_highest(edges: &[Edge], highest_weight: f32, scale: f32) -> usize {
+    if edges.first().is_none_or(|e| (e.weight * scale).is_nan()) {
+        return 0;
+    }
+    let highest = highest_weight * scale;
+    edges.iter().position(|e| e.weight * scale == highest).unwrap_or(0)
 }
 
 /// A uniform draw in (0, 1] (never 0, so its logarithm is finite).
@@ -1053,7 +1080,7 @@ mod tests {
         let variant = variant();
         let mut game = Game::new(variant.clone());
         let mut eval = heuristic(&variant);
-        let prior_of = |s: &Search| s.root_edges().iter().map(|e| (e.mv, e.prior)).collect::<Vec<_>>();
+        let prior_of = |s: &Search| s.root_edges().iter().map(|e| (e.mv, e.weight * s.nodes[0].scale)).collect::<Vec<_>>();
         let mut quiet = Search::new(MctsConfig { simulations: 32, ..MctsConfig::competitive() });
         quiet.run(&mut game, &mut eval, &mut rng);
         let mut noisy = Search::new(MctsConfig { simulations: 32, ..MctsConfig::default() });
@@ -1083,14 +1110,15 @@ mod tests {
         for node in search.nodes.iter().filter(|n| n.state == State::Expanded) {
             let edges = &search.edges[node.edges as usize..(node.edges + node.len) as usize];
             let (tried, untried) = edges.split_at(node.tried as usize);
+            let prior = |e: &Edge| e.weight * node.scale;
             assert!(untried.iter().all(|e| e.child == NONE), "a visited edge outside the tried prefix");
             if let Some(next) = untried.first() {
-                assert!(untried.iter().all(|e| e.prior <= next.prior), "the next edge is not the best untried");
+                assert!(untried.iter().all(|e| prior(e) <= prior(next)), "the next edge is not the best untried");
             }
             if node.sorted {
-                assert!(untried.windows(2).all(|w| w[0].prior >= w[1].prior));
+                assert!(untried.windows(2).all(|w| prior(&w[0]) >= prior(&w[1])));
             }
-            let total: f32 = tried.iter().chain(untried).map(|e| e.prior).sum();
+            let total: f32 = tried.iter().chain(untried).map(prior).sum();
             assert!((total - 1.0).abs() < 1e-3, "priors sum to {total}");
         }
     }
@@ -1108,44 +1136,51 @@ mod tests {
         // The first edge tried anywhere is the node's highest prior.
         for node in search.nodes.iter().filter(|n| n.state == State::Expanded) {
             let edges = &search.edges[node.edges as usize..(node.edges + node.len) as usize];
-            assert!(edges.iter().all(|e| e.prior <= edges[0].prior));
+            let prior = |e: &Edge| e.weight * node.scale;
+            assert!(edges.iter().all(|e| prior(e) <= prior(&edges[0])));
         }
     }
 
     #[test]
     fn first_highest_is_the_running_best() {
-        // The running best that `first_highest` replaces: the first of equal priors, the first
-        // edge kept if its prior is NaN (nothing compares above it).
-        let running_best = |edges: &[Edge]| {
-            let mut best = (0, edges[0].prior);
+        // The running best over the priors that `first_highest` replaces: the first of equal
+        // priors, the first edge kept if its prior is NaN (nothing compares above it).
+        let running_best = |edges: &[Edge], scale: f32| {
+            let mut best = (0, edges[0].weight * scale);
             for (i, e) in edges.iter().enumerate().skip(1) {
-                if e.prior > best.1 {
-                    best = (i, e.prior);
+                if e.weight * scale > best.1 {
+                    best = (i, e.weight * scale);
                 }
             }
             best.0
         };
-        let edges = |priors: &[f32]| -> Vec<Edge> {
-            priors.iter().map(|&prior| Edge { mv: Move::new(0, 1), prior, child: NONE }).collect()
+        let edges = |weights: &[f32]| -> Vec<Edge> {
+            weights.iter().map(|&weight| Edge { mv: Move::new(0, 1), weight, child: NONE }).collect()
         };
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        for len in 1..40 {
-            for _ in 0..50 {
-                // Few distinct values, so that ties are common; now and then a NaN or -0.0.
-                let priors: Vec<f32> = (0..len)
-                    .map(|_| match rng.gen_range(0..20) {
-                        0 => f32::NAN,
-                        1 => -0.0,
-                        k => (k % 5) as f32 * 0.25,
-                    })
-                    .collect();
-                let list = edges(&priors);
-                assert_eq!(first_highest(&list), running_best(&list), "{priors:?}");
+        // Scales that keep every weight apart, that round neighbours together (subnormal
+        // priors), that overflow, and 0.
+        for scale in [1.0, 0.3, 1e-44, 1e38, f32::INFINITY, 0.0] {
+            for len in 1..40 {
+                for _ in 0..50 {
+                    // Few distinct values, so that ties are common; now and then a NaN or -0.0.
+                    let weights: Vec<f32> = (0..len)
+                        .map(|_| match rng.gen_range(0..20) {
+                            0 => f32::NAN,
+                            1 => -0.0,
+                            k => (k % 5) as f32 * 0.25 + (k % 2) as f32 * 0.01,
+                        })
+                        .collect();
+                    let list = edges(&weights);
+                    assert_eq!(first_highest(&list, scale), running_best(&list, scale), "{weights:?} x {scale}");
+                }
             }
         }
-        assert_eq!(first_highest(&edges(&[0.5, 2.0, 1.0, 2.0])), 1);
-        assert_eq!(first_highest(&edges(&[f32::NAN, 2.0])), 0);
-        assert_eq!(first_highest(&[]), 0);
+        assert_eq!(first_highest(&edges(&[0.5, 2.0, 1.0, 2.0]), 1.0), 1);
+        // 0.26 and 0.5 round to one subnormal prior: the first of them is the highest prior.
+        assert_eq!(first_highest(&edges(&[0.1, 0.26, 0.5]), 3e-45), 1);
+        assert_eq!(first_highest(&edges(&[f32::NAN, 2.0]), 1.0), 0);
+        assert_eq!(first_highest(&[], 1.0), 0);
     }
 
     #[test]
