@@ -32,7 +32,7 @@ pub use game::{Game, Outcome, ReplayError, Termination};
 pub use geometry::{Color, Geometry};
 pub use incremental::MoveState;
 pub use notation::{NotationError, PositionTextError};
-pub use position::{Burns, Move, Piece, Position, NO_SQUARE};
+pub use position::{Burns, LastChange, Move, Piece, Position, NO_SQUARE};
 pub use table::{Atom, Kind, PieceTable, PieceType, PlacementError, Trap};
 pub use rules::{Rules, RulesOption};
 pub use variant::{variant_names, Sources, Variant, VariantError};

@@ -164,6 +164,20 @@ impl QuietHashes {
     }
 }
 
+/// What the last move changed (`Position::last_change`).
+#[derive(Clone, Copy, Debug)]
+pub struct LastChange<'a> {
+    /// The position's hash before the move.
+    pub hash_before: u64,
+    /// The piece that moved, as it was on its start square.
+    pub moved: Piece,
+    /// The piece on the move's end square now: the mover, promoted if it did; `None` if it
+    /// burned itself.
+    pub arrived: Option<Piece>,
+    /// The pieces the move captured or burned, with their squares.
+    pub removed: &'a [(u16, Piece)],
+}
+
 /// What `make` changed, for `unmake`.
 #[derive(Clone, Debug)]
 struct Undo {
@@ -792,6 +806,18 @@ impl Position {
         }
     }
 
+    /// What the last move changed (`None` without one), so a sum over the pieces can follow
+    /// it instead of being taken again (the search's material).
+    pub fn last_change(&self) -> Option<LastChange<'_>> {
+        let record = self.undo.last()?;
+        Some(LastChange {
+            hash_before: record.hash,
+            moved: record.moved,
+            arrived: self.board[record.mv.to as usize],
+            removed: &self.captured[record.captured_from..],
+        })
+    }
+
     /// The last move played, if any.
     pub fn last_move(&self) -> Option<Move> {
         self.undo.last().map(|u| u.mv)
@@ -856,6 +882,48 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn last_change_tells_what_the_move_changed() {
+        let (mut captures, mut promotions) = (0, 0);
+        for name in crate::variant_names() {
+            let variant = Variant::load(name, &[]).unwrap();
+            let mut pos = Position::initial(variant);
+            assert!(pos.last_change().is_none());
+            let mut moves = Vec::new();
+            let mut seed = 3u64;
+            for ply in 0..400 {
+                moves.clear();
+                pos.generate(pos.side_to_move(), &mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                seed = splitmix64(seed);
+                let mv = moves[seed as usize % moves.len()];
+                let (before, hash) = (pos.board.clone(), pos.hash());
+                pos.make(mv);
+                let change = pos.last_change().unwrap();
+                assert_eq!(change.hash_before, hash, "{name} ply {ply}");
+                assert_eq!(Some(change.moved), before[mv.from as usize], "{name} ply {ply}");
+                // The board now is the board before, less the mover and what it removed, plus
+                // the mover where it arrived.
+                let mut expected = before.clone();
+                expected[mv.from as usize] = None;
+                for &(sq, p) in change.removed {
+                    assert_eq!(expected[sq as usize], Some(p), "{name} ply {ply}");
+                    expected[sq as usize] = None;
+                }
+                expected[mv.to as usize] = change.arrived;
+                assert_eq!(expected, pos.board, "{name} ply {ply}: {mv:?}");
+                if let Some(arrived) = change.arrived {
+                    assert_eq!((arrived.color, arrived.origin), (change.moved.color, change.moved.origin));
+                    promotions += (arrived.promoted && !change.moved.promoted) as usize;
+                }
+                captures += change.removed.len();
+            }
+        }
+        assert!(captures > 100 && promotions > 10, "{captures} captures, {promotions} promotions");
     }
 
     #[test]

@@ -43,6 +43,9 @@ pub struct PieceValues {
     crowded: Vec<f32>,
     /// Median non-royal value: the unit of the capture priors.
     reference: f32,
+    /// Whether every sum of values over a board's pieces is exact in f64 (see `derive`), so a
+    /// side's material can follow the moves and still be the sum taken again, bit for bit.
+    exact_sums: bool,
 }
 
 /// The three sample squares for `color`, as (x, y) for Black; White's are rotated by 180° so
@@ -133,7 +136,15 @@ impl PieceValues {
                 promoted[k] = ROYAL_FACTOR * best + base[k];
             }
         }
-        PieceValues { unpromoted, promoted, open, crowded, reference }
+        // Sums are exact in f64 when every value is a multiple of the smallest value's spacing
+        // and a board full of the largest stays below 2^52 of them (in Taikyoku: spacing
+        // 2^-24 and totals below 2^16, i.e. 40 bits).
+        let all = || unpromoted.iter().chain(&promoted).map(|&v| v as f64);
+        let spacing = all().filter(|&v| v > 0.0).map(|v| (v as f32).next_up() as f64 - v).fold(f64::INFINITY, f64::min);
+        let largest = all().fold(0.0, f64::max);
+        let board = variant.geometry.size() as f64;
+        let exact_sums = all().all(|v| v >= 0.0 && (v / spacing).fract() == 0.0) && board * largest / spacing < (1u64 << 52) as f64;
+        PieceValues { unpromoted, promoted, open, crowded, reference, exact_sums }
     }
 
     /// The variant's values, derived on first use and shared afterwards (keyed by variant name
@@ -183,10 +194,13 @@ impl PieceValues {
 
     /// Total value of `color`'s pieces.
     pub fn material(&self, pos: &Position, color: Color) -> f32 {
-        // Summed in f64 so both colours' totals of the same pieces agree to f32 precision.
-        let total: f64 =
-            pos.squares_of(color).map(|sq| self.piece_value(pos.at(sq).expect("occupied square")) as f64).sum();
-        total as f32
+        self.material_sum(pos, color) as f32
+    }
+
+    /// `material` before it is rounded to f32: summed in f64 so both colours' totals of the
+    /// same pieces agree to f32 precision (exactly, where `exact_sums`).
+    fn material_sum(&self, pos: &Position, color: Color) -> f64 {
+        pos.squares_of(color).map(|sq| self.piece_value(pos.at(sq).expect("occupied square")) as f64).sum()
     }
 
     /// `color`'s material minus its opponent's.
@@ -342,6 +356,36 @@ pub struct HeuristicEvaluator {
     /// Reused move buffers: the opponent's moves, the rollout's moves.
     buffer: Vec<Move>,
     rollout: Vec<Move>,
+    /// Both sides' material of recently evaluated positions (`material_sums`).
+    material: MaterialCache,
+}
+
+/// Both sides' material (`PieceValues::material_sum`) of positions recently evaluated, by hash,
+/// one entry per slot. A search evaluates a leaf one move after a position it evaluated before
+/// (its parent), so the leaf's material is the parent's, followed through the move.
+#[derive(Clone, Debug)]
+struct MaterialCache {
+    slots: Vec<Option<(u64, [f64; 2])>>,
+}
+
+impl MaterialCache {
+    const SLOTS: usize = 1 << 12;
+
+    fn new() -> MaterialCache {
+        MaterialCache { slots: vec![None; Self::SLOTS] }
+    }
+
+    fn slot(hash: u64) -> usize {
+        (hash as usize) & (Self::SLOTS - 1)
+    }
+
+    fn get(&self, hash: u64) -> Option<[f64; 2]> {
+        self.slots[Self::slot(hash)].filter(|&(h, _)| h == hash).map(|(_, sums)| sums)
+    }
+
+    fn put(&mut self, hash: u64, sums: [f64; 2]) {
+        self.slots[Self::slot(hash)] = Some((hash, sums));
+    }
 }
 
 impl HeuristicEvaluator {
@@ -353,13 +397,46 @@ impl HeuristicEvaluator {
             config,
             buffer: Vec::with_capacity(4096),
             rollout: Vec::with_capacity(4096),
+            material: MaterialCache::new(),
         }
+    }
+
+    /// Black's and White's `PieceValues::material_sum` in `pos`: where the sums are exact, from
+    /// the position before the last move if it was evaluated recently (the value of what the
+    /// move removed and of the mover's change taken off and added: exact too, so the same
+    /// bits as the sums taken again), and taken again otherwise.
+    fn material_sums(&mut self, pos: &Position) -> [f64; 2] {
+        let values = &self.values;
+        let full = || Color::BOTH.map(|color| values.material_sum(pos, color));
+        if !values.exact_sums {
+            return full();
+        }
+        let hash = pos.hash();
+        if let Some(sums) = self.material.get(hash) {
+            return sums;
+        }
+        let followed = pos.last_change().and_then(|change| {
+            let mut sums = self.material.get(change.hash_before)?;
+            let value = |p: Piece| values.piece_value(p) as f64;
+            for &(_, p) in change.removed {
+                sums[p.color.index()] -= value(p);
+            }
+            sums[change.moved.color.index()] -= value(change.moved);
+            if let Some(p) = change.arrived {
+                sums[p.color.index()] += value(p);
+            }
+            Some(sums)
+        });
+        let sums = followed.unwrap_or_else(full);
+        self.material.put(hash, sums);
+        sums
     }
 
     /// Static value of `pos` for its side to move, given that side's legal moves.
     pub fn static_value(&mut self, pos: &Position, moves: &[Move]) -> f32 {
         let me = pos.side_to_move();
-        let material = self.values.balance(pos, me);
+        let sums = self.material_sums(pos);
+        let material = sums[me.index()] as f32 - sums[me.opponent().index()] as f32;
         self.buffer.clear();
         pos.generate(me.opponent(), &mut self.buffer);
         let (mine, theirs) = (moves.len() as f32, self.buffer.len() as f32);
@@ -664,6 +741,44 @@ mod tests {
         let expected: Vec<u32> = weights.iter().map(|&w| (w * (1.0 / total)).to_bits()).collect();
         assert_eq!(priors.iter().map(|p| p.to_bits()).collect::<Vec<_>>(), expected);
         assert!(weights.iter().any(|&w| w > 1.0), "no capture among {} moves", moves.len());
+    }
+
+    #[test]
+    fn material_followed_through_moves_is_the_sum_taken_again() {
+        for name in taikyoku_engine::variant_names() {
+            let variant = Variant::load(name, &[]).unwrap();
+            let mut eval = HeuristicEvaluator::new(&variant, HeuristicConfig::default());
+            assert!(eval.values.exact_sums, "{name}: sums of values are not exact");
+            let mut game = Game::new(variant.clone());
+            let mut rng = ChaCha8Rng::seed_from_u64(5);
+            let (mut followed, mut captures) = (0, 0);
+            for ply in 0..400 {
+                let pos = &game.position;
+                let from_parent = eval.material.get(pos.hash()).is_none()
+                    && pos.last_change().is_some_and(|c| eval.material.get(c.hash_before).is_some());
+                let sums = eval.material_sums(pos);
+                let taken_again = Color::BOTH.map(|color| eval.values.material_sum(pos, color));
+                assert_eq!(sums.map(f64::to_bits), taken_again.map(f64::to_bits), "{name} ply {ply}");
+                followed += from_parent as usize;
+                let moves = pos.legal_moves();
+                if moves.is_empty() || game.recorded_end().is_some() {
+                    break;
+                }
+                game.play(moves[rng.gen_range(0..moves.len())]);
+                captures += game.position.last_change().unwrap().removed.len();
+            }
+            assert!(followed > 300 && captures > 20, "{name}: {followed} followed, {captures} captures");
+        }
+        // Without exact sums, the sums are taken again every time.
+        let variant = variant();
+        let mut eval = HeuristicEvaluator::new(&variant, HeuristicConfig::default());
+        Arc::make_mut(&mut eval.values).exact_sums = false;
+        let mut game = Game::new(variant.clone());
+        eval.material_sums(&game.position);
+        let mv = game.position.legal_moves()[0];
+        game.play(mv);
+        eval.material_sums(&game.position);
+        assert!(eval.material.slots.iter().all(Option::is_none));
     }
 
     #[test]
