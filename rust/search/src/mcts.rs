@@ -572,7 +572,16 @@ impl Search {
         let mut requests = Vec::with_capacity(1);
         let mut priors = Vec::with_capacity(2048);
         let mut value = 0.0;
+        let mut reserved = false;
         while self.completed < goal && self.nodes[0].state != State::Terminal {
+            if !reserved && self.nodes[0].state == State::Expanded {
+                // Each simulation expands about one node of about the root's size: room for
+                // them at once, rather than the arenas doubling (and copying) on the way.
+                let left = (goal - self.completed) as usize;
+                self.edges.reserve(left * self.nodes[0].len as usize);
+                self.nodes.reserve(left);
+                reserved = true;
+            }
             let descents = self.select_leaves_into(game, 1, rng, &mut requests, |game, leaf, rng| {
                 value = evaluator.evaluate(game, &leaf.moves, &mut priors, rng);
             });
