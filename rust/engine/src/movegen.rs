@@ -8,6 +8,20 @@ use crate::position::{color_code, Move, Piece, Position, EMPTY, NO_SQUARE};
 use crate::rules::{Zone, ZoneTrigger};
 use crate::table::{Atom, Motion, Ray, Trap, UNLIMITED};
 
+/// Bit `i` set where slide `i` of `bits` (`Motion::slide_bits`: one direction bit each, 0 past
+/// the last) is open (its direction set in `open`), without a branch: the slides' bytes that
+/// keep a bit of `open` are found eight at a time, and their top bits gathered into one byte.
+#[inline(always)]
+fn open_slides(bits: &[u8; DIRECTION_COUNT], open: u8) -> u8 {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    let kept = u64::from_le_bytes(*bits) & (open as u64 * 0x0101_0101_0101_0101);
+    // The top bit of each byte that is not zero (adding 0x7F carries into it from the low seven
+    // bits; the top bit itself is or-ed in).
+    let nonzero = ((kept & LOW7) + LOW7 | kept) & !LOW7;
+    // Byte i's top bit, shifted to bit 8i, lands in bit 56 + i of the product.
+    ((nonzero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
+}
+
 /// What a rank-limited line does with the pieces it passes (`Position::rank_line`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum RankLine {
@@ -320,10 +334,13 @@ impl Position {
         let g = &self.variant.geometry;
         let own = color_code(color);
         let bits = &motion.slide_bits[color.index()];
-        for i in 0..DIRECTION_COUNT {
-            if open & bits[i] == 0 {
-                continue;
-            }
+        // The open slides are taken in table order from a mask, not tested one by one: which
+        // directions are open changes from piece to piece, and a branch per slide would be
+        // mispredicted at random.
+        let mut slides = open_slides(bits, open);
+        while slides != 0 {
+            let i = slides.trailing_zeros() as usize;
+            slides &= slides - 1;
             let (d, max) = (bits[i].trailing_zeros() as usize, motion.slide_max[i]);
             let mut t = (sq as isize + g.offset[d]) as usize;
             out.push(Move::simple(sq as u16, t as u16, false));
@@ -942,7 +959,7 @@ impl Position {
 
 #[cfg(test)]
 mod tests {
-    use super::{Seen, Sink};
+    use super::{open_slides, Seen, Sink};
     use crate::table::Motion;
     use crate::geometry::Color;
     use crate::position::{Move, Piece, Position, NO_SQUARE};
@@ -1014,6 +1031,30 @@ mod tests {
             pos.hooks(sq, color, open, pos.variant.table.absolute_atoms(motion, color), &mut fast);
             fast
         })
+    }
+
+    #[test]
+    fn open_slides_are_the_slides_whose_direction_is_open() {
+        let mut seed = 5u64;
+        for _ in 0..20_000 {
+            // Up to eight slides in distinct directions, in any order, then zeros.
+            seed = splitmix64(seed);
+            let mut dirs: Vec<u8> = (0..8).collect();
+            for i in (1..8).rev() {
+                dirs.swap(i, (seed >> (3 * i)) as usize % (i + 1));
+            }
+            let n = (seed >> 40) as usize % 9;
+            let mut bits = [0u8; 8];
+            for (bit, &d) in bits.iter_mut().zip(&dirs[..n]) {
+                *bit = 1 << d;
+            }
+            let open = (seed >> 48) as u8;
+            let expected = (0..8).filter(|&i| open & bits[i] != 0).fold(0u8, |m, i| m | 1 << i);
+            assert_eq!(open_slides(&bits, open), expected, "{bits:?} open {open:08b}");
+        }
+        assert_eq!(open_slides(&[1, 2, 4, 8, 16, 32, 64, 128], 0xFF), 0xFF);
+        assert_eq!(open_slides(&[128, 1, 0, 0, 0, 0, 0, 0], 0x80), 0b01);
+        assert_eq!(open_slides(&[0; 8], 0xFF), 0);
     }
 
     #[test]
