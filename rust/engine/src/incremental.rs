@@ -972,15 +972,13 @@ impl MoveState {
         if k > edge {
             return (0, 0);
         }
-        let n = (edge - k).min(extra);
-        match self.first_piece(sq, d, k) {
-            Some(at) if at <= k + n => {
-                let t = (sq as isize + g.offset[d] * at as isize) as usize;
-                let moves = at - k + usize::from(pos.color_code_at(t) != own);
-                (moves as u8, at as u8)
-            }
-            _ => (n as u8 + 1, (k + n) as u8),
-        }
+        // It stops on its first piece, or on its last square, which is then empty: either way
+        // it has the squares before and the one it stops on unless that holds a friend. No
+        // branch on where the piece is (it changes from ray to ray).
+        let stop = self.nearest_in(sq, d, k, |l| l.occupied).min(k + (edge - k).min(extra));
+        let t = (sq as isize + g.offset[d] * stop as isize) as usize;
+        let moves = stop - k + usize::from(pos.color_code_at(t) != own);
+        (moves as u8, stop as u8)
     }
 
     /// The farthest square a walk from `sq` along `d` reads: the first piece `stop` picks, or
@@ -1017,16 +1015,23 @@ impl MoveState {
     /// `first_piece` over the line bits that `bits` picks (occupancy, or a rank level).
     #[inline(always)]
     fn first_in(&self, sq: usize, d: usize, k: usize, bits: impl Fn(&LineBits) -> u64) -> Option<usize> {
+        let at = self.nearest_in(sq, d, k, bits);
+        (at - k < u64::BITS as usize).then_some(at)
+    }
+
+    /// `first_in`'s distance, or 64 more than `k` where there is no piece (past every edge).
+    /// The scans up and down the line's bits are both made and one is taken: which way a
+    /// direction runs changes from atom to atom, and a branch on it went either way at random.
+    #[inline(always)]
+    fn nearest_in(&self, sq: usize, d: usize, k: usize, bits: impl Fn(&LineBits) -> u64) -> usize {
         let (o, ascending) = LINE[d];
         let (line, at) = self.compiled.cells[sq].places[o];
         let (bits, at) = (bits(&self.t.lines[line as usize]), at as usize);
-        if ascending {
-            let ahead = bits >> (at + k);
-            (ahead != 0).then(|| k + ahead.trailing_zeros() as usize)
-        } else {
-            let ahead = bits << (63 - (at - k));
-            (ahead != 0).then(|| k + ahead.leading_zeros() as usize)
-        }
+        // Up from bit `at + k`, or down from bit `at - k` (the shift of the way not taken may
+        // be out of range: it wraps, and its scan is dropped).
+        let up = bits.wrapping_shr((at + k) as u32).trailing_zeros();
+        let down = bits.wrapping_shl((63 + k).wrapping_sub(at) as u32).leading_zeros();
+        k + if ascending { up } else { down } as usize
     }
 
     /// How many of the squares at distances `1..=far` from `sq` along `d` are set in the line
@@ -1753,7 +1758,35 @@ fn ray_squares(count: u8, k: u8) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{Fenwick, SquareSet, LINE, LINE_WAYS};
+    use super::{Fenwick, MoveState, SquareSet, LINE, LINE_WAYS};
+    use crate::geometry::DIRECTION_COUNT;
+    use crate::{Position, Variant};
+
+    #[test]
+    fn the_nearest_piece_is_the_first_met_walking_the_line() {
+        // Every square, direction and starting distance of random positions of each variant.
+        for name in crate::variant_names() {
+            let variant = Variant::load(name, &[]).unwrap();
+            let g = &variant.geometry;
+            let mut game = crate::Game::new(variant.clone());
+            for plies in [0, 150, 400] {
+                crate::random::random_playout(&mut game, 9, plies);
+                let pos: &Position = &game.position;
+                let state = MoveState::new(pos);
+                for sq in 0..g.size() {
+                    for d in 0..DIRECTION_COUNT {
+                        let edge = g.edge(sq, d);
+                        for k in 1..=edge {
+                            let walked = (k..=edge).find(|&m| pos.at((sq as isize + g.offset[d] * m as isize) as usize).is_some());
+                            assert_eq!(state.first_piece(sq, d, k), walked, "{name} square {sq} direction {d} from {k}");
+                            let nearest = state.nearest_in(sq, d, k, |l| l.occupied);
+                            assert_eq!(nearest, walked.unwrap_or(k + 64), "{name} square {sq} direction {d} from {k}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_fenwick_tree_finds_every_move_on_its_square() {
