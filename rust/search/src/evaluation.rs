@@ -356,14 +356,15 @@ pub struct HeuristicEvaluator {
     /// Reused move buffers: the opponent's moves, the rollout's moves.
     buffer: Vec<Move>,
     rollout: Vec<Move>,
-    /// Both sides' material of recently evaluated positions (`material_sums`).
+    /// Both sides' material of the positions `evaluate` evaluated recently (`material_sums`).
     material: MaterialCache,
 }
 
 /// Both sides' material (`PieceValues::material_sum`) of positions recently evaluated, by hash,
-/// one entry per slot. A search evaluates a leaf one move after a position it evaluated before
-/// (its parent), so the leaf's material is the parent's, followed through the move.
-#[derive(Clone, Debug)]
+/// one entry per slot (128 KiB, allocated on first use). A search evaluates a leaf one move after
+/// a position it evaluated before (its parent), so the leaf's material is the parent's, followed
+/// through the move.
+#[derive(Clone, Debug, Default)]
 struct MaterialCache {
     slots: Vec<Option<(u64, [f64; 2])>>,
 }
@@ -371,19 +372,18 @@ struct MaterialCache {
 impl MaterialCache {
     const SLOTS: usize = 1 << 12;
 
-    fn new() -> MaterialCache {
-        MaterialCache { slots: vec![None; Self::SLOTS] }
-    }
-
     fn slot(hash: u64) -> usize {
         (hash as usize) & (Self::SLOTS - 1)
     }
 
     fn get(&self, hash: u64) -> Option<[f64; 2]> {
-        self.slots[Self::slot(hash)].filter(|&(h, _)| h == hash).map(|(_, sums)| sums)
+        self.slots.get(Self::slot(hash))?.filter(|&(h, _)| h == hash).map(|(_, sums)| sums)
     }
 
     fn put(&mut self, hash: u64, sums: [f64; 2]) {
+        if self.slots.is_empty() {
+            self.slots = vec![None; Self::SLOTS];
+        }
         self.slots[Self::slot(hash)] = Some((hash, sums));
     }
 }
@@ -397,7 +397,7 @@ impl HeuristicEvaluator {
             config,
             buffer: Vec::with_capacity(4096),
             rollout: Vec::with_capacity(4096),
-            material: MaterialCache::new(),
+            material: MaterialCache::default(),
         }
     }
 
@@ -434,11 +434,22 @@ impl HeuristicEvaluator {
 
     /// Static value of `pos` for its side to move, given that side's legal moves.
     pub fn static_value(&mut self, pos: &Position, moves: &[Move]) -> f32 {
-        let me = pos.side_to_move();
-        let sums = self.material_sums(pos);
-        let material = sums[me.index()] as f32 - sums[me.opponent().index()] as f32;
+        let material = self.values.balance(pos, pos.side_to_move());
+        self.value_of(pos, material, moves)
+    }
+
+    /// `static_value` of a search's leaf, the same bits, its material followed from its
+    /// parent's where `evaluate` evaluated that (`material_sums`).
+    fn leaf_value(&mut self, pos: &Position, moves: &[Move]) -> f32 {
+        let (me, sums) = (pos.side_to_move(), self.material_sums(pos));
+        self.value_of(pos, sums[me.index()] as f32 - sums[me.opponent().index()] as f32, moves)
+    }
+
+    /// The value for the side to move, given its material balance and its moves (the
+    /// opponent's are counted here).
+    fn value_of(&mut self, pos: &Position, material: f32, moves: &[Move]) -> f32 {
         self.buffer.clear();
-        pos.generate(me.opponent(), &mut self.buffer);
+        pos.generate(pos.side_to_move().opponent(), &mut self.buffer);
         let (mine, theirs) = (moves.len() as f32, self.buffer.len() as f32);
         let mobility = if mine + theirs > 0.0 { (mine - theirs) / (mine + theirs) } else { 0.0 };
         (self.config.scale * (material + self.config.mobility_weight * mobility)).tanh()
@@ -548,7 +559,7 @@ impl Evaluator for HeuristicEvaluator {
     fn evaluate(&mut self, game: &mut Game, moves: &[Move], priors: &mut Vec<f32>, rng: &mut ChaCha8Rng) -> f32 {
         self.priors(&game.position, moves, priors);
         if self.config.rollout_plies == 0 {
-            self.static_value(&game.position, moves)
+            self.leaf_value(&game.position, moves)
         } else {
             self.rollout_value(game, moves, rng)
         }
@@ -749,36 +760,42 @@ mod tests {
             let variant = Variant::load(name, &[]).unwrap();
             let mut eval = HeuristicEvaluator::new(&variant, HeuristicConfig::default());
             assert!(eval.values.exact_sums, "{name}: sums of values are not exact");
+            let mut reference = HeuristicEvaluator::new(&variant, HeuristicConfig::default());
             let mut game = Game::new(variant.clone());
             let mut rng = ChaCha8Rng::seed_from_u64(5);
             let (mut followed, mut captures) = (0, 0);
             for ply in 0..400 {
                 let pos = &game.position;
-                let from_parent = eval.material.get(pos.hash()).is_none()
-                    && pos.last_change().is_some_and(|c| eval.material.get(c.hash_before).is_some());
-                let sums = eval.material_sums(pos);
-                let taken_again = Color::BOTH.map(|color| eval.values.material_sum(pos, color));
-                assert_eq!(sums.map(f64::to_bits), taken_again.map(f64::to_bits), "{name} ply {ply}");
-                followed += from_parent as usize;
                 let moves = pos.legal_moves();
                 if moves.is_empty() || game.recorded_end().is_some() {
                     break;
                 }
+                let from_parent = eval.material.get(pos.hash()).is_none()
+                    && pos.last_change().is_some_and(|c| eval.material.get(c.hash_before).is_some());
+                let value = eval.leaf_value(pos, &moves);
+                let sums = eval.material.get(pos.hash()).expect("the leaf is kept");
+                let taken_again = Color::BOTH.map(|color| eval.values.material_sum(pos, color));
+                assert_eq!(sums.map(f64::to_bits), taken_again.map(f64::to_bits), "{name} ply {ply}");
+                // The evaluator's value is the static value, bit for bit.
+                assert_eq!(value.to_bits(), reference.static_value(pos, &moves).to_bits(), "{name} ply {ply}");
+                followed += from_parent as usize;
                 game.play(moves[rng.gen_range(0..moves.len())]);
                 captures += game.position.last_change().unwrap().removed.len();
             }
             assert!(followed > 300 && captures > 20, "{name}: {followed} followed, {captures} captures");
         }
-        // Without exact sums, the sums are taken again every time.
+        // Without exact sums, the sums are taken again every time; `static_value` keeps nothing.
         let variant = variant();
         let mut eval = HeuristicEvaluator::new(&variant, HeuristicConfig::default());
-        Arc::make_mut(&mut eval.values).exact_sums = false;
         let mut game = Game::new(variant.clone());
+        let moves = game.position.legal_moves();
+        eval.static_value(&game.position, &moves);
+        assert!(eval.material.slots.is_empty());
+        Arc::make_mut(&mut eval.values).exact_sums = false;
         eval.material_sums(&game.position);
-        let mv = game.position.legal_moves()[0];
-        game.play(mv);
+        game.play(moves[0]);
         eval.material_sums(&game.position);
-        assert!(eval.material.slots.iter().all(Option::is_none));
+        assert!(eval.material.slots.is_empty());
     }
 
     #[test]
