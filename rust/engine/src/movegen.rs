@@ -17,7 +17,7 @@ fn open_slides(bits: &[u8; DIRECTION_COUNT], open: u8) -> u8 {
     let kept = u64::from_le_bytes(*bits) & (open as u64 * 0x0101_0101_0101_0101);
     // The top bit of each byte that is not zero (adding 0x7F carries into it from the low seven
     // bits; the top bit itself is or-ed in).
-    let nonzero = ((kept & LOW7) + LOW7 | kept) & !LOW7;
+    let nonzero = (((kept & LOW7) + LOW7) | kept) & !LOW7;
     // Byte i's top bit, shifted to bit 8i, lands in bit 56 + i of the product.
     ((nonzero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
 }

@@ -360,8 +360,9 @@ pub struct HeuristicEvaluator {
     material: MaterialCache,
 }
 
-/// Both sides' material (`PieceValues::material_sum`) of positions recently evaluated, by hash,
-/// one entry per slot (128 KiB, allocated on first use). A search evaluates a leaf one move after
+/// Both sides' material (`PieceValues::material_sum`) of positions recently evaluated, by hash
+/// (the 64-bit position hash stands for the position, as in the repetition rules), one entry per
+/// slot (128 KiB, allocated on first use). A search evaluates a leaf one move after
 /// a position it evaluated before (its parent), so the leaf's material is the parent's, followed
 /// through the move.
 #[derive(Clone, Debug, Default)]
