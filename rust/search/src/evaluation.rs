@@ -136,14 +136,14 @@ impl PieceValues {
                 promoted[k] = ROYAL_FACTOR * best + base[k];
             }
         }
-        // Sums are exact in f64 when every value is a multiple of the smallest value's spacing
-        // and a board full of the largest stays below 2^52 of them (in Taikyoku: spacing
-        // 2^-24 and totals below 2^16, i.e. 40 bits).
+        // Sums are exact in f64 when a board full of the largest value stays below 2^52 of the
+        // smallest spacing of floats among the values (every value, an f32 no smaller, is a
+        // multiple of it). In Taikyoku: spacing 2^-24 and totals below 2^16, i.e. 40 bits.
         let all = || unpromoted.iter().chain(&promoted).map(|&v| v as f64);
         let spacing = all().filter(|&v| v > 0.0).map(|v| (v as f32).next_up() as f64 - v).fold(f64::INFINITY, f64::min);
         let largest = all().fold(0.0, f64::max);
         let board = variant.geometry.size() as f64;
-        let exact_sums = all().all(|v| v >= 0.0 && (v / spacing).fract() == 0.0) && board * largest / spacing < (1u64 << 52) as f64;
+        let exact_sums = all().all(|v| v >= 0.0) && board * largest / spacing < (1u64 << 52) as f64;
         PieceValues { unpromoted, promoted, open, crowded, reference, exact_sums }
     }
 
@@ -205,7 +205,7 @@ impl PieceValues {
 
     /// `color`'s material minus its opponent's.
     pub fn balance(&self, pos: &Position, color: Color) -> f32 {
-        self.material(pos, color) - self.material(pos, color.opponent())
+        balance_of(Color::BOTH.map(|c| self.material_sum(pos, c)), color)
     }
 
     /// Value of everything `mv` captures plus, if the mover promotes, `promotion_weight` times
@@ -291,6 +291,12 @@ impl PieceValues {
         }
         captured
     }
+}
+
+/// `color`'s material minus its opponent's, given both sides' `PieceValues::material_sum`
+/// (Black's, White's): each rounded to f32 first, as `material` gives them.
+fn balance_of(sums: [f64; 2], color: Color) -> f32 {
+    sums[color.index()] as f32 - sums[color.opponent().index()] as f32
 }
 
 /// How the heuristic spreads its prior over the legal moves.
@@ -442,8 +448,8 @@ impl HeuristicEvaluator {
     /// `static_value` of a search's leaf, the same bits, its material followed from its
     /// parent's where `evaluate` evaluated that (`material_sums`).
     fn leaf_value(&mut self, pos: &Position, moves: &[Move]) -> f32 {
-        let (me, sums) = (pos.side_to_move(), self.material_sums(pos));
-        self.value_of(pos, sums[me.index()] as f32 - sums[me.opponent().index()] as f32, moves)
+        let material = balance_of(self.material_sums(pos), pos.side_to_move());
+        self.value_of(pos, material, moves)
     }
 
     /// The value for the side to move, given its material balance and its moves (the

@@ -139,9 +139,17 @@ impl Node {
 struct Edge {
     mv: Move,
     /// The evaluator's weight (cleaned; at a noised root, the prior itself): the prior is
-    /// `weight * node.scale`.
+    /// `prior(node.scale)`.
     weight: f32,
     child: u32,
+}
+
+impl Edge {
+    /// The edge's prior, given its node's scale.
+    #[inline]
+    fn prior(&self, scale: f32) -> f32 {
+        self.weight * scale
+    }
 }
 
 /// A leaf to evaluate, handed out by `Search::select_leaves`.
@@ -427,7 +435,7 @@ impl Search {
                     (fpu, 0.0)
                 }
             };
-            let score = q + c * (e.weight * node.scale) / (1.0 + visits);
+            let score = q + c * e.prior(node.scale) / (1.0 + visits);
             if score > best_score {
                 best_score = score;
                 best = start + i;
@@ -435,7 +443,7 @@ impl Search {
         }
         if node.tried < node.len {
             let next = start + node.tried as usize;
-            if fpu + c * (self.edges[next].weight * node.scale) > best_score {
+            if fpu + c * self.edges[next].prior(node.scale) > best_score {
                 best = next;
                 self.nodes[n as usize].tried += 1;
                 self.prepare_next(n);
@@ -456,7 +464,7 @@ impl Search {
         let scale = node.scale;
         if node.tried >= SORT_AFTER {
             node.sorted = true;
-            self.edges[start..end].sort_unstable_by(|a, b| (b.weight * scale).total_cmp(&(a.weight * scale)));
+            self.edges[start..end].sort_unstable_by(|a, b| b.prior(scale).total_cmp(&a.prior(scale)));
             return;
         }
         let best = start + first_highest(&self.edges[start..end], scale);
@@ -552,7 +560,7 @@ impl Search {
         let weights: Vec<f64> = logs.iter().map(|&l| (l - max).exp()).collect();
         let total: f64 = weights.iter().sum();
         for (edge, w) in self.edges[range].iter_mut().zip(&weights) {
-            let prior = edge.weight * scale;
+            let prior = edge.prior(scale);
             edge.weight = ((1.0 - fraction as f64) * prior as f64 + fraction as f64 * w / total) as f32;
         }
         self.nodes[0].scale = 1.0;
@@ -738,11 +746,11 @@ fn first_highest(edges: &[Edge], scale: f32) -> usize {
 /// the weights (rounding is monotonic), so the highest prior is the highest weight's; weights
 /// that differ can round to one prior, so the search compares priors.
 fn first_of_highest(edges: &[Edge], highest_weight: f32, scale: f32) -> usize {
-    if edges.first().is_none_or(|e| (e.weight * scale).is_nan()) {
+    if edges.first().is_none_or(|e| e.prior(scale).is_nan()) {
         return 0;
     }
     let highest = highest_weight * scale;
-    edges.iter().position(|e| e.weight * scale == highest).unwrap_or(0)
+    edges.iter().position(|e| e.prior(scale) == highest).unwrap_or(0)
 }
 
 /// A uniform draw in (0, 1] (never 0, so its logarithm is finite).
@@ -1089,7 +1097,7 @@ mod tests {
         let variant = variant();
         let mut game = Game::new(variant.clone());
         let mut eval = heuristic(&variant);
-        let prior_of = |s: &Search| s.root_edges().iter().map(|e| (e.mv, e.weight * s.nodes[0].scale)).collect::<Vec<_>>();
+        let prior_of = |s: &Search| s.root_edges().iter().map(|e| (e.mv, e.prior(s.nodes[0].scale))).collect::<Vec<_>>();
         let mut quiet = Search::new(MctsConfig { simulations: 32, ..MctsConfig::competitive() });
         quiet.run(&mut game, &mut eval, &mut rng);
         let mut noisy = Search::new(MctsConfig { simulations: 32, ..MctsConfig::default() });
@@ -1119,7 +1127,7 @@ mod tests {
         for node in search.nodes.iter().filter(|n| n.state == State::Expanded) {
             let edges = &search.edges[node.edges as usize..(node.edges + node.len) as usize];
             let (tried, untried) = edges.split_at(node.tried as usize);
-            let prior = |e: &Edge| e.weight * node.scale;
+            let prior = |e: &Edge| e.prior(node.scale);
             assert!(untried.iter().all(|e| e.child == NONE), "a visited edge outside the tried prefix");
             if let Some(next) = untried.first() {
                 assert!(untried.iter().all(|e| prior(e) <= prior(next)), "the next edge is not the best untried");
@@ -1145,7 +1153,7 @@ mod tests {
         // The first edge tried anywhere is the node's highest prior.
         for node in search.nodes.iter().filter(|n| n.state == State::Expanded) {
             let edges = &search.edges[node.edges as usize..(node.edges + node.len) as usize];
-            let prior = |e: &Edge| e.weight * node.scale;
+            let prior = |e: &Edge| e.prior(node.scale);
             assert!(edges.iter().all(|e| prior(e) <= prior(&edges[0])));
         }
     }
