@@ -58,8 +58,9 @@
 //! That holds for a listed piece the move puts on a square too (the piece that moved, or a
 //! capture taken back): until then it reads nothing, so no reader test has to find it.
 //!
-//! Each side's per-square move counts sit in a Fenwick tree, so the `i`-th legal move (in
-//! `Position::generate` order) is found in O(log squares) without building the list: uniform
+//! Each side's per-square move counts sit in a tree of running sums (`CountTree`, 16 children
+//! a node, three levels), so the `i`-th legal move (in `Position::generate` order) is found
+//! with three reads without building the list: uniform
 //! random play draws the same index, hence the same move, as it did from the full list.
 
 use crate::geometry::{Color, DIRECTION_COUNT};
@@ -392,62 +393,120 @@ fn local_read(atom: Atom) -> Read {
     }
 }
 
-/// One side's move counts per square, with prefix sums for finding the `i`-th move.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Fenwick {
-    /// 1-based Fenwick tree over squares, padded to a power of two: the search in `find`
-    /// then never steps past the end.
-    tree: Vec<u32>,
-    total: u32,
+/// Children per node of a `CountTree`.
+const FANOUT: usize = 16;
+
+/// A node of a `CountTree`: the running sums of its children's counts (the first child's,
+/// the first two's, ...), in one cache line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(align(64))]
+struct Node([u32; FANOUT]);
+
+impl Node {
+    const ZERO: Node = Node([0; FANOUT]);
+
+    /// Adds `delta` to child `from` and the children after it: to every running sum from
+    /// `from` on, without a branch.
+    #[inline(always)]
+    fn add_from(&mut self, from: usize, delta: u32) {
+        // Per `from`: all ones in the lanes from it on.
+        const FROM: [[u32; FANOUT]; FANOUT] = {
+            let mut masks = [[0; FANOUT]; FANOUT];
+            let mut from = 0;
+            while from < FANOUT {
+                let mut j = from;
+                while j < FANOUT {
+                    masks[from][j] = u32::MAX;
+                    j += 1;
+                }
+                from += 1;
+            }
+            masks
+        };
+        for (sum, &mask) in self.0.iter_mut().zip(&FROM[from % FANOUT]) {
+            *sum = sum.wrapping_add(delta & mask);
+        }
+    }
+
+    /// The child that holds the `index`-th unit (`index` below the node's sum): the first
+    /// whose running sum is above `index` (the sums rise, so a mask and a bit scan).
+    #[inline(always)]
+    fn child_of(&self, index: u32) -> usize {
+        let mut above = 0u32;
+        for (j, &sum) in self.0.iter().enumerate() {
+            above |= u32::from(sum > index) << j;
+        }
+        above.trailing_zeros() as usize
+    }
+
+    /// The sum of the children before `child`.
+    #[inline(always)]
+    fn before(&self, child: usize) -> u32 {
+        self.0[child.wrapping_sub(1) % FANOUT] & u32::from(child > 0).wrapping_neg()
+    }
 }
 
-impl Fenwick {
-    fn new(size: usize) -> Fenwick {
-        Fenwick { tree: vec![0; size.next_power_of_two() + 1], total: 0 }
+/// One side's move counts per square, for finding the `i`-th move: a tree of three levels of
+/// `FANOUT` children (squares, blocks of 16 squares, blocks of 256: boards of up to 64 x 64
+/// squares), each node holding its children's running sums. An update adds to one node per
+/// level and a search reads one per level, each a fixed pass over one cache line with no
+/// branch: a binary tree's loop exits and the chain of its levels' loads cost more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct CountTree {
+    /// Per block of `FANOUT` squares: their counts' running sums.
+    squares: Vec<Node>,
+    /// Per block of `FANOUT * FANOUT` squares: its blocks' running sums.
+    blocks: Vec<Node>,
+    /// The running sums of the large blocks: the last is the total.
+    top: Node,
+}
+
+impl CountTree {
+    fn new(size: usize) -> CountTree {
+        assert!(size <= FANOUT * FANOUT * FANOUT, "boards have at most 64 x 64 squares");
+        CountTree { squares: vec![Node::ZERO; size.div_ceil(FANOUT)], blocks: vec![Node::ZERO; size.div_ceil(FANOUT * FANOUT)], top: Node::ZERO }
     }
 
     fn clear(&mut self) {
-        self.tree.fill(0);
-        self.total = 0;
+        self.squares.fill(Node::ZERO);
+        self.blocks.fill(Node::ZERO);
+        self.top = Node::ZERO;
+    }
+
+    /// The number of moves.
+    #[inline]
+    fn total(&self) -> u32 {
+        self.top.0[FANOUT - 1]
     }
 
     #[inline]
     fn add(&mut self, sq: usize, delta: i32) {
-        self.total = self.total.wrapping_add_signed(delta);
-        let mut i = sq + 1;
-        while i < self.tree.len() {
-            self.tree[i] = self.tree[i].wrapping_add_signed(delta);
-            i += i & i.wrapping_neg();
-        }
+        let delta = delta as u32;
+        self.squares[sq / FANOUT].add_from(sq % FANOUT, delta);
+        self.blocks[sq / (FANOUT * FANOUT)].add_from(sq / FANOUT % FANOUT, delta);
+        self.top.add_from(sq / (FANOUT * FANOUT), delta);
     }
 
     /// The number of moves on squares before `sq`.
     #[inline]
     fn before(&self, sq: usize) -> u32 {
-        let (mut i, mut sum) = (sq, 0u32);
-        while i > 0 {
-            sum = sum.wrapping_add(self.tree[i]);
-            i &= i - 1;
-        }
-        sum
+        let (large, block) = (sq / (FANOUT * FANOUT), sq / FANOUT);
+        self.top.before(large) + self.blocks[large].before(block % FANOUT) + self.squares[block].before(sq % FANOUT)
     }
 
     /// The square holding the `index`-th move (`index < total`) and its index there.
     #[inline]
     fn find(&self, mut index: u32) -> (usize, u32) {
-        // The last node holds the total, above `index`: the search starts below it. Each
-        // step takes or leaves its node by a mask, not a branch (it goes either way at
-        // random).
-        let mut at = 0;
-        let mut step = (self.tree.len() - 1) >> 1;
-        while step > 0 {
-            let node = self.tree[at + step];
-            let take = u32::from(node <= index).wrapping_neg();
-            at += step & take as usize;
-            index -= node & take;
-            step >>= 1;
-        }
-        (at, index)
+        let large = self.top.child_of(index);
+        index -= self.top.before(large);
+        let block = large * FANOUT + self.blocks[large].child_of(index);
+        index -= self.blocks[large].before(block % FANOUT);
+        let sq = block * FANOUT + self.squares[block].child_of(index);
+        (sq, index - self.squares[block].before(sq % FANOUT))
+    }
+
+    fn heap_bytes(&self) -> usize {
+        (self.squares.len() + self.blocks.len()) * std::mem::size_of::<Node>()
     }
 }
 
@@ -577,7 +636,7 @@ struct Tables {
     /// a change elsewhere is passed over without looking at the counts.
     hook_box: Vec<[u8; 4]>,
     /// Per colour: moves per square.
-    fenwick: [Fenwick; 2],
+    move_counts: [CountTree; 2],
     /// Per colour, bits over squares: listed pieces of the side not to move whose reads
     /// changed, computed when their side is next to move (`settle`), so a piece that two
     /// moves in a row touch is generated once. Plain pieces are always up to date.
@@ -628,7 +687,7 @@ impl MoveState {
                 hooks: SquareSet::new(size),
                 volatile: SquareSet::new(size),
                 hook_box: if compiled.hooks { vec![[0; 4]; size] } else { Vec::new() },
-                fenwick: [Fenwick::new(size), Fenwick::new(size)],
+                move_counts: [CountTree::new(size), CountTree::new(size)],
                 pending: [vec![0; words], vec![0; words]],
                 pending_count: [0; 2],
                 pass_blocked: [false; 2],
@@ -647,8 +706,8 @@ impl MoveState {
         self.t.local_rows.fill(0);
         self.t.hooks.clear();
         self.t.volatile.clear();
-        self.t.fenwick[0].clear();
-        self.t.fenwick[1].clear();
+        self.t.move_counts[0].clear();
+        self.t.move_counts[1].clear();
         for pending in self.t.pending.iter_mut() {
             pending.fill(0);
         }
@@ -789,7 +848,7 @@ impl MoveState {
     #[inline]
     pub fn count(&self, color: Color) -> usize {
         assert!(self.settled(color), "{color}'s moves are not settled");
-        self.t.fenwick[color.index()].total as usize
+        self.t.move_counts[color.index()].total() as usize
     }
 
     /// Number of moves of the piece on `sq` (0 for an empty square).
@@ -801,14 +860,14 @@ impl MoveState {
     /// The index in `Position::generate(color)` of the first move of `color`'s piece on `sq`.
     pub fn first_index(&self, color: Color, sq: usize) -> usize {
         debug_assert!(self.settled(color));
-        self.t.fenwick[color.index()].before(sq) as usize
+        self.t.move_counts[color.index()].before(sq) as usize
     }
 
     /// The `index`-th move (`index < count(color)`) of `Position::generate(color)`.
     pub fn nth(&self, pos: &Position, color: Color, index: usize) -> Move {
         assert!(self.settled(color), "{color}'s moves are not settled");
         assert!(index < self.count(color), "move {index} of {}", self.count(color));
-        let (sq, mut rest) = self.t.fenwick[color.index()].find(index as u32);
+        let (sq, mut rest) = self.t.move_counts[color.index()].find(index as u32);
         match self.t.squares[sq].mode {
             Mode::Listed => self.t.lists[sq][rest as usize],
             Mode::Plain => {
@@ -1147,7 +1206,7 @@ impl MoveState {
             }
         }
         if self.t.squares[sq].total != 0 {
-            self.t.fenwick[piece.color.index()].add(sq, self.t.squares[sq].total as i32);
+            self.t.move_counts[piece.color.index()].add(sq, self.t.squares[sq].total as i32);
         }
     }
 
@@ -1165,7 +1224,7 @@ impl MoveState {
         if self.t.squares[sq].mode != Mode::Empty {
             let color = self.t.squares[sq].program as usize & 1;
             if self.t.squares[sq].total != 0 {
-                self.t.fenwick[color].add(sq, -(self.t.squares[sq].total as i32));
+                self.t.move_counts[color].add(sq, -(self.t.squares[sq].total as i32));
                 self.t.squares[sq].total = 0;
             }
             // Only pieces that see through set their bits (`refresh`).
@@ -1249,7 +1308,7 @@ impl MoveState {
     }
 
     /// Counts every plain atom of the piece new on `sq` (`refresh` puts its total in the
-    /// Fenwick tree), setting every direction's reach.
+    /// count tree), setting every direction's reach.
     fn count_plain(&mut self, pos: &Position, sq: usize) {
         let compiled = &*self.compiled;
         let program = compiled.program(self.t.squares[sq].program);
@@ -1277,7 +1336,7 @@ impl MoveState {
     }
 
     /// Counts again the atoms along `d` of the plain piece on `sq` (a square it read that way
-    /// changed), setting that direction's reach; `total` and the Fenwick tree follow.
+    /// changed), setting that direction's reach; `total` and the count tree follow.
     fn recount_direction(&mut self, pos: &Position, sq: usize, d: usize) {
         let compiled = &*self.compiled;
         let program = compiled.program(self.t.squares[sq].program);
@@ -1303,7 +1362,7 @@ impl MoveState {
         self.t.squares[sq].reach[d] = reach;
         if delta != 0 {
             self.t.squares[sq].total = (self.t.squares[sq].total as i32 + delta) as u16;
-            self.t.fenwick[self.t.squares[sq].program as usize & 1].add(sq, delta);
+            self.t.move_counts[self.t.squares[sq].program as usize & 1].add(sq, delta);
         }
     }
 
@@ -1545,7 +1604,7 @@ impl MoveState {
         self.t.squares[p].band = band;
         if delta != 0 {
             self.t.squares[p].total = (self.t.squares[p].total as i32 + delta) as u16;
-            self.t.fenwick[color].add(p, delta);
+            self.t.move_counts[color].add(p, delta);
         }
     }
 
@@ -1641,9 +1700,9 @@ impl MoveState {
                 ));
             }
         }
-        let rest = |s: &MoveState| (s.t.lines.clone(), s.t.local_rows.clone(), s.t.hooks.clone(), s.t.volatile.clone(), s.t.fenwick.clone(), s.t.pass_blocked);
+        let rest = |s: &MoveState| (s.t.lines.clone(), s.t.local_rows.clone(), s.t.hooks.clone(), s.t.volatile.clone(), s.t.move_counts.clone(), s.t.pass_blocked);
         if rest(this) != rest(&fresh) {
-            return Err("line bits (occupancy, Black's, rank levels), local rows, hooks, teleporters, Fenwick trees or pass flags differ".into());
+            return Err("line bits (occupancy, Black's, rank levels), local rows, hooks, teleporters, count trees or pass flags differ".into());
         }
         Ok(())
     }
@@ -1662,7 +1721,7 @@ impl MoveState {
             + self.t.hooks.heap_bytes()
             + self.t.volatile.heap_bytes()
             + self.t.hook_box.len() * 4
-            + self.t.fenwick.iter().map(|f| f.tree.len() * 4).sum::<usize>()
+            + self.t.move_counts.iter().map(CountTree::heap_bytes).sum::<usize>()
     }
 }
 
@@ -1758,7 +1817,7 @@ fn ray_squares(count: u8, k: u8) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{Fenwick, MoveState, SquareSet, LINE, LINE_WAYS};
+    use super::{CountTree, MoveState, SquareSet, LINE, LINE_WAYS};
     use crate::geometry::DIRECTION_COUNT;
     use crate::{Position, Variant};
 
@@ -1789,9 +1848,9 @@ mod tests {
     }
 
     #[test]
-    fn the_fenwick_tree_finds_every_move_on_its_square() {
-        for size in [1, 5, 64, 65, 17 * 17, 36 * 36] {
-            let mut tree = Fenwick::new(size);
+    fn the_count_tree_finds_every_move_on_its_square() {
+        for size in [1, 5, 16, 17, 64, 65, 256, 257, 17 * 17, 36 * 36, 64 * 64] {
+            let mut tree = CountTree::new(size);
             let mut counts = vec![0u32; size];
             let mut seed = size as u64;
             for round in 0..3 {
@@ -1810,7 +1869,7 @@ mod tests {
                     }
                     index += count;
                 }
-                assert_eq!(tree.total, index);
+                assert_eq!(tree.total(), index);
             }
         }
     }
