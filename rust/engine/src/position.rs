@@ -751,18 +751,19 @@ impl Position {
         if self.counts_passes {
             self.set_consecutive_passes(moved.color, self.passes_after(moved.color, mv));
         }
-        let mut victims: [usize; 48] = [0; 48];
+        let mut victims = [0u16; 48];
         let mut n = 0;
         self.for_each_capture(mv, |sq| {
-            victims[n] = sq;
+            victims[n] = sq as u16;
             n += 1;
         });
         let captures = n > 0;
         for sq in burns.squares() {
-            victims[n] = sq;
+            victims[n] = sq as u16;
             n += 1;
         }
         for &sq in &victims[..n] {
+            let sq = sq as usize;
             let p = self.remove(sq).expect("captured square is occupied");
             self.captured.push((sq as u16, p));
         }

@@ -164,16 +164,18 @@ impl PartialEq for HookCounts {
 }
 
 impl HookCounts {
+    const ZERO: HookCounts = HookCounts {
+        area: [0; 4],
+        leg: [0; DIRECTION_COUNT],
+        capture: [0; DIRECTION_COUNT],
+        sums: [0; DIRECTION_COUNT],
+        moves: [[[0; MOST]; 2]; DIRECTION_COUNT],
+        read: [[[0; MOST]; 2]; DIRECTION_COUNT],
+        kept: [[[0; MOST]; 2]; DIRECTION_COUNT],
+    };
+
     pub(super) fn new() -> Box<HookCounts> {
-        Box::new(HookCounts {
-            area: [0; 4],
-            leg: [0; DIRECTION_COUNT],
-            capture: [0; DIRECTION_COUNT],
-            sums: [0; DIRECTION_COUNT],
-            moves: [[[0; MOST]; 2]; DIRECTION_COUNT],
-            read: [[[0; MOST]; 2]; DIRECTION_COUNT],
-            kept: [[[0; MOST]; 2]; DIRECTION_COUNT],
-        })
+        Box::new(HookCounts::ZERO)
     }
 
     /// Widens `area` to the square at (dx, dy) from the piece.
@@ -204,17 +206,9 @@ impl HookCounts {
     /// Computes everything for the piece on `sq`, and what each leg reads (`band`: up to the
     /// first piece, or the edge; 0 without a hook that way).
     pub(super) fn compute(&mut self, g: &Geometry, sq: usize, program: &HookProgram, band: &mut [u8; DIRECTION_COUNT], board: &impl Board) {
-        self.area = [0; 4];
-        // Back to zeros (the counts may have been another piece's, of another type).
-        for d in 0..DIRECTION_COUNT {
-            let legs = self.leg[d] as usize + 1;
-            for side in 0..2 {
-                self.moves[d][side][..legs].fill(0);
-                self.read[d][side][..legs].fill(0);
-                self.kept[d][side][..legs].fill(0);
-            }
-            (self.leg[d], self.capture[d], self.sums[d]) = (0, 0, 0);
-        }
+        // Back to zeros (the counts may have been another piece's, of another type): whole
+        // tables at once, cheaper than a short fill per leg.
+        *self = HookCounts::ZERO;
         for &d in &program.dirs {
             let d = d as usize;
             let edge = g.edge(sq, d);
