@@ -1506,22 +1506,42 @@ impl MoveState {
         let (x, y) = (x as usize, y as usize);
         let h = g.height;
         let places = compiled.cells[s].places;
-        for (o, up, down) in LINE_WAYS {
+        // Each way, the nearest piece, and past it only those that see through others: a
+        // piece whose ray ran through a square that is occupied now but was empty before is
+        // found from that square, itself a changed one. The eight nearest are tested first,
+        // together (their squares are read at once, and a mask says which read `s`); then the
+        // pieces that see through, rare.
+        let (mut nearest, mut reads) = ([(0usize, 0usize); 2 * LINE_WAYS.len()], 0u32);
+        let (mut beyond, mut seen_through) = ([0u64; 2 * LINE_WAYS.len()], 0u32);
+        for (n, (o, up, down)) in LINE_WAYS.into_iter().enumerate() {
             let (line, at) = (places[o].0 as usize, places[o].1 as usize);
             let LineBits { occupied, through, .. } = self.t.lines[line];
-            // Each way, the nearest piece, and past it only those that see through others: a
-            // piece whose ray ran through a square that is occupied now but was empty before is
-            // found from that square, itself a changed one.
             let above = occupied & !((2u64 << at) - 1);
-            if above != 0 {
-                let beyond = above & (above - 1);
-                self.read_along(pos, s, at, up, (above ^ beyond) | (beyond & through));
-            }
             let below = occupied & ((1u64 << at) - 1);
-            if below != 0 {
-                let nearest = 1u64 << (63 - below.leading_zeros());
-                self.read_along(pos, s, at, down, nearest | (below ^ nearest) & through);
+            // Distances to the nearest piece each way (0, which no test passes, for none).
+            let up_at = if above != 0 { above.trailing_zeros() as usize - at } else { 0 };
+            let down_at = if below != 0 { at - (63 - below.leading_zeros() as usize) } else { 0 };
+            for (k, walk, m) in [(2 * n, up, up_at), (2 * n + 1, down, down_at)] {
+                let (p, back) = ((s as isize + g.offset[walk] * m as isize) as usize, (walk + 4) % DIRECTION_COUNT);
+                let square = &self.t.squares[p];
+                let read = (m != 0) & (square.reach[back] as usize >= m) & (square.stamp != self.t.epoch);
+                nearest[k] = (p, back);
+                reads |= u32::from(read) << k;
             }
+            beyond[2 * n] = above & above.wrapping_sub(1) & through;
+            beyond[2 * n + 1] = below & !(1u64 << (at - down_at)) & through;
+            seen_through |= u32::from(beyond[2 * n] != 0) << (2 * n) | u32::from(beyond[2 * n + 1] != 0) << (2 * n + 1);
+        }
+        while reads != 0 {
+            let (p, back) = nearest[reads.trailing_zeros() as usize];
+            reads &= reads - 1;
+            self.reread(pos, p, back);
+        }
+        while seen_through != 0 {
+            let k = seen_through.trailing_zeros() as usize;
+            seen_through &= seen_through - 1;
+            let (o, up, down) = LINE_WAYS[k / 2];
+            self.read_along(pos, s, places[o].1 as usize, if k % 2 == 0 { up } else { down }, beyond[k]);
         }
         let r = compiled.local_max;
         if r > 0 {
@@ -1572,18 +1592,25 @@ impl MoveState {
             let m = i.abs_diff(at);
             let p = (s as isize + step * m as isize) as usize;
             if self.t.squares[p].reach[back] as usize >= m && self.t.squares[p].stamp != self.t.epoch {
-                // (A pending piece is marked again: `touch` ignores it.)
-                match self.t.squares[p].mode {
-                    Mode::Plain => {
-                        self.recount_direction(pos, p, back);
-                        let program = self.compiled.program(self.t.squares[p].program);
-                        if program.offers.is_some() && pos.at(p).is_some_and(|piece| self.offered(p, piece)) {
-                            self.refresh(pos, p);
-                        }
-                    }
-                    _ => self.touch(pos, p),
+                self.reread(pos, p, back);
+            }
+        }
+    }
+
+    /// The piece on `p` read a changed square along `back`: computes it again. A plain piece
+    /// counts that direction again.
+    #[inline]
+    fn reread(&mut self, pos: &Position, p: usize, back: usize) {
+        // (A pending piece is marked again: `touch` ignores it.)
+        match self.t.squares[p].mode {
+            Mode::Plain => {
+                self.recount_direction(pos, p, back);
+                let program = self.compiled.program(self.t.squares[p].program);
+                if program.offers.is_some() && pos.at(p).is_some_and(|piece| self.offered(p, piece)) {
+                    self.refresh(pos, p);
                 }
             }
+            _ => self.touch(pos, p),
         }
     }
 
