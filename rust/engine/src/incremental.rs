@@ -132,6 +132,9 @@ enum Stop {
     Ranked(u8),
 }
 
+/// `Program::lone_rays` of a direction without one.
+const NO_LONE_RAY: (u8, u8, u8) = (u8::MAX, 0, 0);
+
 /// What the state needs of one (type, colour), compiled once per variant.
 #[derive(Clone, Debug)]
 struct Program {
@@ -140,6 +143,9 @@ struct Program {
     plain: Option<Vec<PlainAtom>>,
     /// Per absolute direction, bit `i` set when plain atom `i` is a ray that way.
     rays_in: [u64; DIRECTION_COUNT],
+    /// Per absolute direction, when its only atom is a ray: (its slot, `k`, `extra`), so a
+    /// reader counts it again without reading the atoms (the common case); `NO_LONE_RAY` else.
+    lone_rays: [(u8, u8, u8); DIRECTION_COUNT],
     /// Bit `dir` set when two rays that way may reach the same square: a ray's moves there
     /// are the squares no earlier ray gave (`MoveState::fresh_squares`), as in the reference.
     overlaps: u8,
@@ -211,7 +217,11 @@ impl Program {
         let hooks = HookProgram::of(atoms, hooks_only);
         let slots = if all_plain { atoms.len() } else { 0 };
         let overlaps = if overlapping { (0..DIRECTION_COUNT).filter(|&d| rays_in[d].count_ones() > 1).fold(0, |m, d| m | 1 << d) } else { 0 };
-        Program { plain: all_plain.then_some(plain), rays_in, overlaps, leap_radius, offers, trap, sees_through, hooks, slots }
+        let lone_rays = std::array::from_fn(|d| match plain.get(rays_in[d].trailing_zeros() as usize) {
+            Some(&PlainAtom::Ray { k, extra, .. }) if rays_in[d].count_ones() == 1 => (rays_in[d].trailing_zeros() as u8, k, extra),
+            _ => NO_LONE_RAY,
+        });
+        Program { plain: all_plain.then_some(plain), rays_in, lone_rays, overlaps, leap_radius, offers, trap, sees_through, hooks, slots }
     }
 
     /// Whether `piece` on `sq` keeps counts (else a list): see the module documentation.
@@ -1340,24 +1350,33 @@ impl MoveState {
     fn recount_direction(&mut self, pos: &Position, sq: usize, d: usize) {
         let compiled = &*self.compiled;
         let program = compiled.program(self.t.squares[sq].program);
-        let atoms = program.plain.as_ref().expect("a plain program");
         let own = self.own(sq);
         let base = sq * compiled.stride;
-        let overlapping = program.overlaps & 1 << d != 0;
-        let (mut reach, mut given, mut delta) = (0u8, 0u64, 0i32);
-        let mut picked = program.rays_in[d];
-        while picked != 0 {
-            let i = picked.trailing_zeros() as usize;
-            picked &= picked - 1;
-            let atom = atoms[i];
-            let (count, hi) = self.count_atom(pos, sq, atom, own);
-            let count = match atom {
-                PlainAtom::Ray { k, .. } if overlapping => fresh_of(count, k, &mut given),
-                _ => count,
-            };
-            reach = reach.max(hi);
-            delta += count as i32 - self.t.counts[base + i] as i32;
-            self.t.counts[base + i] = count;
+        let (mut reach, mut delta) = (0u8, 0i32);
+        let (slot, k, extra) = program.lone_rays[d];
+        if slot != NO_LONE_RAY.0 {
+            let count;
+            (count, reach) = self.ray(pos, sq, d, k as usize, extra as usize, own);
+            delta = count as i32 - self.t.counts[base + slot as usize] as i32;
+            self.t.counts[base + slot as usize] = count;
+        } else {
+            let atoms = program.plain.as_ref().expect("a plain program");
+            let overlapping = program.overlaps & 1 << d != 0;
+            let mut given = 0u64;
+            let mut picked = program.rays_in[d];
+            while picked != 0 {
+                let i = picked.trailing_zeros() as usize;
+                picked &= picked - 1;
+                let atom = atoms[i];
+                let (count, hi) = self.count_atom(pos, sq, atom, own);
+                let count = match atom {
+                    PlainAtom::Ray { k, .. } if overlapping => fresh_of(count, k, &mut given),
+                    _ => count,
+                };
+                reach = reach.max(hi);
+                delta += count as i32 - self.t.counts[base + i] as i32;
+                self.t.counts[base + i] = count;
+            }
         }
         self.t.squares[sq].reach[d] = reach;
         if delta != 0 {
