@@ -55,8 +55,10 @@
 //! piece of the side not to move that must be generated in full waits
 //! until its side is next to move (`settle`), so a piece that two moves in a row touch is
 //! generated once; queries about a side need it settled (`update` settles the side to move).
-//! That holds for a listed piece the move puts on a square too (the piece that moved, or a
-//! capture taken back): until then it reads nothing, so no reader test has to find it.
+//! That holds for a listed or hook piece the move puts on a square too (the piece that moved,
+//! or a capture taken back): until then it reads nothing, so no reader test has to find it
+//! (a hook piece's counts cost thousands of instructions, and the reply often reads or takes
+//! it; a plain piece is counted at once, cheaper than waiting).
 //!
 //! Each side's per-square move counts sit in a tree of running sums (`CountTree`, 16 children
 //! a node, three levels), so the `i`-th legal move (in `Position::generate` order) is found
@@ -252,11 +254,6 @@ impl Program {
             Trap::FurthestRank => rank_from_front != 0,
             Trap::OwnFirstRank => rank_from_front != height - 1,
         }
-    }
-
-    /// `is_plain` or `counts_hooks`: the piece's moves follow from counts, never stored.
-    fn counts(&self, piece: Piece, rank_from_front: usize, height: usize) -> bool {
-        self.is_plain(piece, rank_from_front, height) || self.counts_hooks(piece, rank_from_front, height)
     }
 }
 
@@ -1145,16 +1142,17 @@ impl MoveState {
         }
     }
 
-    /// A square the move changed: its new piece is computed now, or, when it keeps a list and
-    /// its side is not to move, with the other pending pieces when its side is next to move
-    /// (a piece that just moved is often read by the reply, and is then generated once).
+    /// A square the move changed: its new piece is computed now, or, when it keeps a list or
+    /// hook counts and its side is not to move, with the other pending pieces when its side is
+    /// next to move (a piece that just moved is often read by the reply, and is then computed
+    /// once).
     fn place(&mut self, pos: &Position, sq: usize) {
         let Some(piece) = pos.at(sq).filter(|p| p.color != pos.side_to_move()) else {
             return self.refresh(pos, sq);
         };
         let program = piece.kind as u32 * 2 + piece.color.index() as u32;
         let g = &pos.variant.geometry;
-        if self.compiled.program(program).counts(piece, g.rank_from_front(sq, piece.color), g.height) {
+        if self.compiled.program(program).is_plain(piece, g.rank_from_front(sq, piece.color), g.height) {
             return self.refresh(pos, sq);
         }
         // Pending, it reads nothing yet: no reader test finds it, and `settle` computes it.
