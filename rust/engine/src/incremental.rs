@@ -645,8 +645,9 @@ struct Tables {
     /// Per colour: moves per square.
     move_counts: [CountTree; 2],
     /// Per colour, bits over squares: listed pieces of the side not to move whose reads
-    /// changed, computed when their side is next to move (`settle`), so a piece that two
-    /// moves in a row touch is generated once. Plain pieces are always up to date.
+    /// changed, and listed or hook pieces the move put down, computed when their side is next
+    /// to move (`settle`), so a piece that two moves in a row touch is computed once. Plain
+    /// pieces are always up to date.
     pending: [Vec<u64>; 2],
     /// Per colour: how many bits `pending` has.
     pending_count: [u32; 2],
