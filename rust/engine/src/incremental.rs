@@ -134,9 +134,6 @@ enum Stop {
     Ranked(u8),
 }
 
-/// `Program::lone_rays` of a direction without one.
-const NO_LONE_RAY: (u8, u8, u8) = (u8::MAX, 0, 0);
-
 /// What the state needs of one (type, colour), compiled once per variant.
 #[derive(Clone, Debug)]
 struct Program {
@@ -146,8 +143,8 @@ struct Program {
     /// Per absolute direction, bit `i` set when plain atom `i` is a ray that way.
     rays_in: [u64; DIRECTION_COUNT],
     /// Per absolute direction, when its only atom is a ray: (its slot, `k`, `extra`), so a
-    /// reader counts it again without reading the atoms (the common case); `NO_LONE_RAY` else.
-    lone_rays: [(u8, u8, u8); DIRECTION_COUNT],
+    /// reader counts it again without reading the atoms (the common case).
+    lone_rays: [Option<(u8, u8, u8)>; DIRECTION_COUNT],
     /// Bit `dir` set when two rays that way may reach the same square: a ray's moves there
     /// are the squares no earlier ray gave (`MoveState::fresh_squares`), as in the reference.
     overlaps: u8,
@@ -219,9 +216,12 @@ impl Program {
         let hooks = HookProgram::of(atoms, hooks_only);
         let slots = if all_plain { atoms.len() } else { 0 };
         let overlaps = if overlapping { (0..DIRECTION_COUNT).filter(|&d| rays_in[d].count_ones() > 1).fold(0, |m, d| m | 1 << d) } else { 0 };
-        let lone_rays = std::array::from_fn(|d| match plain.get(rays_in[d].trailing_zeros() as usize) {
-            Some(&PlainAtom::Ray { k, extra, .. }) if rays_in[d].count_ones() == 1 => (rays_in[d].trailing_zeros() as u8, k, extra),
-            _ => NO_LONE_RAY,
+        let lone_rays = std::array::from_fn(|d| {
+            let slot = rays_in[d].trailing_zeros() as usize;
+            match plain.get(slot) {
+                Some(&PlainAtom::Ray { k, extra, .. }) if rays_in[d].count_ones() == 1 => Some((slot as u8, k, extra)),
+                _ => None,
+            }
         });
         Program { plain: all_plain.then_some(plain), rays_in, lone_rays, overlaps, leap_radius, offers, trap, sees_through, hooks, slots }
     }
@@ -1351,32 +1351,35 @@ impl MoveState {
         let program = compiled.program(self.t.squares[sq].program);
         let own = self.own(sq);
         let base = sq * compiled.stride;
-        let (mut reach, mut delta) = (0u8, 0i32);
-        let (slot, k, extra) = program.lone_rays[d];
-        if slot != NO_LONE_RAY.0 {
-            let count;
-            (count, reach) = self.ray(pos, sq, d, k as usize, extra as usize, own);
-            delta = count as i32 - self.t.counts[base + slot as usize] as i32;
-            self.t.counts[base + slot as usize] = count;
-        } else {
-            let atoms = program.plain.as_ref().expect("a plain program");
-            let overlapping = program.overlaps & 1 << d != 0;
-            let mut given = 0u64;
-            let mut picked = program.rays_in[d];
-            while picked != 0 {
-                let i = picked.trailing_zeros() as usize;
-                picked &= picked - 1;
-                let atom = atoms[i];
-                let (count, hi) = self.count_atom(pos, sq, atom, own);
-                let count = match atom {
-                    PlainAtom::Ray { k, .. } if overlapping => fresh_of(count, k, &mut given),
-                    _ => count,
-                };
-                reach = reach.max(hi);
-                delta += count as i32 - self.t.counts[base + i] as i32;
-                self.t.counts[base + i] = count;
+        let (reach, delta) = match program.lone_rays[d] {
+            Some((slot, k, extra)) => {
+                let (count, reach) = self.ray(pos, sq, d, k as usize, extra as usize, own);
+                let slot = base + slot as usize;
+                let delta = count as i32 - self.t.counts[slot] as i32;
+                self.t.counts[slot] = count;
+                (reach, delta)
             }
-        }
+            None => {
+                let atoms = program.plain.as_ref().expect("a plain program");
+                let overlapping = program.overlaps & 1 << d != 0;
+                let (mut reach, mut delta, mut given) = (0u8, 0i32, 0u64);
+                let mut picked = program.rays_in[d];
+                while picked != 0 {
+                    let i = picked.trailing_zeros() as usize;
+                    picked &= picked - 1;
+                    let atom = atoms[i];
+                    let (count, hi) = self.count_atom(pos, sq, atom, own);
+                    let count = match atom {
+                        PlainAtom::Ray { k, .. } if overlapping => fresh_of(count, k, &mut given),
+                        _ => count,
+                    };
+                    reach = reach.max(hi);
+                    delta += count as i32 - self.t.counts[base + i] as i32;
+                    self.t.counts[base + i] = count;
+                }
+                (reach, delta)
+            }
+        };
         self.t.squares[sq].reach[d] = reach;
         if delta != 0 {
             self.t.squares[sq].total = (self.t.squares[sq].total as i32 + delta) as u16;
@@ -1541,10 +1544,8 @@ impl MoveState {
             let down_at = if below != 0 { at - (63 - below.leading_zeros() as usize) } else { 0 };
             for (k, walk, m) in [(2 * n, up, up_at), (2 * n + 1, down, down_at)] {
                 let (p, back) = ((s as isize + g.offset[walk] * m as isize) as usize, (walk + 4) % DIRECTION_COUNT);
-                let square = &self.t.squares[p];
-                let read = (m != 0) & (square.reach[back] as usize >= m) & (square.stamp != self.t.epoch);
                 nearest[k] = (p, back);
-                reads |= u32::from(read) << k;
+                reads |= u32::from((m != 0) & self.read_back(p, back, m)) << k;
             }
             beyond[2 * n] = above & above.wrapping_sub(1) & through;
             beyond[2 * n + 1] = below & !(1u64 << (at - down_at)) & through;
@@ -1609,10 +1610,18 @@ impl MoveState {
             pieces &= pieces - 1;
             let m = i.abs_diff(at);
             let p = (s as isize + step * m as isize) as usize;
-            if self.t.squares[p].reach[back] as usize >= m && self.t.squares[p].stamp != self.t.epoch {
+            if self.read_back(p, back, m) {
                 self.reread(pos, p, back);
             }
         }
+    }
+
+    /// Whether the piece on `p` read the square `m` away along `back` and is not computed yet
+    /// in this update (without a branch: the readers' tests go either way at random).
+    #[inline(always)]
+    fn read_back(&self, p: usize, back: usize, m: usize) -> bool {
+        let square = &self.t.squares[p];
+        (square.reach[back] as usize >= m) & (square.stamp != self.t.epoch)
     }
 
     /// The piece on `p` read a changed square along `back`: computes it again. A plain piece

@@ -763,9 +763,8 @@ impl Position {
             n += 1;
         }
         for &sq in &victims[..n] {
-            let sq = sq as usize;
-            let p = self.remove(sq).expect("captured square is occupied");
-            self.captured.push((sq as u16, p));
+            let p = self.remove(sq as usize).expect("captured square is occupied");
+            self.captured.push((sq, p));
         }
         let piece = self.remove(from).expect("mover present");
         if !burns.mover {
