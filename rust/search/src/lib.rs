@@ -6,11 +6,12 @@
 //!
 //! - `evaluation`: the `Evaluator` trait a search asks of positions, and a heuristic evaluator
 //!   whose piece values are derived from the move generator (nothing typed in per piece);
-//! - `mcts`: PUCT Monte Carlo tree search with root noise, a temperature schedule, tree reuse,
+//! - `mcts`: PUCT Monte Carlo tree search with root noise, a temperature schedule, tree reuse, a
+//!   Gumbel root (sequential halving) for small budgets,
 //!   and a two-half API (`select_leaves` / `expand`) for batched evaluators such as networks.
 
 pub mod evaluation;
 pub mod mcts;
 
 pub use evaluation::{Evaluator, HeuristicConfig, HeuristicEvaluator, PieceValues, PriorMode};
-pub use mcts::{search, LeafRequest, MctsConfig, MctsPlayer, RootStats, Search};
+pub use mcts::{search, LeafRequest, MctsConfig, MctsPlayer, RootRule, RootStats, Search};

@@ -1,4 +1,5 @@
-//! PUCT Monte Carlo tree search with root Dirichlet noise, a temperature schedule and tree reuse.
+//! PUCT Monte Carlo tree search with root Dirichlet noise, a temperature schedule and tree reuse,
+//! and a Gumbel root (sequential halving) for small simulation budgets.
 //!
 //! The search is split into two halves so that a batched evaluator (a neural network behind
 //! Python) can drive it: `Search::select_leaves` descends with virtual loss and hands out leaves
@@ -19,6 +20,17 @@
 //!
 //! Values: a node's `value_sum` is seen by the player who moved *into* it (the side to move at
 //! its parent), so a parent maximises its children's mean values directly.
+//!
+//! Gumbel root (`RootRule::Gumbel`, Danihelka et al., "Policy improvement by planning with
+//! Gumbel", ICLR 2022): with ~100-1,500 legal moves and 8-64 simulations, PUCT hardly looks past
+//! the prior. The Gumbel root samples `considered` moves without replacement (the top of
+//! `g + logit`, g Gumbel noise), spreads the budget over them by sequential halving (each round
+//! gives the moves left the same visits, then keeps the better half by `g + logit + sigma(q)`),
+//! and plays the last one standing. Below the root the search is PUCT as usual. The improved
+//! policy `softmax(logit + sigma(completed q))` (`RootStats::policy`) is a better training target
+//! than visit counts. Which root move a simulation takes depends only on the schedule and on the
+//! values already backed up, so batched descents (virtual loss) wait, at the start of each level
+//! of the schedule, for the leaves that level's scores read.
 
 use crate::evaluation::{outcome_value, Evaluator};
 use taikyoku_engine::Game;
@@ -59,7 +71,38 @@ pub struct MctsConfig {
     pub temperature_plies: usize,
     /// Keep the subtree of the played move for the next search.
     pub reuse_tree: bool,
+    /// How the root spreads its simulations: PUCT (as every other node) or Gumbel.
+    pub root: RootRule,
 }
+
+/// How the root's simulations are spread over its moves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RootRule {
+    /// PUCT, with the Dirichlet noise and the temperature of the config.
+    Puct,
+    /// Gumbel-top-k sampling of `considered` moves and sequential halving over them (see the
+    /// module doc). The noise and the temperature of the config do not apply: the Gumbel noise,
+    /// scaled by `scale` (0: none, the search is then deterministic), does their work.
+    Gumbel {
+        /// Moves sampled at the root (at most the legal moves), at least 1 (16 is usual).
+        considered: u32,
+        /// Scale of the Gumbel noise: 1 samples moves in proportion to the improved policy.
+        scale: f32,
+    },
+}
+
+impl RootRule {
+    /// Gumbel with the paper's 16 considered moves and unit noise.
+    pub const GUMBEL: RootRule = RootRule::Gumbel { considered: 16, scale: 1.0 };
+}
+
+/// `sigma(q) = (C_VISIT + max visits) * C_SCALE * q`, q rescaled to [0, 1]: the paper's monotone
+/// transform of the completed Q-values, which lets a few simulations' values outweigh the prior
+/// logits more as the most visited move gathers visits.
+const C_VISIT: f32 = 50.0;
+const C_SCALE: f32 = 0.1;
+/// A logit for a prior of 0 (so that `logit + sigma` stays finite).
+const MIN_LOGIT: f32 = -1e9;
 
 impl Default for MctsConfig {
     fn default() -> Self {
@@ -73,6 +116,7 @@ impl Default for MctsConfig {
             temperature: 1.0,
             temperature_plies: 30,
             reuse_tree: true,
+            root: RootRule::Puct,
         }
     }
 }
@@ -116,6 +160,9 @@ struct Node {
     terminal: f32,
     /// Sum of backed-up values for the player who moved into this node.
     value_sum: f64,
+    /// The evaluator's value of this node for its side to move (expanded nodes): the Gumbel
+    /// root's estimate for the moves it has not visited.
+    raw_value: f32,
 }
 
 impl Node {
@@ -131,6 +178,7 @@ impl Node {
             state: State::New,
             terminal: 0.0,
             value_sum: 0.0,
+            raw_value: 0.0,
         }
     }
 }
@@ -176,6 +224,9 @@ pub struct RootStats {
     pub simulations: u32,
     /// Root-move visits inherited from the previous search (tree reuse).
     pub reused: u32,
+    /// With a Gumbel root: the improved policy over the moves of `visits` (same order),
+    /// `softmax(logit + sigma(completed q))`, summing to 1. Empty with a PUCT root.
+    pub policy: Vec<f32>,
 }
 
 /// Which position the tree's root stands for.
@@ -200,6 +251,12 @@ pub struct Search {
     spare_edges: Vec<Edge>,
     root_key: RootKey,
     root_noised: bool,
+    /// The Gumbel root's state for the search from the current root (set once the root is
+    /// expanded, dropped with the root).
+    gumbel: Option<GumbelRoot>,
+    /// The root's edges were visited out of their tried order (by a Gumbel root): PUCT must
+    /// restore its invariant before selecting there.
+    root_out_of_order: bool,
     epoch: u64,
     pending: u32,
     /// Simulations backed up below the root since it became the root.
@@ -228,6 +285,8 @@ impl Search {
             spare_edges: Vec::new(),
             root_key: RootKey::Unset,
             root_noised: false,
+            gumbel: None,
+            root_out_of_order: false,
             epoch: 0,
             pending: 0,
             completed: 0,
@@ -247,6 +306,8 @@ impl Search {
         self.edges.clear();
         self.nodes.push(Node::new());
         self.root_noised = false;
+        self.gumbel = None;
+        self.root_out_of_order = false;
         self.epoch += 1;
         self.pending = 0;
         self.completed = 0;
@@ -320,8 +381,12 @@ impl Search {
         F: FnMut(&mut Game, &LeafRequest, &mut ChaCha8Rng),
     {
         self.sync_root(game);
-        if !self.root_noised && self.nodes[0].state == State::Expanded {
-            self.add_root_noise(rng);
+        if self.nodes[0].state == State::Expanded {
+            match self.config.root {
+                RootRule::Puct if !self.root_noised => self.add_root_noise(rng),
+                RootRule::Gumbel { considered, scale } if self.gumbel.is_none() => self.start_gumbel(considered, scale, rng),
+                _ => {}
+            }
         }
         // Descents make and take back moves by the thousand: an incremental move state (random
         // play turns it on) would cost more than it saves, and is back in step at the root.
@@ -365,7 +430,23 @@ impl Search {
             node.in_flight += 1;
             match node.state {
                 State::Expanded => {
-                    let e = self.select_edge(n);
+                    let e = if n != 0 {
+                        self.select_edge(n)
+                    } else if self.gumbel.is_some() {
+                        match self.gumbel_edge() {
+                            Some(e) => e,
+                            None => {
+                                // This level of the schedule reads values still pending.
+                                self.nodes[0].in_flight -= 1;
+                                return Descent::Collision;
+                            }
+                        }
+                    } else {
+                        if self.root_out_of_order {
+                            self.restore_tried_order(0);
+                        }
+                        self.select_edge(0)
+                    };
                     let edge = self.edges[e];
                     let child = if edge.child == NONE {
                         let c = self.nodes.len() as u32;
@@ -539,8 +620,163 @@ impl Search {
         node.state = State::Expanded;
         self.pending -= 1;
         let value = if value.is_finite() { value.clamp(-1.0, 1.0) } else { 0.0 };
+        node.raw_value = value;
         self.backup(&leaf.nodes, value);
         true
+    }
+
+    /// Starts the Gumbel root's search from the current (expanded) root: draws the Gumbel noise
+    /// of every root move and notes the visits the root's moves already have (tree reuse).
+    fn start_gumbel(&mut self, considered: u32, scale: f32, rng: &mut ChaCha8Rng) {
+        let root = self.nodes[0];
+        let edges = &self.edges[root.edges as usize..(root.edges + root.len) as usize];
+        let logits: Vec<f32> = edges.iter().map(|e| logit(e.prior(root.scale))).collect();
+        // Gumbel(0, 1) = -ln(-ln U), U uniform in (0, 1].
+        let noisy: Vec<f32> = logits
+            .iter()
+            .map(|&l| {
+                let g = if scale > 0.0 { -(-open_uniform(rng).ln()).max(f64::MIN_POSITIVE).ln() as f32 } else { 0.0 };
+                l + scale * g
+            })
+            .collect();
+        let before = edges.iter().map(|e| if e.child == NONE { 0 } else { self.nodes[e.child as usize].visits }).collect();
+        let considered = (considered.max(1) as usize).min(edges.len());
+        self.gumbel = Some(GumbelRoot { noisy, before, considered, schedule: Vec::new() });
+        self.root_out_of_order = true;
+    }
+
+    /// The root move the next simulation takes under the Gumbel root: the best (by
+    /// `g + logit + sigma(q)`) of the moves with as many visits in this search as the schedule
+    /// asks for. `None` when that level of the schedule starts while descents are still
+    /// pending (their values decide it). The root's own `in_flight` counts the descent asking.
+    fn gumbel_edge(&mut self) -> Option<usize> {
+        let root = self.nodes[0];
+        let outstanding = root.in_flight - 1;
+        let index = (self.completed + u64::from(outstanding)) as usize;
+        let simulations = self.config.simulations as usize;
+        let gumbel = self.gumbel.as_mut().expect("a Gumbel root");
+        if gumbel.schedule.len() <= index {
+            gumbel.schedule = halving_schedule(gumbel.considered, simulations, (index + 1).max(simulations));
+        }
+        let level = gumbel.schedule[index];
+        if outstanding > 0 && index > 0 && gumbel.schedule[index - 1] != level {
+            return None;
+        }
+        let sigma = self.root_sigma();
+        let gumbel = self.gumbel.as_ref().expect("a Gumbel root");
+        let start = root.edges as usize;
+        let searched = |i: usize| match self.edges[start + i].child {
+            NONE => 0,
+            c => {
+                let child = &self.nodes[c as usize];
+                child.visits + child.in_flight - gumbel.before[i]
+            }
+        };
+        let score = |i: usize| gumbel.noisy[i] + sigma[i];
+        let best = (0..root.len as usize).filter(|&i| searched(i) == level).max_by(|&a, &b| score(a).total_cmp(&score(b)).then(b.cmp(&a)));
+        // (The schedule always finds a move at its level; should it not, the leader goes deeper.)
+        let best = best.or_else(|| {
+            let most = (0..root.len as usize).map(searched).max()?;
+            (0..root.len as usize).filter(|&i| searched(i) == most).max_by(|&a, &b| score(a).total_cmp(&score(b)).then(b.cmp(&a)))
+        })?;
+        Some(start + best)
+    }
+
+    /// The Gumbel root's move: of the moves searched most in this search, the one with the
+    /// highest `g + logit + sigma(q)` (first of equals). Without a search (no simulation ran) the
+    /// highest `g + logit`.
+    fn gumbel_pick(&self) -> Option<Move> {
+        let edges = self.root_edges();
+        if edges.is_empty() {
+            return None;
+        }
+        let sigma = self.root_sigma();
+        let (noisy, before): (Vec<f32>, Vec<u32>) = match &self.gumbel {
+            Some(g) => (g.noisy.clone(), g.before.clone()),
+            None => (edges.iter().map(|e| logit(e.prior(self.nodes[0].scale))).collect(), vec![0; edges.len()]),
+        };
+        let searched = |i: usize| match edges[i].child {
+            NONE => 0,
+            c => self.nodes[c as usize].visits - before[i],
+        };
+        let most = (0..edges.len()).map(searched).max()?;
+        let score = |i: usize| noisy[i] + sigma[i];
+        (0..edges.len())
+            .filter(|&i| searched(i) == most)
+            .max_by(|&a, &b| score(a).total_cmp(&score(b)).then(b.cmp(&a)))
+            .map(|i| edges[i].mv)
+    }
+
+    /// `sigma(completed q)` of every root edge, in edge order: q is a visited move's mean value
+    /// for the root's side to move, and for an unvisited move the root's mixed value (its own
+    /// evaluation mixed with the visited moves' q, weighted by their priors); the completed
+    /// values are rescaled to [0, 1] over the root's moves, then scaled by
+    /// `(C_VISIT + most visits) * C_SCALE`.
+    fn root_sigma(&self) -> Vec<f32> {
+        let root = self.nodes[0];
+        let edges = self.root_edges();
+        let stats = |e: &Edge| match e.child {
+            NONE => None,
+            c => {
+                let child = &self.nodes[c as usize];
+                (child.visits > 0).then(|| (child.visits, (child.value_sum / child.visits as f64) as f32))
+            }
+        };
+        let (mut visits, mut most, mut prior_sum, mut weighted) = (0u64, 0u32, 0f64, 0f64);
+        for e in edges {
+            if let Some((n, q)) = stats(e) {
+                let prior = f64::from(e.prior(root.scale)).max(f64::from(f32::MIN_POSITIVE));
+                visits += u64::from(n);
+                most = most.max(n);
+                prior_sum += prior;
+                weighted += prior * f64::from(q);
+            }
+        }
+        let own = f64::from(root.raw_value);
+        let mixed = if visits > 0 { (own + visits as f64 * weighted / prior_sum) / (visits as f64 + 1.0) } else { own } as f32;
+        let completed: Vec<f32> = edges.iter().map(|e| stats(e).map_or(mixed, |(_, q)| q)).collect();
+        let low = completed.iter().copied().fold(f32::INFINITY, f32::min);
+        let high = completed.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let range = (high - low).max(1e-8);
+        let factor = (C_VISIT + most as f32) * C_SCALE;
+        completed.into_iter().map(|q| factor * (q - low) / range).collect()
+    }
+
+    /// The Gumbel root's improved policy, `softmax(logit + sigma(completed q))` over the root's
+    /// moves in edge order (empty when the root is not expanded).
+    fn improved_policy(&self) -> Vec<f32> {
+        let root = self.nodes[0];
+        let edges = self.root_edges();
+        if edges.is_empty() {
+            return Vec::new();
+        }
+        let sigma = self.root_sigma();
+        let scores: Vec<f32> = edges.iter().zip(&sigma).map(|(e, s)| logit(e.prior(root.scale)) + s).collect();
+        let high = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let weights: Vec<f64> = scores.iter().map(|&s| f64::from(s - high).exp()).collect();
+        let total: f64 = weights.iter().sum();
+        weights.iter().map(|w| (w / total) as f32).collect()
+    }
+
+    /// Restores PUCT's order at node `n` after a Gumbel root visited its edges out of turn:
+    /// the edges with a child first (tried), then the best untried one.
+    fn restore_tried_order(&mut self, n: u32) {
+        let node = self.nodes[n as usize];
+        let edges = &mut self.edges[node.edges as usize..(node.edges + node.len) as usize];
+        let mut tried = 0;
+        for i in 0..edges.len() {
+            if edges[i].child != NONE {
+                edges.swap(tried, i);
+                tried += 1;
+            }
+        }
+        let node = &mut self.nodes[n as usize];
+        node.tried = tried as u32;
+        node.sorted = false;
+        self.prepare_next(n);
+        if n == 0 {
+            self.root_out_of_order = false;
+        }
     }
 
     /// Mixes Dirichlet noise into the root priors (so self-play explores).
@@ -628,13 +864,21 @@ impl Search {
             .collect();
         let root = &self.nodes[0];
         let value = if root.visits > 0 { -(root.value_sum / root.visits as f64) as f32 } else { 0.0 };
-        RootStats { visits, value, simulations: 0, reused: 0 }
+        let policy = match self.config.root {
+            RootRule::Gumbel { .. } => self.improved_policy(),
+            RootRule::Puct => Vec::new(),
+        };
+        RootStats { visits, value, simulations: 0, reused: 0, policy }
     }
 
     /// The move to play from the root's visits: sampled with the temperature before
     /// `temperature_plies` plies of the game, the most visited one after (ties: higher prior).
+    /// With a Gumbel root, the move sequential halving kept (the temperature does not apply).
     /// `None` if the root has no moves (not searched, or the game is over).
     pub fn pick(&self, game: &Game, rng: &mut ChaCha8Rng) -> Option<Move> {
+        if let RootRule::Gumbel { .. } = self.config.root {
+            return self.gumbel_pick();
+        }
         let edges = self.root_edges();
         let visits = |e: &Edge| if e.child == NONE { 0 } else { self.nodes[e.child as usize].visits };
         let most = edges.iter().map(visits).max()?;
@@ -717,6 +961,8 @@ impl Search {
         self.spare_nodes = std::mem::replace(&mut self.nodes, nodes);
         self.spare_edges = std::mem::replace(&mut self.edges, edges);
         self.root_noised = false;
+        self.gumbel = None;
+        self.root_out_of_order = false;
         self.epoch += 1;
         self.pending = 0;
         self.completed = 0;
@@ -751,6 +997,54 @@ fn first_of_highest(edges: &[Edge], highest_weight: f32, scale: f32) -> usize {
     }
     let highest = highest_weight * scale;
     edges.iter().position(|e| e.prior(scale) == highest).unwrap_or(0)
+}
+
+/// The Gumbel root's state for one search.
+#[derive(Clone, Debug)]
+struct GumbelRoot {
+    /// `logit + scale * g` of each root edge (edge order): the part of a move's score drawn
+    /// once per search.
+    noisy: Vec<f32>,
+    /// Each root edge's visits when the search began (tree reuse): the schedule counts the
+    /// visits of this search.
+    before: Vec<u32>,
+    /// Moves considered: `considered` of the config, at most the root's moves.
+    considered: usize,
+    /// `halving_schedule` of this search (grown if the search runs past its budget).
+    schedule: Vec<u32>,
+}
+
+/// A prior's logit (its logarithm; `MIN_LOGIT` for 0).
+fn logit(prior: f32) -> f32 {
+    if prior > 0.0 {
+        prior.ln().max(MIN_LOGIT)
+    } else {
+        MIN_LOGIT
+    }
+}
+
+/// Sequential halving as a schedule: for simulation `k` (of `len`), the visits (in this search)
+/// of the move it goes to. `considered` moves get one round after another; each round gives
+/// the moves left `max(1, simulations / (rounds * left))` visits each, `rounds` being
+/// `ceil(log2(considered))`, then halves them (never below 2). Every move at a level is visited
+/// once before the next level starts, so a level's order is decided by the values of the
+/// levels before it.
+fn halving_schedule(considered: usize, simulations: usize, len: usize) -> Vec<u32> {
+    if considered <= 1 {
+        return (0..len as u32).collect();
+    }
+    let rounds = considered.next_power_of_two().trailing_zeros() as usize;
+    let mut schedule = Vec::with_capacity(len);
+    let (mut level, mut left) = (0u32, considered);
+    while schedule.len() < len {
+        for _ in 0..(simulations / (rounds * left)).max(1) {
+            schedule.extend(std::iter::repeat_n(level, left));
+            level += 1;
+        }
+        left = (left / 2).max(2);
+    }
+    schedule.truncate(len);
+    schedule
 }
 
 /// A uniform draw in (0, 1] (never 0, so its logarithm is finite).
@@ -1124,7 +1418,9 @@ mod tests {
     /// The selection invariant: visited edges are tried, the next untried edge has the highest
     /// prior of the untried ones, and sorted nodes are sorted.
     fn check_tree(search: &Search) {
-        for node in search.nodes.iter().filter(|n| n.state == State::Expanded) {
+        // A Gumbel root visits its edges out of PUCT's order.
+        let skip = usize::from(matches!(search.config.root, RootRule::Gumbel { .. }));
+        for node in search.nodes.iter().skip(skip).filter(|n| n.state == State::Expanded) {
             let edges = &search.edges[node.edges as usize..(node.edges + node.len) as usize];
             let (tried, untried) = edges.split_at(node.tried as usize);
             let prior = |e: &Edge| e.prior(node.scale);
@@ -1198,6 +1494,168 @@ mod tests {
         assert_eq!(first_highest(&edges(&[0.1, 0.26, 0.5]), 3e-45), 1);
         assert_eq!(first_highest(&edges(&[f32::NAN, 2.0]), 1.0), 0);
         assert_eq!(first_highest(&[], 1.0), 0);
+    }
+
+    #[test]
+    fn the_halving_schedule_is_sequential_halving() {
+        // 16 moves, 16 simulations: one round, each considered move visited once.
+        assert_eq!(halving_schedule(16, 16, 16), vec![0; 16]);
+        // 8 moves, 16 simulations (3 rounds): 8 moves once, the best 4 once more, the best 2
+        // twice more.
+        assert_eq!(halving_schedule(8, 16, 16), [vec![0; 8], vec![1; 4], vec![2, 2, 3, 3]].concat());
+        // 16 moves, 64 simulations (4 rounds of 16): 16 x 1, then 8 moves x 2, 4 x 4, 2 x 8.
+        let schedule = halving_schedule(16, 64, 64);
+        let expected: Vec<u32> = [vec![0; 16], vec![1; 8], vec![2; 8], vec![3; 4], vec![4; 4], vec![5; 4], vec![6; 4]]
+            .concat()
+            .into_iter()
+            .chain((7..15).flat_map(|l| [l, l]))
+            .collect();
+        assert_eq!(schedule, expected);
+        // Past its budget the schedule goes on with the last two moves; one move takes them all.
+        assert_eq!(&halving_schedule(4, 4, 8)[4..], &[1, 1, 2, 2]);
+        assert_eq!(halving_schedule(1, 5, 3), vec![0, 1, 2]);
+    }
+
+    fn gumbel(simulations: u32, considered: u32, scale: f32) -> MctsConfig {
+        MctsConfig { simulations, root: RootRule::Gumbel { considered, scale }, ..MctsConfig::competitive() }
+    }
+
+    #[test]
+    fn the_gumbel_root_spreads_visits_by_halving_and_finds_the_royal_capture() {
+        use Color::*;
+        let variant = variant();
+        let pieces =
+            [("18r", "R", Black), ("18k", "K", White), ("14r", "LN", White), ("20d", "G", White), ("30ee", "K", Black)];
+        let capture = (sq(&variant, "18r"), sq(&variant, "18k"));
+        // Uniform priors: Gumbel samples its moves blindly, so it must consider them all to be
+        // sure of the capture.
+        let mut game = board(&variant, &pieces);
+        let moves = game.legal_moves().len() as u32;
+        let mut eval = HeuristicEvaluator::new(&variant, HeuristicConfig { priors: PriorMode::Uniform, ..HeuristicConfig::default() });
+        let (mv, _) = search(&mut game, &mut eval, gumbel(4 * moves, moves, 1.0), &mut ChaCha8Rng::seed_from_u64(0));
+        assert_eq!((mv.from, mv.to), capture);
+        // Capture priors put it among 16 considered moves whatever the noise.
+        let priors = HeuristicConfig::default().priors;
+        {
+            for seed in 0..4 {
+                let mut game = board(&variant, &pieces);
+                let mut eval = HeuristicEvaluator::new(&variant, HeuristicConfig { priors, ..HeuristicConfig::default() });
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                let (mv, stats) = search(&mut game, &mut eval, gumbel(64, 16, 1.0), &mut rng);
+                assert_eq!((mv.from, mv.to), capture, "seed {seed}");
+                assert_eq!(stats.simulations, 64);
+                // 16 moves visited, their visits as the schedule gives them out: 1, 3, 7 or 15
+                // for those halved away, 23 for the last two.
+                let mut visits: Vec<u32> = stats.visits.iter().map(|&(_, n)| n).filter(|&n| n > 0).collect();
+                visits.sort_unstable();
+                assert_eq!(visits, [vec![1; 8], vec![3; 4], vec![7; 2], vec![15, 15]].concat(), "{priors:?}");
+                // The improved policy: a distribution over the moves, highest on the capture.
+                assert_eq!(stats.policy.len(), stats.visits.len());
+                assert!((stats.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                let best = stats.visits.iter().zip(&stats.policy).max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0 .0;
+                assert_eq!(best, mv);
+            }
+        }
+    }
+
+    #[test]
+    fn gumbel_searches_are_seeded_and_scale_zero_is_deterministic() {
+        let variant = variant();
+        let run = |config: MctsConfig, seed: u64| {
+            let mut game = Game::new(variant.clone());
+            search(&mut game, &mut heuristic(&variant), config, &mut ChaCha8Rng::seed_from_u64(seed))
+        };
+        let noisy = gumbel(32, 8, 1.0);
+        assert_eq!(run(noisy, 3), run(noisy, 3));
+        let picks: HashSet<Move> = (0..12).map(|seed| run(noisy, seed).0).collect();
+        assert!(picks.len() > 1, "the noise samples different moves");
+        let quiet = gumbel(32, 8, 0.0);
+        let first = run(quiet, 0);
+        assert!((1..6).all(|seed| run(quiet, seed) == first));
+        // With no noise the considered moves are the highest priors.
+        let visited: HashSet<Move> = first.1.visits.iter().filter(|v| v.1 > 0).map(|v| v.0).collect();
+        let mut game = Game::new(variant.clone());
+        let moves = game.legal_moves();
+        let mut priors = Vec::new();
+        heuristic(&variant).evaluate(&mut game, &moves, &mut priors, &mut ChaCha8Rng::seed_from_u64(0));
+        let mut order: Vec<usize> = (0..moves.len()).collect();
+        order.sort_by(|&a, &b| priors[b].total_cmp(&priors[a]));
+        let cut = priors[order[7]];
+        assert!(visited.iter().all(|m| priors[moves.iter().position(|x| x == m).unwrap()] >= cut));
+        assert_eq!(visited.len(), 8);
+    }
+
+    #[test]
+    fn batched_gumbel_descents_wait_for_each_level() {
+        let variant = variant();
+        let mut game = Game::new(variant.clone());
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut search = Search::new(gumbel(16, 8, 1.0));
+        let evaluate = |leaf: &LeafRequest| (vec![1.0; leaf.moves.len()], (leaf.moves.len() % 5) as f32 / 5.0 - 0.4);
+        let root = search.select_leaves(&mut game, 8, &mut rng);
+        assert!(search.expand(&root[0], &evaluate(&root[0]).0, 0.0));
+        // Level 0: the 8 considered moves, once each, in one batch; the next descent (level 1)
+        // waits for their values.
+        let first = search.select_leaves(&mut game, 32, &mut rng);
+        assert_eq!(first.len(), 8);
+        assert_eq!(first.iter().map(|l| l.path[0]).collect::<HashSet<_>>().len(), 8);
+        assert!(search.select_leaves(&mut game, 4, &mut rng).is_empty());
+        for leaf in &first {
+            let (priors, value) = evaluate(leaf);
+            assert!(search.expand(leaf, &priors, value));
+        }
+        // Level 1: the best 4 of them; then level 2 waits.
+        let second = search.select_leaves(&mut game, 32, &mut rng);
+        assert_eq!(second.len(), 4);
+        assert!(second.iter().all(|l| first.iter().any(|f| f.path[0] == l.path[0])));
+        for leaf in &second {
+            let (priors, value) = evaluate(leaf);
+            assert!(search.expand(leaf, &priors, value));
+        }
+        let mut rest = 0;
+        loop {
+            let batch = search.select_leaves(&mut game, 32, &mut rng);
+            if batch.is_empty() || search.completed_simulations() >= 16 {
+                break;
+            }
+            for leaf in &batch {
+                let (priors, value) = evaluate(leaf);
+                assert!(search.expand(leaf, &priors, value));
+                rest += 1;
+            }
+        }
+        assert_eq!(rest, 4);
+        // The same visits as one leaf at a time.
+        let mut visits: Vec<u32> = search.root_stats().visits.iter().map(|v| v.1).filter(|&n| n > 0).collect();
+        visits.sort_unstable();
+        assert_eq!(visits, vec![1, 1, 1, 1, 2, 2, 4, 4]);
+        check_tree(&search);
+    }
+
+    #[test]
+    fn gumbel_reuses_the_tree_and_counts_this_search_alone() {
+        let variant = variant();
+        let mut game = Game::new(variant.clone());
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let config = MctsConfig { reuse_tree: true, ..gumbel(48, 8, 1.0) };
+        let mut player = MctsPlayer::new(config, heuristic(&variant));
+        for _ in 0..4 {
+            let (mv, stats) = player.choose(&mut game, &mut rng);
+            let total: u32 = stats.visits.iter().map(|v| v.1).sum();
+            assert_eq!(total, stats.reused + 48);
+            assert!(stats.visits.iter().any(|&(m, n)| m == mv && n > 0));
+            check_tree(&player.search);
+            player.advance(mv);
+            game.play(mv);
+        }
+        // A PUCT search on a root that a Gumbel search visited out of order restores its order.
+        let mut search = Search::new(gumbel(24, 8, 1.0));
+        search.run(&mut game, &mut heuristic(&variant), &mut rng);
+        search.config = MctsConfig { simulations: 24, ..MctsConfig::competitive() };
+        let stats = search.run(&mut game, &mut heuristic(&variant), &mut rng);
+        assert_eq!(stats.visits.iter().map(|v| v.1).sum::<u32>(), 48);
+        search.config.root = RootRule::GUMBEL;
+        check_tree(&search);
     }
 
     #[test]
