@@ -3,12 +3,14 @@
 - ``taikyoku selfplay``: generate a self-play dataset (flags, or ``--recipe FILE.json``);
 - ``taikyoku info DIR``: what a dataset holds; ``taikyoku verify DIR``: check it completely;
 - ``taikyoku random-games``: play seeded random games and summarise them;
+- ``taikyoku match A B``: play a match between two players and print the score and Elo difference;
 - ``taikyoku check-variant``: check a variant's rules files; ``taikyoku --version``.
 
 Errors never print a traceback: a bad argument (a value out of range, an output path that cannot be
 used as given, a directory that is not a dataset) ends with the usage and a one-line message, exit
 status 2, as argparse does; a failure of the file system while writing (permissions, full disk), or
-a damaged dataset found by ``info`` or ``verify``, ends with one line on stderr, exit status 1.
+a damaged dataset found by ``info`` or ``verify``, or a player failing during a ``match``, ends with
+one line on stderr, exit status 1.
 """
 
 from __future__ import annotations
@@ -301,6 +303,66 @@ def _selfplay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     )
     return 0
 
+# -- match ----------------------------------------------------------------------------------------
+
+#: ``taikyoku match``'s defaults (``taikyoku.arena.match``'s, but for the openings: 4 random plies,
+#: so that deterministic players do not replay the same two games in every pair).
+MATCH_DEFAULTS: Dict[str, Any] = {"games": 20, "openings": 4, "seed": 0, "max_plies": None}
+
+
+def _match(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from taikyoku import arena
+
+    _check_int(parser, "--games", args.games, 1, arena.MAX_GAMES)
+    _check_int(parser, "--openings", args.openings, 0, U32_MAX)
+    _check_int(parser, "--seed", args.seed, 0, U64_MAX)
+    _check_int(parser, "--max-plies", args.max_plies, 1, U32_MAX)
+    _check_int(parser, "--threads", args.threads, 1, MAX_THREADS)
+    players = []
+    for spec in (args.a, args.b):
+        try:
+            players.append(arena.player_from_spec(spec, args.variant))
+        except taikyoku.TaikyokuError as e:
+            parser.error(str(e))
+        except Exception as e:  # noqa: BLE001 - a network file torch cannot read, say
+            parser.error(f"player {spec!r}: cannot load it: {type(e).__name__}: {e}")
+    started = time.perf_counter()
+    try:
+        result = arena.match(
+            players[0], players[1], args.games, variant=args.variant, openings=args.openings, seed=args.seed,
+            max_plies=args.max_plies, threads=args.threads, progress=not args.quiet, options=args.options,
+        )
+    except arena.PlayerError as e:
+        print(f"taikyoku match: error: {str(e).splitlines()[0]}", file=sys.stderr)
+        return 1
+    except taikyoku.TaikyokuError as e:  # an argument the match refuses (e.g. openings that always end the game)
+        parser.error(str(e))
+    except KeyboardInterrupt:
+        print("taikyoku match: interrupted", file=sys.stderr)
+        return 130
+    elapsed = time.perf_counter() - started
+    pairs = f"{args.games // 2} colour-swapped pair{'' if args.games // 2 == 1 else 's'}"
+    if args.games % 2:
+        pairs += " and one game with A as black"
+    limit = f"max plies {args.max_plies}" if args.max_plies is not None else "no ply limit"
+    print(f"A: {args.a}  B: {args.b}")
+    print(
+        f"{args.variant}, {args.games} game{'' if args.games == 1 else 's'} ({pairs}), openings of {args.openings} "
+        f"random plies, seed {args.seed}, {limit}"
+    )
+    print(f"{result}  (A's view)")
+    for color in ("black", "white"):
+        own = [r.result for r in result.records if r.a_color == color]
+        if own:
+            print(f"A as {color}: W {own.count('win')}  D {own.count('draw')}  L {own.count('loss')}")
+    endings: Dict[str, int] = {}
+    for record in result.records:
+        endings[record.termination] = endings.get(record.termination, 0) + 1
+    print("endings: " + ", ".join(f"{name} {count}" for name, count in sorted(endings.items())))
+    plies = [r.plies for r in result.records]
+    print(f"plies: mean {sum(plies) / len(plies):.0f}, longest {max(plies)}; {elapsed:.1f} s")
+    return 0
+
 
 # -- info and verify ------------------------------------------------------------------------------
 
@@ -403,8 +465,8 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
     parser = argparse.ArgumentParser(
         prog="taikyoku",
         description="Taikyoku shogi engine tools",
-        epilog="Exit status: 0 done, 2 a bad argument (with the usage), 1 a file-system failure while writing "
-        "or a damaged dataset.",
+        epilog="Exit status: 0 done, 2 a bad argument (with the usage), 1 a file-system failure while writing, "
+        "a damaged dataset or a player failing during a match.",
     )
     parser.add_argument(
         "--version",
@@ -497,6 +559,33 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
         help="play on a Ray cluster (ray.init address: 'auto', 'ray://host:10001', 'local'); "
         "--out must then be seen by every machine (a shared directory or a pyarrow URI). Needs taikyoku[ray].",
     )
+    duel = commands.add_parser(
+        "match",
+        help="play a match between two players: score and Elo difference",
+        description="Play games between players A and B in colour-swapped pairs (A is Black in even games), each "
+        "pair from its own seeded random opening, and print A's wins, draws and losses, score and Elo difference "
+        "with its 95% interval (taikyoku.arena.match). Players: "
+        "random; mcts:N (heuristic PUCT, N simulations); gumbel:N (heuristic evaluator, Gumbel root); "
+        "mcts:N:FILE.pt, gumbel:N:FILE.pt (a network file as evaluator); policy:FILE.pt (a network's greedy "
+        "move, no search); pretrained (= policy:pretrained), mcts:N:pretrained, gumbel:N:pretrained (the "
+        "variant's shipped network). The same arguments give the same games, whatever --threads is.",
+    )
+    m = MATCH_DEFAULTS
+    duel.add_argument("a", metavar="A", help="player A (the score and Elo are A's)")
+    duel.add_argument("b", metavar="B", help="player B")
+    duel.add_argument("--variant", default="taikyoku", choices=taikyoku.variants())
+    duel.add_argument("--games", type=int, default=m["games"], help=f"number of games (default {m['games']}; odd: "
+                      "the last pair plays one game)")
+    duel.add_argument("--openings", type=int, default=m["openings"],
+                      help=f"random plies that open each pair's games (default {m['openings']}; 0: the initial position)")
+    duel.add_argument("--seed", type=int, default=m["seed"], help="seed of the openings and players, 0 to 2**64-1 (default 0)")
+    duel.add_argument("--max-plies", type=int, default=m["max_plies"],
+                      help="stop games at this many plies, the opening's included, as draws (default: no limit)")
+    duel.add_argument("--threads", type=int, default=None,
+                      help=f"games played at once, 1 to {MAX_THREADS} (default: all cores; the games are the same)")
+    duel.add_argument("--option", dest="options", action="append", default=None, metavar="NAME",
+                      help="a rule option (taikyoku.rule_options()); repeat for several")
+    duel.add_argument("--quiet", action="store_true", help="no progress bar")
     check = commands.add_parser(
         "check-variant",
         help="check a variant's rules file, piece table and setup",
@@ -522,7 +611,9 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
     verify.add_argument("dir", metavar="DIR", help="dataset directory")
     verify.add_argument("--game", type=int, action="append", metavar="ID", help="verify only this game id (repeatable)")
     verify.add_argument("--progress", action="store_true", help="show a progress bar (one step per game)")
-    return parser, {"random-games": games, "selfplay": play, "check-variant": check, "info": info, "verify": verify}
+    return parser, {
+        "random-games": games, "selfplay": play, "match": duel, "check-variant": check, "info": info, "verify": verify
+    }
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -537,6 +628,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         return _info(args, commands["info"])
     if args.command == "verify":
         return _verify(args, commands["verify"])
+    if args.command == "match":
+        return _match(args, commands["match"])
     return _random_games(args, commands["random-games"])
 
 
