@@ -244,7 +244,7 @@ def test_batches_follow_the_table_and_carry_sparse_visits(made):
     assert len(list(ds.batches(batch_size=5, drop_last=True, compact=True))) == n // 5
     first = batches[0]
     assert set(first) == {"observation", "action", "outcome", "legal_moves", "root_value", "game_id", "ply",
-                          "visit_actions", "visit_counts", "visit_offsets"}
+                          "visit_actions", "visit_counts", "visit_offsets", "decided"}
     assert first["observation"].shape == (5, 36, 36, 8)
     for key in ("action", "legal_moves", "game_id", "ply", "visit_actions", "visit_counts", "visit_offsets"):
         assert first[key].dtype == np.int64, key
@@ -252,6 +252,9 @@ def test_batches_follow_the_table_and_carry_sparse_visits(made):
     joined = {k: np.concatenate([b[k] for b in batches]) for k in ("action", "game_id", "ply", "outcome")}
     np.testing.assert_array_equal(joined["action"], ds.positions.column("action").to_numpy())
     np.testing.assert_array_equal(joined["outcome"], ds.positions.column("outcome").to_numpy())
+    # decided: the position's game has a result (the games table's, joined on game_id).
+    results = dict(zip(ds.games.column("game_id").to_pylist(), ds.games.column("result").to_pylist()))
+    assert np.concatenate([b["decided"] for b in batches]).tolist() == [results[g] is not None for g in joined["game_id"].tolist()]
     stored = ds.positions.column("visits").to_pylist()
     row = 0
     for b in batches:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LEGAL_ACTIONS",
+    "POLICY",
     "SCHEMA_VERSION",
     "Dataset",
     "IncompleteDatasetWarning",
@@ -118,6 +119,13 @@ def positions_schema(legal_actions: bool = False) -> "pa.Schema":
 
 #: The optional positions column of each position's legal actions (``store_legal_actions``).
 LEGAL_ACTIONS = "legal_actions"
+#: The optional positions column of a Gumbel root's improved policy (``root="gumbel"``).
+POLICY = "policy"
+
+
+# The column _iter_batches joins onto positions from the games table (whether each position's game
+# has a result), and the batch key it becomes. The column's name cannot clash with a stored one.
+_DECIDED_COLUMN = "__taikyoku_decided"
 
 
 #: The schema-level metadata keys of every shard file (datasets/README.md §2), by the name
@@ -980,6 +988,13 @@ class Dataset:
         one is shorter unless ``drop_last``. Datasets that store legal actions
         (:attr:`has_legal_actions`) add them as ``legal_actions`` and ``legal_offsets`` (CSR, like
         the visits) unless ``legal_actions=False``.
+
+        ``decided`` (bool) says whether each position's game has a result (its games row's
+        ``result`` is not null; each shard's games table is read for it): the ``outcome`` of a game
+        cut by ``max_plies`` is 0 without being a draw, so value targets should leave those out.
+        Positions tables with the :data:`POLICY` column (Gumbel self-play) add it as
+        ``policy_actions``, ``policy_weights`` and ``policy_offsets`` (CSR); ``visits=False``
+        leaves those out with the visits.
         """
         batch_size = _validate.integer("batch_size", batch_size, 1)
         shuffle, visits, drop_last, legal_actions = (
@@ -1161,6 +1176,41 @@ def _visit_columns(data) -> Dict[str, np.ndarray]:
     return {"visit_actions": joined(actions), "visit_counts": joined(counts), "visit_offsets": offsets}
 
 
+def _policy_columns(data) -> Dict[str, np.ndarray]:
+    """The :data:`POLICY` lists as ``policy_actions`` (int64), ``policy_weights`` (float32) and CSR ``policy_offsets``."""
+    lengths, actions, weights = [], [], []
+    for chunk in _chunks(_column(data, POLICY)):
+        lengths.append(chunk.value_lengths().to_numpy(zero_copy_only=False))
+        entries = chunk.flatten()  # honours slices
+        actions.append(entries.field("action").to_numpy(zero_copy_only=False))
+        weights.append(entries.field("weight").to_numpy(zero_copy_only=False))
+    offsets = np.zeros(data.num_rows + 1, dtype=np.int64)
+    if lengths:
+        np.cumsum(np.concatenate(lengths).astype(np.int64), out=offsets[1:])
+    return {
+        "policy_actions": np.concatenate(actions).astype(np.int64) if actions else np.empty(0, np.int64),
+        "policy_weights": np.concatenate(weights).astype(np.float32) if weights else np.empty(0, np.float32),
+        "policy_offsets": offsets,
+    }
+
+
+def _decided(positions, games) -> "pa.Array":
+    """Per position, whether its game has a result (games row ``result`` not null), joined on ``game_id``."""
+    pa = _pa()
+    import pyarrow.compute as pc
+
+    ids = np.asarray(_numpy(games.column("game_id")), dtype=np.uint64)
+    has_result = np.asarray(_numpy(pc.is_valid(games.column("result"))), dtype=np.bool_)
+    order = np.argsort(ids, kind="stable")
+    ids, has_result = ids[order], has_result[order]
+    wanted = np.asarray(_numpy(positions.column("game_id")), dtype=np.uint64)
+    at = np.minimum(np.searchsorted(ids, wanted), max(len(ids) - 1, 0))
+    missing = (ids[at] != wanted) if len(ids) else np.ones(len(wanted), dtype=bool)
+    if missing.any():
+        raise TaikyokuError(f"positions of game {int(wanted[np.flatnonzero(missing)[0]])} have no row in the games table")
+    return pa.array(has_result[at] if len(ids) else np.zeros(0, np.bool_), pa.bool_())
+
+
 def _list_csr(column) -> Tuple[np.ndarray, np.ndarray]:
     """A list<integer> column (chunked or not, sliced or not) as flat int64 values and row offsets."""
     lengths, values = [], []
@@ -1182,8 +1232,12 @@ def _make_batch(data, variant, options, decode_args, visits: bool, legal: bool =
         batch[name] = columns[name].astype(np.int64)
     batch["outcome"] = columns["outcome"]
     batch["root_value"] = columns["root_value"]
+    if _DECIDED_COLUMN in data.schema.names:
+        batch["decided"] = np.ascontiguousarray(_numpy(data.column(_DECIDED_COLUMN)), dtype=np.bool_)
     if visits:
         batch.update(_visit_columns(data))
+        if POLICY in data.schema.names:
+            batch.update(_policy_columns(data))
     if legal and LEGAL_ACTIONS in data.schema.names:
         batch["legal_actions"], batch["legal_offsets"] = _list_csr(data.column(LEGAL_ACTIONS))
     return batch
@@ -1219,6 +1273,8 @@ def _iter_batches(dataset, shards, batch_size, shuffle, seed, epoch, decode_args
     pending = None
     for shard in shards:
         table = dataset.read_shard(shard, "positions")
+        # Whether each position's game has a result travels with its row, across shard boundaries.
+        table = table.append_column(_DECIDED_COLUMN, _decided(table, dataset.read_shard(shard, "games")))
         if shuffle:
             index = dataset.shards[shard]["index"]
             table = table.take(np.random.default_rng([seed, epoch, index, 1]).permutation(table.num_rows))
@@ -1234,8 +1290,12 @@ def _iter_batches(dataset, shards, batch_size, shuffle, seed, epoch, decode_args
 
 
 def _samples(batch: Dict[str, np.ndarray]) -> Iterator[Dict[str, Any]]:
-    """Splits a batch into per-position dicts (visits and legal actions as that position's own arrays)."""
-    ragged = {"visit_offsets": ("visit_actions", "visit_counts"), "legal_offsets": ("legal_actions",)}
+    """Splits a batch into per-position dicts (visits, improved policy and legal actions as that position's own arrays)."""
+    ragged = {
+        "visit_offsets": ("visit_actions", "visit_counts"),
+        "policy_offsets": ("policy_actions", "policy_weights"),
+        "legal_offsets": ("legal_actions",),
+    }
     grouped = {name for offsets, names in ragged.items() if offsets in batch for name in (offsets, *names)}
     plain = [k for k in batch if k not in grouped]
     for i in range(len(batch["action"])):

@@ -16,21 +16,29 @@ Contents:
 - Actions: :func:`decode_actions`, :func:`encode_actions`, :func:`move_kinds`.
 - Segments: :func:`segment_ids`, :func:`segment_max`, :func:`segment_logsumexp`,
   :func:`segment_log_softmax`, :func:`segment_softmax`, :func:`segment_argmax`,
-  :func:`segment_sample`, :func:`segment_log_prob`, :func:`policy_loss`.
+  :func:`segment_sample`, :func:`segment_log_prob`, :func:`segment_entropy`, :func:`policy_loss`,
+  :func:`gather_rows`.
 - Data: :class:`LegalActionIndex` (a dataset's legal actions, recovered by replaying its games),
   :func:`locate`, :func:`visit_targets`, :func:`played_targets`, :class:`TrainingBatch`,
   :func:`training_batch`, :func:`training_batches`.
-- Network: :class:`PolicyValueNet` and :class:`NetworkEvaluator` (``evaluator=`` for
-  ``taikyoku.selfplay(players="mcts")``), :func:`policy_value_loss`.
+- Network: :class:`PolicyValueNet` (runs on the variant's own board) and :class:`NetworkEvaluator`
+  (``evaluator=`` for ``taikyoku.selfplay(players="mcts")``), :func:`policy_value_loss`,
+  :func:`value_loss`; :func:`save`, :func:`load`, :func:`pretrained` (weights shipped in the package).
+- Reinforcement learning on ``taikyoku.VectorEnv``: :class:`CsrRolloutBuffer` (GAE, shuffled
+  minibatches), :func:`heuristic_values` (the engine's evaluator as a baseline).
 
 Needs torch (``pip install "taikyoku[torch]"``); ``import taikyoku`` itself never imports it.
 """
 
 from __future__ import annotations
 
+import errno
+import importlib.resources
+import os
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -47,20 +55,30 @@ from taikyoku import _core
 
 __all__ = [
     "ActionParts",
+    "CsrRolloutBuffer",
     "LegalActionIndex",
     "NUM_MOVE_KINDS",
     "NetworkEvaluator",
     "PolicyValueNet",
     "PolicyValueOutput",
+    "RolloutMinibatch",
+    "SAVE_FORMAT",
     "TrainingBatch",
     "decode_actions",
     "encode_actions",
+    "gather_rows",
+    "heuristic_values",
+    "load",
     "locate",
     "move_kinds",
     "played_targets",
     "policy_loss",
     "policy_value_loss",
+    "pretrained",
+    "pretrained_variants",
+    "save",
     "segment_argmax",
+    "segment_entropy",
     "segment_ids",
     "segment_log_prob",
     "segment_log_softmax",
@@ -70,6 +88,7 @@ __all__ = [
     "segment_softmax",
     "training_batch",
     "training_batches",
+    "value_loss",
     "visit_targets",
 ]
 
@@ -351,13 +370,21 @@ def visit_targets(
     ``actions``/``offsets``); legal actions never visited get 0. Raises ``TaikyokuError`` if a visited
     action is not among its position's legal actions (the visits and the legal actions disagree).
     """
-    rows = np.repeat(np.arange(len(visit_offsets) - 1, dtype=np.int64), np.diff(visit_offsets))
-    where = locate(actions, offsets, rows, visit_actions)
+    return _scatter_targets(actions, offsets, visit_actions, visit_counts, visit_offsets, "visited")
+
+
+def _scatter_targets(
+    actions: np.ndarray, offsets: np.ndarray, target_actions: np.ndarray, target_weights: np.ndarray,
+    target_offsets: np.ndarray, what: str,
+) -> np.ndarray:
+    """CSR (action, weight) rows spread over the CSR legal actions (see :func:`visit_targets`)."""
+    rows = np.repeat(np.arange(len(target_offsets) - 1, dtype=np.int64), np.diff(target_offsets))
+    where = locate(actions, offsets, rows, target_actions)
     if (where < 0).any():
         j = int(np.flatnonzero(where < 0)[0])
-        raise _core.TaikyokuError(f"row {int(rows[j])}: visited action {int(visit_actions[j])} is not among its legal actions")
+        raise _core.TaikyokuError(f"row {int(rows[j])}: {what} action {int(target_actions[j])} is not among its legal actions")
     weights = np.zeros(len(actions), dtype=np.float32)
-    np.add.at(weights, where, np.asarray(visit_counts, dtype=np.float32))
+    np.add.at(weights, where, np.asarray(target_weights, dtype=np.float32))
     return weights
 
 
@@ -544,26 +571,37 @@ class TrainingBatch:
     #: (N,) int64 flat legal actions and (B + 1,) int64 CSR offsets.
     actions: Tensor
     offsets: Tensor
-    #: (N,) float32 policy target weights aligned with ``actions`` (visit counts or one-hot).
+    #: (N,) float32 policy target weights aligned with ``actions`` (improved policy, visit counts or one-hot).
     policy: Tensor
     #: (B,) float32 value targets in [-1, 1] (the game's outcome for the side to move).
     value: Tensor
+    #: (B,) bool: which value targets count. A game cut by ``max_plies`` has no result and its
+    #: positions an outcome of 0 that is no draw: they are left out of the value loss (False).
+    #: None counts every position (batches built by hand before this field existed).
+    value_mask: Optional[Tensor] = None
 
     def __len__(self) -> int:
         return self.offsets.numel() - 1
 
     def to(self, device: Union[str, torch.device], non_blocking: bool = False) -> "TrainingBatch":
         """The same batch on ``device``."""
-        return TrainingBatch(**{f.name: getattr(self, f.name).to(device, non_blocking=non_blocking) for f in fields(self)})
+        moved = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            moved[f.name] = None if value is None else value.to(device, non_blocking=non_blocking)
+        return TrainingBatch(**moved)
 
 
 def training_batch(batch: Dict[str, np.ndarray], legal: Optional[LegalActionIndex] = None, device: Union[str, torch.device, None] = None) -> TrainingBatch:
     """A :class:`TrainingBatch` from a ``Dataset.batches(compact=True)`` batch and its dataset's legal actions.
 
     The legal actions come from the batch itself when its dataset stores them (the
-    ``legal_actions`` / ``legal_offsets`` keys), else from ``legal``. The policy target is the
-    MCTS visit distribution where the dataset has visits, else the move played; the value target
-    is ``outcome``.
+    ``legal_actions`` / ``legal_offsets`` keys), else from ``legal``. The policy target is, in
+    order of preference, the improved policy of a Gumbel root search (the ``policy_*`` keys, from
+    the positions' ``policy`` column), the MCTS visit distribution (``visit_*``), or the move
+    played; each is scattered onto the legal actions (:func:`visit_targets`). The value target is
+    ``outcome``, and ``value_mask`` the batch's ``decided`` (games cut by ``max_plies`` have no
+    result: their zeros are not draws); all True for a batch without that key.
     """
     observations = batch["observation"]
     if observations.ndim != 4 or observations.dtype.kind not in "iu":
@@ -575,17 +613,24 @@ def training_batch(batch: Dict[str, np.ndarray], legal: Optional[LegalActionInde
         actions, offsets = legal.lookup(batch["game_id"], batch["ply"])
     else:
         raise ValueError("training_batch needs legal: the batch's dataset does not store legal actions")
+    improved = batch.get("policy_offsets")
     visits = batch.get("visit_offsets")
-    if visits is not None and len(batch["visit_actions"]):
+    if improved is not None and len(batch["policy_actions"]):
+        weights = _scatter_targets(
+            actions, offsets, batch["policy_actions"], batch["policy_weights"], improved, "improved-policy")
+    elif visits is not None and len(batch["visit_actions"]):
         weights = visit_targets(actions, offsets, batch["visit_actions"], batch["visit_counts"], visits)
     else:
         weights = played_targets(actions, offsets, batch["action"])
+    decided = batch.get("decided")
+    count = len(batch["outcome"])
     out = TrainingBatch(
         observations=torch.from_numpy(observations.astype(np.int32)),
         actions=torch.from_numpy(actions),
         offsets=torch.from_numpy(offsets),
         policy=torch.from_numpy(weights),
         value=torch.from_numpy(batch["outcome"].astype(np.float32)),
+        value_mask=torch.from_numpy(np.ones(count, np.bool_) if decided is None else np.asarray(decided, dtype=np.bool_)),
     )
     if device is not None and torch.device(device).type != "cpu":
         out = out.to(device, non_blocking=True)
@@ -633,6 +678,13 @@ class PolicyValueOutput(NamedTuple):
     values: Tensor
 
 
+@lru_cache(maxsize=None)
+def _board_shape(variant: str, options: Tuple[str, ...] = ()) -> Tuple[int, int]:
+    """(height, width) of ``variant``'s board, from the engine (an empty board of it)."""
+    game = taikyoku.Game.empty(variant, options=list(options))
+    return int(game.height), int(game.width)
+
+
 class _Block(nn.Module):
     """A residual block: two 3x3 convolutions with batch norm."""
 
@@ -657,6 +709,13 @@ class PolicyValueNet(nn.Module):
       mover and opponent piece ids are embedded (one table each, ``len(piece_types) + 1`` ids), and
       the flag and constant planes (promoted, on board, repetitions, side, move number) enter
       through a linear layer.
+    - **Board size**: the network runs on the variant's own ``height x width`` board only. Smaller
+      boards sit in the grid's top-left corner in either frame (docs/ACTIONS.md §1), so the
+      observations are cropped to ``[:, :height, :width]`` before anything else: a Tenjiku
+      (16 x 16) position costs a fifth of the 36 x 36 grid, and the board's edge is the
+      convolutions' zero padding. Already-cropped observations (B, height, width, P) are taken
+      as they are. Grid squares of actions (``row * 36 + column``) are mapped to the cropped
+      board (``row * width + column``). No weight depends on the board size.
     - **Trunk**: ``blocks`` residual blocks of ``channels`` 3x3 convolutions. Its receptive field
       grows by 4 squares per block, so the policy head also gets the board-wide mean of the
       features: long-range pieces are not blind to the far side of the board.
@@ -676,6 +735,9 @@ class PolicyValueNet(nn.Module):
     config: Dict[str, Any]
     #: Planes of the compact observations it reads.
     plane_count: int
+    #: The variant's board (rows, columns): the part of the 36 x 36 grid the network runs on.
+    height: int
+    width: int
     mover_embedding: nn.Embedding
     opponent_embedding: nn.Embedding
     scalars: nn.Linear
@@ -711,6 +773,7 @@ class PolicyValueNet(nn.Module):
         # Taishin's runs of passes (0-3), where the variant limits them.
         self._flags += [names.index(n) for n in ("mover_passes", "opponent_passes") if n in names]
         self.plane_count = len(names)
+        self.height, self.width = _board_shape(variant, tuple(options or ()))
         ids = len(_core.piece_types(variant)) + 1  # 0 is "no piece"
         self.mover_embedding = nn.Embedding(ids, channels)
         self.opponent_embedding = nn.Embedding(ids, channels)
@@ -726,14 +789,34 @@ class PolicyValueNet(nn.Module):
         self.value_hidden = nn.Linear(head_channels, head_channels)
         self.value_out = nn.Linear(head_channels, 1)
 
-    def features(self, observations: Tensor) -> Tensor:
-        """Trunk features (B, channels, 36, 36) of compact observations (B, 36, 36, P), any integer dtype."""
-        if observations.dim() != 4 or observations.shape[-1] != self.plane_count:
+    def _crop(self, observations: Tensor) -> Tensor:
+        """The variant's board of compact observations: (B, height, width, P)."""
+        shape = tuple(observations.shape)
+        if observations.dim() != 4 or shape[-1] != self.plane_count:
             raise ValueError(
-                f"expected compact observations (B, 36, 36, {self.plane_count}), got {tuple(observations.shape)}: "
+                f"expected compact observations (B, 36, 36, {self.plane_count}), got {shape}: "
                 "use observation='compact' / compact=True"
             )
-        planes = observations.long()
+        if shape[1:3] == (self.height, self.width):
+            return observations
+        if shape[1:3] != (_GRID, _GRID):
+            raise ValueError(
+                f"expected observations of the {_GRID} x {_GRID} grid or of the {self.config['variant']} board "
+                f"({self.height} x {self.width}), got {shape}"
+            )
+        return observations[:, : self.height, : self.width]
+
+    def features(self, observations: Tensor) -> Tensor:
+        """Trunk features (B, channels, height, width) of compact observations, any integer dtype.
+
+        ``observations``: (B, 36, 36, P) as the package hands them, or already cropped to the
+        variant's board, (B, height, width, P). The features cover the board only (see the class
+        doc): feature ``[:, :, row, column]`` is grid square ``row * 36 + column``.
+        """
+        return self._trunk(self._crop(observations))
+
+    def _trunk(self, board: Tensor) -> Tensor:
+        planes = board.long()
         x = self.mover_embedding(planes[..., self._mover]) + self.opponent_embedding(planes[..., self._opponent])
         flags = planes[..., self._flags].float()
         repetitions = planes[..., self._repetitions : self._repetitions + 1].float().clamp(max=3.0) / 3.0
@@ -744,14 +827,22 @@ class PolicyValueNet(nn.Module):
     def forward(self, observations: Tensor, actions: Tensor, offsets: Tensor) -> PolicyValueOutput:
         """Logits of the legal actions (flat, aligned with ``actions``) and values of the positions.
 
+        ``observations``: compact, (B, 36, 36, P) or cropped (B, height, width, P).
         ``actions`` (N,) and ``offsets`` (B + 1,) are the legal actions in CSR form (mover's frame).
         """
-        x = self.features(observations)
+        board = self._crop(observations)
+        x = self._trunk(board)
         if offsets.numel() != x.shape[0] + 1:
             raise ValueError(f"offsets must have B + 1 = {x.shape[0] + 1} entries, got {offsets.numel()}")
-        on_board = observations[..., self._on_board].unsqueeze(1).to(x.dtype)
+        on_board = board[..., self._on_board].unsqueeze(1).to(x.dtype)
         mean = (x * on_board).sum((2, 3)) / on_board.sum((2, 3)).clamp_min(1.0)  # (B, channels)
         return PolicyValueOutput(self._policy(x, mean, actions, offsets), self._value(x, on_board))
+
+    def _square(self, grid_square: Tensor) -> Tensor:
+        """Grid squares (``row * 36 + column``) as squares of the cropped board (``row * width + column``)."""
+        if self.width == _GRID:
+            return grid_square
+        return grid_square // _GRID * self.width + grid_square % _GRID
 
     def _policy(self, x: Tensor, mean: Tensor, actions: Tensor, offsets: Tensor) -> Tensor:
         batch, squares = x.shape[0], x.shape[2] * x.shape[3]
@@ -765,8 +856,8 @@ class PolicyValueNet(nn.Module):
         # The board-wide mean (per row) lets every action see the whole position, beyond the
         # trunk's receptive field.
         hidden = (
-            per_square(self.policy_from).index_select(0, base + parts.from_square)
-            + per_square(self.policy_to).index_select(0, base + parts.to_square)
+            per_square(self.policy_from).index_select(0, base + self._square(parts.from_square))
+            + per_square(self.policy_to).index_select(0, base + self._square(parts.to_square))
             + self.kind_embedding(move_kinds(actions, parts))
             + self.policy_global(mean).index_select(0, rows)
         )
@@ -782,14 +873,29 @@ class PolicyValueNet(nn.Module):
         return NetworkEvaluator(self, device)
 
 
+def value_loss(values: Tensor, targets: Tensor, mask: Optional[Tensor] = None) -> Tensor:
+    """Mean squared error over the positions where ``mask`` is true (bool or 0/1 weights; None: all).
+
+    Positions of truncated games (``TrainingBatch.value_mask`` False) have no value target: they
+    are left out of the mean, and a batch without any decided position gives 0 (with a gradient of
+    0, so a backward pass still works).
+    """
+    error = (values - targets.to(values.dtype)).square()
+    if mask is None:
+        return error.mean()
+    weights = mask.to(values.dtype)
+    return (error * weights).sum() / weights.sum().clamp_min(1.0)
+
+
 def policy_value_loss(
     net: PolicyValueNet, batch: TrainingBatch, value_weight: float = 1.0
 ) -> Tuple[Tensor, Tensor, Tensor]:
     """``(total, policy, value)`` losses of ``net`` on ``batch``: cross entropy against the policy
-    targets (:func:`policy_loss`) plus ``value_weight`` times the mean squared value error."""
+    targets (:func:`policy_loss`) plus ``value_weight`` times the mean squared value error over
+    the positions whose game has a result (``batch.value_mask``, :func:`value_loss`)."""
     out = net(batch.observations, batch.actions, batch.offsets)
     policy = policy_loss(out.logits, batch.offsets, batch.policy)
-    value = F.mse_loss(out.values, batch.value)
+    value = value_loss(out.values, batch.value, batch.value_mask)
     return policy + value_weight * value, policy, value
 
 
@@ -846,3 +952,451 @@ class NetworkEvaluator:
 
     def __repr__(self) -> str:
         return f"NetworkEvaluator({type(self.net).__name__}, device={self.device})"
+
+
+# -- saving and loading -----------------------------------------------------------------------------
+
+#: The version of the files :func:`save` writes (the ``"format"`` key). Files without it (written
+#: by ``examples/closed_loop.py`` before it existed) read as version 0, the same layout.
+SAVE_FORMAT = 1
+_CONFIG_KEYS = ("channels", "blocks", "head_channels", "variant", "options")
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def save(net: PolicyValueNet, path: PathLike) -> None:
+    """Writes ``net`` to ``path`` as ``{"format": 1, "config": net.config, "state_dict": ...}``.
+
+    The config rebuilds the network (:func:`load` does, for any variant); the weights are saved
+    from the CPU, so the file loads on a machine without the GPU it trained on. The file is written
+    next to ``path`` first and then renamed over it, so an interrupted save never leaves half a network.
+    """
+    if not isinstance(net, PolicyValueNet):
+        raise TypeError(f"save() writes a PolicyValueNet, not {type(net).__name__}")
+    target = Path(path)
+    state = {name: tensor.detach().cpu() for name, tensor in net.state_dict().items()}
+    partial = target.with_name(target.name + ".partial")
+    torch.save({"format": SAVE_FORMAT, "config": dict(net.config), "state_dict": state}, partial)
+    os.replace(partial, target)
+
+
+def load(path: PathLike, variant: Optional[str] = None, map_location: Union[str, torch.device] = "cpu") -> PolicyValueNet:
+    """The :class:`PolicyValueNet` saved in ``path`` (by :func:`save`, or any ``{"config",
+    "state_dict"}`` dict), in eval mode, on ``map_location``.
+
+    Reads with ``torch.load(weights_only=True)``: a file can hold tensors and plain values only,
+    never code. ``variant``: the variant the caller will play; a network of another variant is
+    refused, naming both. Raises ``OSError`` when the file is missing or unreadable and
+    ``taikyoku.TaikyokuError`` when it is not a taikyoku network, was written by a newer taikyoku,
+    or holds weights that do not fit its own config.
+    """
+    source = Path(path)
+    if not source.exists():
+        raise FileNotFoundError(errno.ENOENT, f"no network file at {source}", str(source))
+    if source.is_dir():
+        raise _core.TaikyokuError(f"{source} is a directory, not a network file (taikyoku.nn.save writes one)")
+    try:
+        saved = torch.load(source, map_location=map_location, weights_only=True)
+    except OSError:
+        raise
+    except Exception as e:  # torch reports a foreign file with many exception types
+        raise _core.TaikyokuError(
+            f"{source} is not a taikyoku network file (torch.load(weights_only=True) refused it: {type(e).__name__}: {e})"
+        ) from e
+    if not isinstance(saved, dict) or "config" not in saved or "state_dict" not in saved:
+        found = f"a dict with keys {sorted(map(str, saved))[:8]}" if isinstance(saved, dict) else type(saved).__name__
+        raise _core.TaikyokuError(
+            f"{source} holds no taikyoku network: expected a dict with 'config' and 'state_dict' (taikyoku.nn.save "
+            f"writes one), found {found}"
+        )
+    version = saved.get("format", 0)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        raise _core.TaikyokuError(f"{source}: its format {version!r} is not a version number")
+    if version > SAVE_FORMAT:
+        raise _core.TaikyokuError(
+            f"{source} has format {version}, this taikyoku reads up to {SAVE_FORMAT}: load it with a newer taikyoku"
+        )
+    config, state = saved["config"], saved["state_dict"]
+    if not isinstance(config, dict) or not isinstance(state, dict):
+        raise _core.TaikyokuError(f"{source}: 'config' and 'state_dict' must be dicts")
+    unknown = sorted(str(k) for k in config if k not in _CONFIG_KEYS)
+    if unknown:
+        raise _core.TaikyokuError(
+            f"{source}: config has keys PolicyValueNet does not take ({', '.join(unknown)}; it takes {', '.join(_CONFIG_KEYS)})"
+        )
+    own = config.get("variant", "taikyoku")
+    if variant is not None and own != variant:
+        raise _core.TaikyokuError(f"{source} holds a network for {own}, not for {variant}")
+    try:
+        net = PolicyValueNet(**config)
+    except (TypeError, ValueError) as e:  # TaikyokuError (an unknown variant) is a ValueError
+        raise _core.TaikyokuError(f"{source}: its config {config} does not build a PolicyValueNet: {e}") from e
+    try:
+        net.load_state_dict(state)
+    except RuntimeError as e:
+        first = str(e).strip().splitlines()
+        raise _core.TaikyokuError(
+            f"{source}: its state_dict does not fit its config {config}: {' '.join(line.strip() for line in first[:4])}"
+        ) from e
+    if isinstance(map_location, (str, torch.device)):
+        net = net.to(map_location)
+    return net.eval()
+
+
+def _weights_dir() -> Any:
+    """The package's ``weights`` directory (an ``importlib.resources`` Traversable)."""
+    return importlib.resources.files("taikyoku") / "weights"
+
+
+def pretrained_variants() -> List[str]:
+    """The variants that :func:`pretrained` has weights for (``taikyoku/weights/<variant>.pt``)."""
+    directory = _weights_dir()
+    if not directory.is_dir():
+        return []
+    known = set(_core.variants())
+    names = (entry.name[: -len(".pt")] for entry in directory.iterdir() if entry.name.endswith(".pt") and entry.is_file())
+    return sorted(name for name in names if name in known)
+
+
+def pretrained(variant: str = "tenjiku", map_location: Union[str, torch.device] = "cpu") -> PolicyValueNet:
+    """The network shipped with the package for ``variant`` (``taikyoku/weights/<variant>.pt``), in eval mode.
+
+    Raises ``taikyoku.TaikyokuError`` for an unknown variant, or one without shipped weights
+    (naming those that have some: :func:`pretrained_variants`).
+    """
+    known = _core.variants()
+    if variant not in known:
+        raise _core.TaikyokuError(f"unknown variant {variant!r} (variants: {', '.join(known)})")
+    available = pretrained_variants()
+    if variant not in available:
+        have = ", ".join(available) if available else "none yet"
+        raise _core.TaikyokuError(
+            f"no pretrained network for {variant} ships with this taikyoku (variants with weights: {have}); "
+            "train one (examples/train_from_dataset.py --save FILE.pt) and read it with taikyoku.nn.load"
+        )
+    with importlib.resources.as_file(_weights_dir() / f"{variant}.pt") as file:
+        return load(file, variant=variant, map_location=map_location)
+
+
+# -- reinforcement learning -------------------------------------------------------------------------
+
+Rows = TypeVar("Rows", Tensor, np.ndarray)
+
+
+def gather_rows(values: Rows, offsets: Rows, rows: Union[Rows, Sequence[int]]) -> Tuple[Rows, Rows]:
+    """Rows ``rows`` of a CSR array: ``(values, offsets)`` of the picked rows, in that order.
+
+    ``values`` is any flat array aligned with the CSR entries (legal actions, logits, targets);
+    ``rows`` may repeat and be in any order. Vectorised (no loop over rows). Torch tensors in give
+    tensors out (on their device), numpy arrays give numpy arrays; offsets are int64.
+
+    >>> import numpy as np, taikyoku.nn as tnn
+    >>> tnn.gather_rows(np.array([5, 6, 7, 8]), np.array([0, 1, 1, 4]), [2, 0])
+    (array([6, 7, 8, 5]), array([0, 3, 4]))
+    """
+    if isinstance(values, Tensor):
+        offs = offsets.to(device=values.device, dtype=torch.long) if isinstance(offsets, Tensor) else _as_long(offsets, values.device)
+        picked = _as_long(rows, values.device)
+        count = offs.numel() - 1
+        if picked.numel() and (int(picked.min()) < -count or int(picked.max()) >= count):
+            raise IndexError(f"rows must lie in [0, {count}), got values in [{int(picked.min())}, {int(picked.max())}]")
+        picked = torch.where(picked < 0, picked + count, picked)
+        starts = offs[picked]
+        counts = offs[picked + 1] - starts
+        out = torch.zeros(picked.numel() + 1, dtype=torch.long, device=values.device)
+        torch.cumsum(counts, 0, out=out[1:])
+        total = int(out[-1])
+        shift = torch.repeat_interleave(out[:-1] - starts, counts, output_size=total)
+        return values[torch.arange(total, device=values.device) - shift], out
+    array = np.asarray(values)
+    offs_np = np.asarray(offsets, dtype=np.int64)
+    picked_np = np.asarray(rows, dtype=np.int64).reshape(-1)
+    count = len(offs_np) - 1
+    if picked_np.size and (picked_np.min() < -count or picked_np.max() >= count):
+        raise IndexError(f"rows must lie in [0, {count}), got values in [{picked_np.min()}, {picked_np.max()}]")
+    picked_np = np.where(picked_np < 0, picked_np + count, picked_np)
+    starts_np = offs_np[picked_np]
+    counts_np = offs_np[picked_np + 1] - starts_np
+    out_np = np.zeros(len(picked_np) + 1, dtype=np.int64)
+    np.cumsum(counts_np, out=out_np[1:])
+    gather = np.arange(out_np[-1], dtype=np.int64) - np.repeat(out_np[:-1] - starts_np, counts_np)
+    return array[gather], out_np
+
+
+def segment_entropy(logits: Tensor, offsets: Tensor, ids: Optional[Tensor] = None) -> Tensor:
+    """Entropy of each row's ``softmax(logits)`` (nats), shape (B,); 0 for an empty row (differentiable).
+
+    An entropy bonus for policy-gradient training; ``-inf`` logits (masked actions) count 0
+    without making the gradient NaN.
+    """
+    rows, ids = _rows(logits, offsets, ids)
+    log_p = segment_log_softmax(logits, offsets, ids)
+    # p * log p with log p clamped: 0 * finite where p underflows or a logit is -inf.
+    terms = torch.exp(log_p) * log_p.clamp_min(torch.finfo(log_p.dtype).min)
+    return -logits.new_zeros(rows).index_add(0, ids, terms)
+
+
+class RolloutMinibatch(NamedTuple):
+    """One shuffled minibatch of a :class:`CsrRolloutBuffer` (tensors on the requested device)."""
+
+    #: (M, H, W, P) int32 observations, as stored (compact; cropped when the buffer crops).
+    observations: Tensor
+    #: (L,) int64 legal actions of the M rows, CSR with ``offsets`` (M + 1,).
+    actions: Tensor
+    offsets: Tensor
+    #: (M,) int64 flat index into ``actions`` of the action each row took.
+    index: Tensor
+    #: (M,) float32: the action's log-probability when it was taken, the value then, and the
+    #: advantage and return computed by :meth:`CsrRolloutBuffer.compute_returns`.
+    log_probs: Tensor
+    values: Tensor
+    advantages: Tensor
+    returns: Tensor
+    #: (M,) int64 rows of the buffer (``step * num_envs + env``) the minibatch holds.
+    rows: Tensor
+
+
+class CsrRolloutBuffer:
+    """On-policy rollouts of a ``taikyoku.VectorEnv`` with legal actions in CSR form, for PPO-style training.
+
+    Per step it keeps every env's observation (compact planes, as given; ``crop=(height, width)``
+    keeps only the board's corner, which :class:`PolicyValueNet` takes as it is: a fifth of the
+    memory for Tenjiku), its legal actions (``vec.legal_actions_flat()``), the action taken (a
+    flat index into them, as :func:`segment_sample` returns), its log-probability, the value
+    estimate, the reward and whether the game ended. :meth:`compute_returns` then fills GAE
+    advantages and returns, and :meth:`minibatches` yields shuffled minibatches whose legal
+    actions are gathered with :func:`gather_rows`.
+
+    ``alternating=True`` (self-play: ``VectorEnv(opponent=None)``, where each reward is the
+    mover's and the next position is the opponent's to move) bootstraps with the *negated* value
+    of the next position (negamax); ``alternating=False`` when the agent moves in every step
+    (``VectorEnv(opponent=...)``). ``done`` ends the bootstrap (terminated or truncated: a
+    truncated game's continuation is valued 0, like a draw; with ``VectorEnv``'s same-step reset
+    the next observation already belongs to a new game).
+
+    :class:`PolicyValueNet` has batch norm: score rollouts and minibatches alike in eval mode (or
+    with frozen statistics), else the probability ratios of a PPO step depend on the minibatch.
+    """
+
+    #: Steps per rollout and envs per step: rows are ``step * num_envs + env``.
+    num_steps: int
+    num_envs: int
+    #: GAE's discount and lambda.
+    gamma: float
+    gae_lambda: float
+    #: Whether the next position is the opponent's (its value negated): self-play.
+    alternating: bool
+    #: ``(height, width)`` of the grid corner kept of each observation, or None for all of it.
+    crop: Optional[Tuple[int, int]]
+    #: (num_steps, num_envs, H, W, P) stored observations (allocated by the first ``add``).
+    observations: Optional[np.ndarray]
+    #: (num_steps, num_envs): index of the action taken within its row of legal actions.
+    choices: npt.NDArray[np.int64]
+    #: (num_steps, num_envs) per-step records, and the advantages and returns of ``compute_returns``.
+    log_probs: npt.NDArray[np.float32]
+    values: npt.NDArray[np.float32]
+    rewards: npt.NDArray[np.float32]
+    dones: npt.NDArray[np.bool_]
+    advantages: npt.NDArray[np.float32]
+    returns: npt.NDArray[np.float32]
+    #: Steps stored so far.
+    step: int
+
+    def __init__(
+        self,
+        num_steps: int,
+        num_envs: int,
+        gamma: float = 1.0,
+        gae_lambda: float = 0.95,
+        *,
+        alternating: bool = True,
+        crop: Optional[Tuple[int, int]] = None,
+    ) -> None:
+        if num_steps < 1 or num_envs < 1:
+            raise ValueError("num_steps and num_envs must be positive")
+        if not 0.0 <= gamma <= 1.0 or not 0.0 <= gae_lambda <= 1.0:
+            raise ValueError("gamma and gae_lambda must lie in [0, 1]")
+        self.num_steps, self.num_envs = int(num_steps), int(num_envs)
+        self.gamma, self.gae_lambda = float(gamma), float(gae_lambda)
+        self.alternating = bool(alternating)
+        self.crop = None if crop is None else (int(crop[0]), int(crop[1]))
+        self.observations: Optional[np.ndarray] = None
+        shape = (self.num_steps, self.num_envs)
+        self.choices = np.zeros(shape, dtype=np.int64)  # index within each row's legal actions
+        self.log_probs = np.zeros(shape, dtype=np.float32)
+        self.values = np.zeros(shape, dtype=np.float32)
+        self.rewards = np.zeros(shape, dtype=np.float32)
+        self.dones = np.zeros(shape, dtype=np.bool_)
+        self.advantages = np.zeros(shape, dtype=np.float32)
+        self.returns = np.zeros(shape, dtype=np.float32)
+        self.reset()
+
+    def reset(self) -> None:
+        """Empties the buffer (the observation array is kept for reuse)."""
+        self.step = 0
+        self._legal: List[np.ndarray] = []
+        self._counts: List[np.ndarray] = []
+        self._csr: Optional[Tuple[np.ndarray, np.ndarray]] = None
+        self._ready = False
+
+    def __len__(self) -> int:
+        """Rows stored: steps so far times envs."""
+        return self.step * self.num_envs
+
+    @property
+    def full(self) -> bool:
+        return self.step == self.num_steps
+
+    def add(
+        self,
+        observations: Any,
+        legal: Tuple[Any, Any],
+        choice: Any,
+        log_prob: Any,
+        value: Any,
+        reward: Any,
+        done: Any,
+    ) -> None:
+        """Stores one step of every env.
+
+        ``observations``: (num_envs, 36, 36, P) compact planes (or already cropped);
+        ``legal``: ``(actions, offsets)``, the envs' legal actions in CSR form
+        (``vec.legal_actions_flat()`` before the step); ``choice``: (num_envs,) flat indices into
+        ``actions`` of the actions played (:func:`segment_sample`); ``log_prob``, ``value``: the
+        policy's log-probability of them and the value of each observation (mover's view);
+        ``reward``, ``done``: what ``step()`` returned (``done = terminated | truncated``).
+        Numpy arrays or tensors (copied to the CPU).
+        """
+        if self.step >= self.num_steps:
+            raise _core.TaikyokuError(f"the buffer is full ({self.num_steps} steps): compute_returns, train, then reset()")
+        n = self.num_envs
+        obs = _numpy(observations)
+        if obs.ndim != 4 or obs.shape[0] != n:
+            raise ValueError(f"observations must be (num_envs={n}, rows, columns, planes), got {obs.shape}")
+        if self.crop is not None:
+            obs = obs[:, : self.crop[0], : self.crop[1]]
+        actions = _numpy(legal[0]).astype(np.int64, copy=False).reshape(-1)
+        offsets = _numpy(legal[1]).astype(np.int64, copy=False).reshape(-1)
+        if offsets.shape != (n + 1,) or offsets[0] != 0 or offsets[-1] != actions.size:
+            raise ValueError(f"legal offsets must have num_envs + 1 = {n + 1} entries from 0 to len(actions)")
+        flat = _numpy(choice).astype(np.int64, copy=False).reshape(-1)
+        if flat.shape != (n,) or (flat < offsets[:-1]).any() or (flat >= offsets[1:]).any():
+            raise ValueError("choice must hold one flat index per env, inside that env's row of legal actions")
+        scalars = {}
+        for name, array in (("log_prob", log_prob), ("value", value), ("reward", reward), ("done", done)):
+            scalars[name] = _numpy(array).reshape(-1)
+            if scalars[name].shape != (n,):
+                raise ValueError(f"{name} must hold num_envs = {n} values, got shape {scalars[name].shape}")
+        fits = self.observations is not None and self.observations.shape[2:] == obs.shape[1:]
+        if not fits or self.observations.dtype != obs.dtype:  # type: ignore[union-attr]
+            if self.step:
+                raise ValueError(f"observations changed shape or dtype within a rollout: {obs.shape} {obs.dtype}")
+            self.observations = np.zeros((self.num_steps,) + obs.shape, dtype=obs.dtype)
+        t = self.step
+        self.observations[t] = obs  # type: ignore[index]
+        self._legal.append(actions.copy())
+        self._counts.append(np.diff(offsets))
+        self.choices[t] = flat - offsets[:-1]
+        self.log_probs[t], self.values[t] = scalars["log_prob"], scalars["value"]
+        self.rewards[t], self.dones[t] = scalars["reward"], scalars["done"]
+        self.step += 1
+        self._csr, self._ready = None, False
+
+    def compute_returns(self, last_value: Any) -> None:
+        """GAE(``gamma``, ``gae_lambda``) advantages and returns (``advantage + value``) of the stored steps.
+
+        ``last_value``: (num_envs,) values of the observations after the last stored step (each
+        env's current position, for its side to move).
+        """
+        if self.step == 0:
+            raise _core.TaikyokuError("the buffer is empty: add() steps first")
+        following = _numpy(last_value).astype(np.float32, copy=False).reshape(-1)
+        if following.shape != (self.num_envs,):
+            raise ValueError(f"last_value must hold num_envs = {self.num_envs} values")
+        sign = -1.0 if self.alternating else 1.0
+        running = np.zeros(self.num_envs, dtype=np.float32)
+        for t in reversed(range(self.step)):  # a loop over steps, vectorised over the envs
+            going_on = 1.0 - self.dones[t].astype(np.float32)
+            following_value = following if t == self.step - 1 else self.values[t + 1]
+            delta = self.rewards[t] + sign * self.gamma * going_on * following_value - self.values[t]
+            running = delta + sign * self.gamma * self.gae_lambda * going_on * running
+            self.advantages[t] = running
+        self.returns[: self.step] = self.advantages[: self.step] + self.values[: self.step]
+        self._ready = True
+
+    def legal_csr(self) -> Tuple[np.ndarray, np.ndarray]:
+        """Every stored row's legal actions, CSR over rows ``step * num_envs + env``."""
+        if self._csr is None:
+            counts = np.concatenate(self._counts) if self._counts else np.zeros(0, np.int64)
+            offsets = np.zeros(counts.size + 1, dtype=np.int64)
+            np.cumsum(counts, out=offsets[1:])
+            self._csr = (np.concatenate(self._legal) if self._legal else np.zeros(0, np.int64), offsets)
+        return self._csr
+
+    def minibatches(
+        self,
+        batch_size: int,
+        seed: Union[int, np.random.Generator, None] = None,
+        device: Union[str, torch.device, None] = None,
+        drop_last: bool = False,
+    ) -> Iterator[RolloutMinibatch]:
+        """One pass over the stored rows in a random order (``seed``: an int or a numpy Generator),
+        ``batch_size`` rows at a time, as :class:`RolloutMinibatch` on ``device``.
+
+        Call :meth:`compute_returns` first. Advantages are as computed: normalise them per
+        minibatch in the loss if you wish.
+        """
+        if not self._ready:
+            raise _core.TaikyokuError("compute_returns(last_value) must run before minibatches()")
+        if batch_size < 1:
+            raise ValueError("batch_size must be positive")
+        assert self.observations is not None
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        total = len(self)
+        order = rng.permutation(total)
+        actions, offsets = self.legal_csr()
+        observations = self.observations[: self.step].reshape((total,) + self.observations.shape[2:])
+        flat = {name: getattr(self, name)[: self.step].reshape(-1)
+                for name in ("choices", "log_probs", "values", "advantages", "returns")}
+        target = torch.device(device) if device is not None else torch.device("cpu")
+        for start in range(0, total, batch_size):
+            rows = order[start : start + batch_size]
+            if drop_last and len(rows) < batch_size:
+                break
+            picked, picked_offsets = gather_rows(actions, offsets, rows)
+            index = picked_offsets[:-1] + flat["choices"][rows]
+            tensor = lambda a: torch.from_numpy(np.ascontiguousarray(a)).to(target)  # noqa: E731
+            yield RolloutMinibatch(
+                observations=tensor(observations[rows].astype(np.int32)),
+                actions=tensor(picked),
+                offsets=tensor(picked_offsets),
+                index=tensor(index),
+                log_probs=tensor(flat["log_probs"][rows]),
+                values=tensor(flat["values"][rows]),
+                advantages=tensor(flat["advantages"][rows]),
+                returns=tensor(flat["returns"][rows]),
+                rows=tensor(rows.astype(np.int64)),
+            )
+
+
+def _numpy(values: Any) -> np.ndarray:
+    """A tensor or array-like as a numpy array (tensors detached and copied to the CPU)."""
+    if isinstance(values, Tensor):
+        return values.detach().cpu().numpy()
+    return np.asarray(values)
+
+
+def heuristic_values(source: Any, color: Optional[str] = None) -> np.ndarray:
+    """``taikyoku.heuristic_value`` of many positions: float32 (N,), in [-1, 1], each for its side to move
+    (or for ``color``).
+
+    ``source``: a ``taikyoku.VectorEnv`` (every env: :meth:`taikyoku.VectorEnv.heuristic_values`)
+    or a sequence of ``taikyoku.Game``. A baseline, or a reward-shaping term, next to a network's values.
+    """
+    if hasattr(source, "heuristic_values"):
+        return np.asarray(source.heuristic_values(color), dtype=np.float32)
+    games = list(source)
+    out = np.empty(len(games), dtype=np.float32)
+    for i, game in enumerate(games):
+        out[i] = _core.heuristic_value(game, color)
+    return out
