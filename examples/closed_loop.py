@@ -2,7 +2,7 @@
 """A closed self-play loop: the network guides MCTS self-play, then trains on the games it played.
 
     python examples/closed_loop.py                                   # toy size: well under a minute on 2 cores
-    python examples/closed_loop.py --iterations 20 --games 64 --simulations 200 --max-plies 400 \\
+    python examples/closed_loop.py --variant tenjiku --iterations 20 --games 64 --simulations 200 --max-plies 400 \\
         --channels 64 --blocks 4 --steps 500 --batch-size 256 --out loop-run
 
 Each iteration ``k``:
@@ -10,9 +10,12 @@ Each iteration ``k``:
 1. plays ``--games`` games with ``taikyoku.selfplay(players="mcts", evaluator=net.evaluator())``
    into ``OUT/iter-k`` (a normal dataset: ``taikyoku.datasets.open`` reads it);
 2. trains the network ``--steps`` steps on the datasets of the last ``--window`` iterations
-   (visit distributions as policy targets, outcomes as value targets);
-3. saves the network to ``OUT/net-k.pt`` (a dict of ``config`` and ``state_dict``) and appends
-   the iteration's figures to ``OUT/metrics.json``.
+   (visit distributions as policy targets, outcomes as value targets where the game has a
+   result: games cut by ``--max-plies`` train the policy only);
+3. saves the network to ``OUT/net-k.pt`` (``taikyoku.nn.save``: ``taikyoku.nn.load`` reads it
+   back) and appends the iteration's figures to ``OUT/metrics.json``.
+
+``--variant`` picks the variant (Taikyoku by default): the network is built for it and plays it.
 
 At toy size the network learns little; the point is the plumbing, which is the same at any size.
 """
@@ -38,6 +41,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("closed-loop"), help="run directory (datasets, weights, metrics)")
     p.add_argument("--overwrite", action="store_true", help="replace the iterations of an earlier run in --out")
+    p.add_argument("--variant", default="taikyoku", help="the variant to play and learn")
     p.add_argument("--iterations", type=int, default=3)
     p.add_argument("--games", type=int, default=4, help="self-play games per iteration")
     p.add_argument("--simulations", type=int, default=16, help="MCTS simulations per move")
@@ -92,7 +96,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     prepare(args.out, args.overwrite)
     device = torch.device(args.device)
     torch.manual_seed(args.seed)
-    net = tnn.PolicyValueNet(channels=args.channels, blocks=args.blocks).to(device)
+    net = tnn.PolicyValueNet(channels=args.channels, blocks=args.blocks, variant=args.variant).to(device)
     optimizer = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     evaluator = net.evaluator(device)  # shares the weights: each iteration plays with the latest ones
     history: List[Dict[str, Any]] = []
@@ -101,7 +105,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         data = args.out / f"iter-{k:02d}"
         start = time.perf_counter()
         summary = taikyoku.selfplay(
-            data, players="mcts", evaluator=evaluator, games=args.games, seed=args.seed + k,
+            data, players="mcts", variant=args.variant, evaluator=evaluator, games=args.games, seed=args.seed + k,
             max_plies=args.max_plies, simulations=args.simulations, threads=args.threads,
         )
         played_s = time.perf_counter() - start
@@ -115,10 +119,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         start = time.perf_counter()
         losses = train(net, optimizer, streams, args.steps)
         trained_s = time.perf_counter() - start
-        # The config rebuilds the network: PolicyValueNet(**saved["config"]).load_state_dict(saved["state_dict"]).
-        torch.save({"config": net.config, "state_dict": net.state_dict()}, args.out / f"net-{k:02d}.pt")
+        # {"format", "config", "state_dict"}: taikyoku.nn.load rebuilds the network.
+        tnn.save(net, args.out / f"net-{k:02d}.pt")
         record = {
             "iteration": k,
+            "variant": args.variant,
             "dataset": str(data),
             **{key: summary[key] for key in ("games", "positions", "black_wins", "white_wins", "draws", "truncated")},
             "selfplay_seconds": played_s,

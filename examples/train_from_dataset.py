@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
-"""Train taikyoku.nn.PolicyValueNet on a self-play dataset, and time the pipeline.
+"""Train taikyoku.nn.PolicyValueNet on a self-play dataset, save it, and time the pipeline.
 
     python examples/train_from_dataset.py                       # generate 32 MCTS games into train-data/, 200 steps
-    python examples/train_from_dataset.py --data DIR --steps 2000 --batch-size 256 --channels 64 --blocks 4
+    python examples/train_from_dataset.py --data DIR --steps 2000 --batch-size 256 --channels 64 --blocks 4 --save tenjiku.pt
 
-Each position's policy target is its MCTS visit distribution (or the move played, for random-play
-datasets) over its legal actions, and its value target the game's outcome. Datasets store the
-visits, not the legal actions, so these are recovered once by replaying the games
-(``taikyoku.nn.LegalActionIndex``).
+The network is built for the dataset's own variant and rule options. Each position's policy
+target is the improved policy of a Gumbel root where the dataset has one, else its MCTS visit
+distribution (or the move played, for random-play datasets) over its legal actions, and its
+value target the game's outcome, for positions of games with a result only (games cut by
+``--max-plies`` have none). Datasets store the visits, not the legal actions, so these are
+recovered once by replaying the games (``taikyoku.nn.LegalActionIndex``).
+
+The trained network is saved with ``taikyoku.nn.save`` (``--save``, default ``net.pt`` in the
+current directory; ``--no-save`` skips it): ``taikyoku.nn.load(path)`` reads it back.
 
 Printed at the end, for comparison:
 
@@ -40,6 +45,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--data", type=Path, help="an existing dataset directory (else one is generated into --out)")
     p.add_argument("--out", type=Path, default=Path("train-data"), help="where to generate the dataset (resumed if present)")
+    p.add_argument("--variant", default="taikyoku", help="variant of the generated games (--data: the dataset's own)")
     p.add_argument("--games", type=int, default=32, help="games to generate (heuristic MCTS)")
     p.add_argument("--simulations", type=int, default=64, help="MCTS simulations per move when generating")
     p.add_argument("--max-plies", type=int, default=200, help="ply limit per generated game")
@@ -53,6 +59,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0, help="seeds generation, shuffling and initialisation")
     p.add_argument("--network-steps", type=int, default=20, help="steps of the network-only timing")
     p.add_argument("--metrics", type=Path, help="write the figures to this JSON file")
+    p.add_argument("--save", type=Path, default=Path("net.pt"), help="where taikyoku.nn.save writes the trained network")
+    p.add_argument("--no-save", action="store_true", help="do not save the network")
     return p.parse_args(argv)
 
 
@@ -60,7 +68,7 @@ def open_dataset(args: argparse.Namespace) -> tds.Dataset:
     if args.data is not None:
         return tds.open(args.data)
     summary = taikyoku.selfplay(
-        args.out, players="mcts", games=args.games, seed=args.seed, max_plies=args.max_plies,
+        args.out, players="mcts", variant=args.variant, games=args.games, seed=args.seed, max_plies=args.max_plies,
         simulations=args.simulations, threads=args.threads,
     )
     print(f"self-play: {summary['games']} games, {summary['positions']} positions in {args.out} "
@@ -86,7 +94,8 @@ def train(args: argparse.Namespace) -> Dict[str, float]:
     # The first call also pays one-time imports (pyarrow's numpy conversion loads pandas: ~0.3 s).
     print(f"legal actions recovered by replay: {len(legal)} positions in {replay_s:.2f} s")
 
-    net = tnn.PolicyValueNet(channels=args.channels, blocks=args.blocks).to(device)
+    # The dataset's own variant and options: the network reads its planes and runs on its board.
+    net = tnn.PolicyValueNet(channels=args.channels, blocks=args.blocks, variant=ds.variant, options=ds.options).to(device)
     optimizer = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
 
     def step(batch: tnn.TrainingBatch) -> torch.Tensor:
@@ -100,6 +109,8 @@ def train(args: argparse.Namespace) -> Dict[str, float]:
     batches = tnn.training_batches(ds, legal, args.batch_size, seed=args.seed, device=device)
     warmup = min(5, max(args.steps // 10, 1))
     losses, positions, data_s = [], 0, 0.0
+    # Positions with a value target (their game has a result), counted on the device: no synchronisation per step.
+    seen, decided = 0, torch.zeros((), dtype=torch.long, device=device)
     for i in range(args.steps):
         if i == warmup:
             synchronize(device)
@@ -109,10 +120,18 @@ def train(args: argparse.Namespace) -> Dict[str, float]:
         data_s += time.perf_counter() - t
         losses.append(step(batch))
         positions += len(batch)
+        seen += len(batch)
+        decided += batch.value_mask.sum()
     synchronize(device)
     timed = args.steps > warmup
     pipeline_s = time.perf_counter() - timed_from if timed else float("nan")
     pipeline_rate = positions / pipeline_s if timed else float("nan")
+
+    # Saved now: the timing below goes on stepping on one batch.
+    saved = None
+    if not args.no_save:
+        tnn.save(net, args.save)
+        saved = str(args.save)
 
     # The network alone on the last batch, already on the device.
     for _ in range(2):
@@ -129,7 +148,10 @@ def train(args: argparse.Namespace) -> Dict[str, float]:
     first, last = history[:window].mean(0), history[-window:].mean(0)
     metrics = {
         "device": str(device),
+        "variant": ds.variant,
         "positions": ds.num_positions,
+        "value_target_share": int(decided) / seen if seen else float("nan"),
+        "saved": saved,
         "steps": args.steps,
         "batch_size": args.batch_size,
         "replay_seconds": replay_s,
@@ -149,6 +171,9 @@ def train(args: argparse.Namespace) -> Dict[str, float]:
           f"(the data side {100 * metrics['data_share']:.0f}% of the time: {metrics['data_positions_per_s']:,.0f} positions/s alone)")
     print(f"network alone, same batch:          {network_rate:,.0f} positions/s "
           f"(network / pipeline = {metrics['ratio']:.2f})")
+    print(f"value targets: {100 * metrics['value_target_share']:.0f}% of the positions trained on (games with a result)")
+    if saved is not None:
+        print(f"saved the {ds.variant} network to {saved} (taikyoku.nn.load reads it)")
     if args.metrics is not None:
         args.metrics.write_text(json.dumps(metrics, indent=2) + "\n")
     return metrics

@@ -10,6 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import taikyoku  # noqa: E402
 import taikyoku.datasets as tds  # noqa: E402
 import taikyoku.nn as tnn  # noqa: E402
 
@@ -42,20 +43,44 @@ def test_train_from_dataset_generates_trains_and_times(tmp_path):
     # 30 steps on at most 32 positions: the network fits them.
     assert metrics["loss_last"] < metrics["loss_first"]
     assert "pipeline, dataset to optimizer step" in result.stdout and "network alone, same batch" in result.stdout
+    # Saved into the current directory (never into the dataset), and it reloads.
+    assert metrics["saved"] == "net.pt" and metrics["variant"] == "taikyoku"
+    net = tnn.load(tmp_path / "net.pt", variant="taikyoku")
+    assert net.config["channels"] == 32 and not net.training
 
 
 def test_train_from_dataset_reads_a_given_dataset(tmp_path):
     result = run(
         "train_from_dataset.py", "--data", MCTS_SAMPLE, "--steps", 3, "--batch-size", 4, "--network-steps", 1,
-        "--device", "cpu", cwd=tmp_path,
+        "--device", "cpu", "--no-save", cwd=tmp_path,
     )
-    assert "self-play" not in result.stdout and list(tmp_path.iterdir()) == []  # nothing generated
+    assert "self-play" not in result.stdout and list(tmp_path.iterdir()) == []  # nothing generated, nothing saved
     assert "positions/s" in result.stdout
 
 
+def test_train_from_dataset_builds_the_datasets_variant_and_saves_it(tmp_path):
+    data = tmp_path / "tenjiku-data"
+    taikyoku.selfplay(data, players="mcts", variant="tenjiku", games=4, simulations=8, max_plies=40, seed=1,
+                      threads=1, progress=False)
+    summary = tds.open(data).summary()
+    assert 0 < summary["truncated"] < summary["games"]  # some games have a value target, some not
+    (tmp_path / "run" / "nets").mkdir(parents=True)
+    result = run(
+        "train_from_dataset.py", "--data", data, "--steps", 4, "--batch-size", 16, "--network-steps", 1, "--channels", 8,
+        "--blocks", 1, "--device", "cpu", "--save", "nets/tenjiku.pt", "--metrics", "m.json", cwd=tmp_path / "run",
+    )
+    metrics = json.loads((tmp_path / "run" / "m.json").read_text())
+    assert metrics["variant"] == "tenjiku" and 0 < metrics["value_target_share"] < 1
+    assert "saved the tenjiku network to nets/tenjiku.pt" in result.stdout
+    net = tnn.load(tmp_path / "run" / "nets" / "tenjiku.pt", variant="tenjiku")
+    assert (net.height, net.width) == (16, 16) and net.config["channels"] == 8
+    with pytest.raises(taikyoku.TaikyokuError, match="for tenjiku, not for taikyoku"):
+        tnn.load(tmp_path / "run" / "nets" / "tenjiku.pt", variant="taikyoku")
+
+
 def test_closed_loop_plays_trains_and_saves_each_iteration(tmp_path):
-    args = ["--out", "loop", "--iterations", 2, "--games", 2, "--simulations", 8, "--max-plies", 12,
-            "--steps", 5, "--batch-size", 8, "--channels", 8, "--device", "cpu"]
+    args = ["--out", "loop", "--variant", "tenjiku", "--iterations", 2, "--games", 2, "--simulations", 8,
+            "--max-plies", 12, "--steps", 5, "--batch-size", 8, "--channels", 8, "--device", "cpu"]
     result = run("closed_loop.py", *args, cwd=tmp_path)
     loop = tmp_path / "loop"
     history = json.loads((loop / "metrics.json").read_text())
@@ -63,12 +88,14 @@ def test_closed_loop_plays_trains_and_saves_each_iteration(tmp_path):
     assert result.stdout.count("iteration ") == 2
     for h in history:
         ds = tds.open(loop / f"iter-{h['iteration']:02d}")
-        assert ds.complete and ds.num_positions == h["positions"] > 0
+        assert ds.complete and ds.num_positions == h["positions"] > 0 and ds.variant == h["variant"] == "tenjiku"
         assert ds.settings["network"]["name"] == "taikyoku.nn.NetworkEvaluator"
         assert math.isfinite(h["loss_first"]) and math.isfinite(h["loss_last"])
-        saved = torch.load(loop / f"net-{h['iteration']:02d}.pt")
-        net = tnn.PolicyValueNet(**saved["config"])
+        saved = torch.load(loop / f"net-{h['iteration']:02d}.pt", weights_only=True)
+        assert saved["format"] == 1
+        net = tnn.PolicyValueNet(**saved["config"])  # the config rebuilds it by hand too
         net.load_state_dict(saved["state_dict"])
+        assert tnn.load(loop / f"net-{h['iteration']:02d}.pt", variant="tenjiku").config == net.config
     assert history[1]["train_positions"] == history[0]["positions"] + history[1]["positions"]  # window of 2
     # A second run into the same directory would resume the old datasets: refused without --overwrite.
     again = subprocess.run([sys.executable, str(EXAMPLES / "closed_loop.py"), *map(str, args)],
