@@ -33,10 +33,6 @@ pytestmark = pytest.mark.usefixtures("no_hang")
 TIMEOUT = 60
 
 V = "tenjiku"
-HAS_MCTS_ACTION = hasattr(taikyoku, "mcts_action")
-NEEDS_MCTS_ACTION = pytest.mark.skipif(
-    not HAS_MCTS_ACTION, reason="taikyoku.mcts_action (evaluator=, root='gumbel') is not in this build yet"
-)
 
 
 # -- matches -------------------------------------------------------------------------------------
@@ -235,11 +231,9 @@ def test_bad_players(make, words):
         make()
 
 
-@pytest.mark.skipif(HAS_MCTS_ACTION, reason="taikyoku.mcts_action is in this build")
-def test_search_options_need_mcts_action():
-    for kwargs in (dict(root="gumbel"), dict(evaluator=lambda o, l: (None, None)), dict(c_puct=2.0)):
-        with pytest.raises(taikyoku.TaikyokuError, match="needs taikyoku.mcts_action"):
-            MctsPlayer(8, **kwargs)
+def test_unknown_search_settings_are_refused():
+    with pytest.raises(taikyoku.TaikyokuError, match="unknown MCTS settings nope"):
+        MctsPlayer(8, nope=1)
 
 
 def test_mcts_player_calls_mcts_action(monkeypatch):
@@ -248,7 +242,7 @@ def test_mcts_player_calls_mcts_action(monkeypatch):
 
     def mcts_action(game, simulations=64, seed=0, evaluator=None, root="puct", **settings):
         calls.append(dict(simulations=simulations, seed=seed, evaluator=evaluator, root=root, **settings))
-        return taikyoku._core.mcts_action(game, simulations, seed=seed)
+        return taikyoku.search.mcts_search(game, simulations, seed=seed).action
 
     monkeypatch.setattr(taikyoku, "mcts_action", mcts_action, raising=False)
 
@@ -266,16 +260,14 @@ def test_mcts_player_calls_mcts_action(monkeypatch):
     assert calls[-1]["seed"] == arena.move_seed(3, game) != calls[0]["seed"]  # a new position, a new seed
 
 
-# -- the native search's options (once taikyoku.mcts_action lands) -------------------------------
+# -- the native search's options --------------------------------------------------------------------
 
 
-@NEEDS_MCTS_ACTION
 def test_gumbel_root_beats_random():
     result = match(MctsPlayer(16, root="gumbel"), RandomPlayer(), games=4, variant=V, openings=4, threads=2)
     assert result.wins >= 3, result
 
 
-@NEEDS_MCTS_ACTION
 @pytest.mark.parametrize("root", ["puct", "gumbel"])
 def test_network_evaluator(root, torch_one_thread):
     nn = pytest.importorskip("taikyoku.nn")
@@ -488,13 +480,9 @@ def test_network_specifications_load_through_taikyoku_nn(tmp_path, monkeypatch, 
     assert loaded == [(str(weights), V), ("pretrained", V), ("pretrained", V)]
     with pytest.raises(taikyoku.TaikyokuError, match="does not exist"):
         player_from_spec(f"policy:{tmp_path / 'missing.pt'}", V)
-    if HAS_MCTS_ACTION:
-        for spec in (f"mcts:8:{weights}", f"gumbel:8:{weights}", "gumbel:8:pretrained"):
-            player = player_from_spec(spec, V)
-            assert isinstance(player, MctsPlayer) and player.evaluator is not None
-    else:
-        with pytest.raises(taikyoku.TaikyokuError, match="needs taikyoku.mcts_action"):
-            player_from_spec(f"mcts:8:{weights}", V)
+    for spec in (f"mcts:8:{weights}", f"gumbel:8:{weights}", "gumbel:8:pretrained"):
+        player = player_from_spec(spec, V)
+        assert isinstance(player, MctsPlayer) and player.evaluator is not None
 
 
 def test_cli_match(capsys):

@@ -45,7 +45,8 @@ from taikyoku import (
     UnknownSquareError,
     render,
 )
-from taikyoku._core import NUM_ACTIONS, mcts_action
+from taikyoku import mcts_action
+from taikyoku._core import NUM_ACTIONS
 
 pettingzoo = pytest.importorskip("pettingzoo")
 

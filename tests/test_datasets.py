@@ -87,7 +87,7 @@ def test_open_reads_both_tables_with_the_documented_schemas(made, kind, fmt):
     assert len(ds.shards) == shards and len(ds.files) == 2 * shards and all(p.is_file() for p in ds.files)
     assert all(p.suffix == "." + EXT[fmt] for p in ds.files)
     assert ds.settings["players"]["kind"] == kind and ds.format == fmt and ds.max_plies == spec["max_plies"]
-    assert ds.manifest["schema_version"] == tds.SCHEMA_VERSION == 4
+    assert ds.manifest["schema_version"] == tds.SCHEMA_VERSION == 5
     assert f"games={spec['games']}" in repr(ds) and f"positions={ds.num_positions}" in repr(ds)
     assert "positions" not in ds.__dict__  # lazy: nothing read yet
     games, positions = ds.games, ds.positions
@@ -399,8 +399,8 @@ def test_open_errors_are_taikyoku_errors(made, tmp_path):
         tds.open(with_manifest('{"schema_version": 1, "shards": ['))
     with pytest.raises(TaikyokuError, match="expected a JSON object"):
         tds.open(with_manifest("[1, 2]"))
-    with pytest.raises(TaikyokuError, match="schema_version 5.*reads versions 1, 2, 3, 4"):
-        tds.open(with_manifest(json.dumps({**good, "schema_version": 5})))
+    with pytest.raises(TaikyokuError, match="schema_version 6.*reads versions 1, 2, 3, 4, 5"):
+        tds.open(with_manifest(json.dumps({**good, "schema_version": 6})))
     # Version 1 (before the promotion block) and 2 (before the optional legal_actions) read as they are.
     for old in (1, 2):
         assert tds.open(with_manifest(json.dumps({**good, "schema_version": old}))).manifest["schema_version"] == old
@@ -1115,7 +1115,7 @@ def test_verify_detects_tampered_legal_actions(made, tmp_path):
     # A file without the column in a dataset that stores it: not its schema.
     plain = made("mcts", "arrow") / "positions" / "part-00001.arrow"
     shutil.copy(plain, path)
-    with pytest.raises(TaikyokuError, match="does not have the positions schema of version 4 with legal_actions"):
+    with pytest.raises(TaikyokuError, match="does not have the positions schema of version 5 with legal_actions"):
         ds.read_shard(1, "positions")
 
 

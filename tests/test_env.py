@@ -433,7 +433,7 @@ def test_mcts_opponent_takes_a_free_king_and_passes_the_checker():
     env = taikyoku.TaikyokuEnv(opponent="mcts", agent_color="white", mcts_simulations=32, start=start)
     obs, info = env.reset(seed=0)
     assert env.game.is_over and env.game.result == "black" and env.game.termination == "royal_capture"
-    assert taikyoku._core.mcts_action(kings_face_to_face(), 16, seed=1) == kings_face_to_face().action_of("Kx18q")
+    assert taikyoku.mcts_action(kings_face_to_face(), 16, seed=1) == kings_face_to_face().action_of("Kx18q")
     check_env(gym.make("taikyoku/Taikyoku-v0", opponent="mcts", mcts_simulations=8, illegal_action="lose",
                        max_plies=10).unwrapped)
     with pytest.raises(ValueError):

@@ -356,9 +356,13 @@ def test_the_recipe_format_is_what_the_recipes_use():
 # ---------------------------------------------------------------- MCTS flags
 
 
+ROOT_KNOBS = {"root", "gumbel_considered", "gumbel_scale"}
+
+
 def test_every_mcts_knob_has_a_flag():
     assert set(MCTS_FLAGS) == set(MCTS_KNOBS)
-    assert set(mcts_defaults()) == set(MCTS_KNOBS) | {"simulations"}  # every setting the manifest records
+    # Every setting the manifest records; the root's are recorded as "gumbel" when it is one.
+    assert set(mcts_defaults()) == set(MCTS_KNOBS) - ROOT_KNOBS | {"simulations"}
 
 
 def test_every_mcts_flag_reaches_the_manifest(tmp_path, capsys):
@@ -377,6 +381,13 @@ def test_every_mcts_flag_reaches_the_manifest(tmp_path, capsys):
     assert players["reuse_tree"] is False and players["simulations"] == 5
     code, _, err = run(["selfplay", "--out", "ds2", "--players", "mcts", "--games", "1", "--max-plies", "2", "--reuse-tree", "--quiet"], capsys)
     assert code == 0 and settings_of(tmp_path / "ds2")["players"]["reuse_tree"] is True
+    assert "gumbel" not in settings_of(tmp_path / "ds2")["players"]  # PUCT: manifests as before
+    gumbel = ["--root", "gumbel", "--gumbel-considered", "4", "--gumbel-scale", "0.5"]
+    code, _, err = run(["selfplay", "--out", "ds3", "--players", "mcts", "--games", "1", "--max-plies", "2", *gumbel, "--quiet"], capsys)
+    assert code == 0, err
+    assert settings_of(tmp_path / "ds3")["players"]["gumbel"] == {"considered": 4, "scale": 0.5}
+    code, _, err = run(["selfplay", "--out", "ds4", "--games", "1", "--root", "gumbel", "--quiet"], capsys)
+    assert code == 2 and "--root applies to --players mcts" in err
 
 
 def test_the_help_shows_the_engine_defaults(capsys):

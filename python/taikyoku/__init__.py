@@ -41,8 +41,10 @@ from taikyoku._core import (
 
 from taikyoku import datasets
 from taikyoku.env import TaikyokuEnv
+from taikyoku.search import SearchResult, mcts_action, mcts_search
 from taikyoku.selfplay import selfplay
 from taikyoku.vector import VectorEnv
+from taikyoku import arena  # after the names it calls (mcts_action)
 
 if TYPE_CHECKING:
     from pettingzoo import AECEnv
@@ -112,4 +114,8 @@ __all__ = [
     "heuristic_priors",
     "heuristic_value",
     "GYM_IDS",
+    "SearchResult",
+    "arena",
+    "mcts_action",
+    "mcts_search",
 ]

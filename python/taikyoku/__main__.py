@@ -168,6 +168,9 @@ MCTS_FLAGS: Dict[str, Tuple[str, Any, str]] = {
     "priors": ("--priors", str, "leaf priors: captures (heuristic) or uniform"),
     "rollout_plies": ("--rollout-plies", int, "random plies before the heuristic evaluates a leaf (0: none)"),
     "reuse_tree": ("--reuse-tree", bool, "keep the chosen subtree for the next move (--no-reuse-tree: a new tree per move)"),
+    "root": ("--root", str, "root search: puct, or gumbel (sequential halving; stores the improved policy)"),
+    "gumbel_considered": ("--gumbel-considered", int, "moves a Gumbel root samples (16)"),
+    "gumbel_scale": ("--gumbel-scale", float, "scale of a Gumbel root's noise, >= 0 (1.0; 0: none)"),
 }
 #: What a recipe file (datasets/recipes/*.json, datasets/README.md §11) may hold.
 RECIPE_KEYS = ("name", "description", "out", "args", "settings", "command", "python", "expect")
@@ -235,6 +238,8 @@ def _selfplay_arguments(args: argparse.Namespace, parser: argparse.ArgumentParse
     _check_real(parser, "--dirichlet-fraction", given.get("dirichlet_fraction"), 0.0, 1.0)
     _check_int(parser, "--temperature-plies", given.get("temperature_plies"), 0, U32_MAX)
     _check_int(parser, "--rollout-plies", given.get("rollout_plies"), 0, U32_MAX)
+    _check_int(parser, "--gumbel-considered", given.get("gumbel_considered"), 1, 1 << 20)
+    _check_real(parser, "--gumbel-scale", given.get("gumbel_scale"), 0.0, 1e6)
     mcts = [name for name in MCTS_FLAGS if merged.get(name) is not None]
     if mcts and merged["players"] != "mcts":
         where = _flag(mcts[0]) if mcts[0] in given else f"the recipe's {mcts[0]!r}"
@@ -549,6 +554,8 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
             mcts.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text + shown)
         elif name == "priors":
             mcts.add_argument(flag, dest=name, choices=["captures", "uniform"], default=None, help=text + shown)
+        elif name == "root":
+            mcts.add_argument(flag, dest=name, choices=["puct", "gumbel"], default=None, help=text + " (default puct)")
         else:
             mcts.add_argument(flag, dest=name, type=kind, default=None, help=text + shown)
     play.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -188,9 +188,22 @@ def _restore_game(
 # ---- self-play and datasets (rust/python/src/selfplay.rs)
 
 def dataset_schema(
-    table: Literal["games", "positions"], legal_actions: bool = False
-) -> bytes: ...  # the table's Arrow schema, as an IPC stream (positions: with the legal_actions column if asked)
-def mcts_action(game: Game, simulations: int = 64, seed: int = 0) -> int: ...
+    table: Literal["games", "positions"], legal_actions: bool = False, policy: bool = False
+) -> bytes: ...  # the table's Arrow schema, as an IPC stream (positions: with the optional columns asked for)
+def mcts_search(
+    game: Game,
+    simulations: int = 64,
+    seed: int = 0,
+    evaluator: Optional[Any] = None,
+    root: Literal["puct", "gumbel"] = "puct",
+    leaves: int = 8,
+    observation: Literal["compact", "onehot"] = "compact",
+    legal_actions: Literal["csr", "list"] = "csr",
+    c_puct: Optional[float] = None,
+    priors: Optional[Literal["captures", "uniform"]] = None,
+    gumbel_considered: Optional[int] = None,
+    gumbel_scale: Optional[float] = None,
+) -> dict[str, Any]: ...
 def decode_positions(
     boards: npt.NDArray[np.uint16],
     white_to_move: npt.NDArray[np.bool_],
@@ -227,6 +240,9 @@ def selfplay_settings(
     reuse_tree: Optional[bool] = None,
     shard_positions: Optional[int] = None,  # None: DEFAULT_SHARD_POSITIONS (not with games_per_shard)
     store_legal_actions: bool = False,
+    root: Optional[Literal["puct", "gumbel"]] = None,
+    gumbel_considered: Optional[int] = None,
+    gumbel_scale: Optional[float] = None,
 ) -> str: ...  # the run's settings (the manifest's "settings") as JSON
 def selfplay_run(
     out: Union[str, "os.PathLike[str]"],

@@ -63,6 +63,7 @@ between every pair of players that met, which keeps them finite).
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 import os
 import statistics
@@ -214,24 +215,18 @@ class RandomPlayer:
         return f"RandomPlayer(seed={self.seed})"
 
 
-def _full_mcts_action() -> Optional[Callable[..., Any]]:
-    """``taikyoku.mcts_action`` (evaluator and Gumbel root), where this build has it."""
-    return getattr(taikyoku, "mcts_action", None)
-
-
 class MctsPlayer:
     """Monte Carlo tree search: ``taikyoku.mcts_action(game, simulations=, seed=, evaluator=, root=)``.
 
     - ``evaluator``: None (the engine's heuristic) or a network evaluator, the protocol of
       ``taikyoku.selfplay``'s (``net.evaluator()`` of a ``taikyoku.nn.PolicyValueNet``). It is
       called from the threads of the match's games, possibly at once.
-    - ``root``: ``"puct"`` or ``"gumbel"`` (Gumbel sampling without replacement at the root).
+    - ``root``: ``"puct"`` or ``"gumbel"`` (Gumbel sampling without replacement at the root, then
+      sequential halving).
     - ``seed``: each move is searched with :func:`move_seed` ``(seed, game)``.
-    - ``mcts_settings``: further keyword arguments, passed on to ``taikyoku.mcts_action`` as given.
-
-    Builds without ``taikyoku.mcts_action`` have ``taikyoku._core.mcts_action`` (heuristic PUCT
-    only): there ``MctsPlayer(simulations, seed=...)`` plays with it, and anything else is refused
-    when the player is made.
+    - ``mcts_settings``: further keyword arguments of :func:`taikyoku.mcts_search`
+      (``c_puct``, ``priors``, ``gumbel_considered``, ``gumbel_scale``, ``leaves``...), checked
+      when the player is made.
     """
 
     def __init__(
@@ -249,31 +244,16 @@ class MctsPlayer:
         self.evaluator = evaluator
         self.seed = _validate.integer("seed", seed, 0, U64_MAX)
         self.mcts_settings: Dict[str, Any] = dict(mcts_settings)
-        self._search()  # refuses now what this build cannot play
-
-    def _search(self) -> Callable[..., Any]:
-        full = _full_mcts_action()
-        if full is not None:
-            return full
-        if self.evaluator is None and self.root == "puct" and not self.mcts_settings:
-            return _core.mcts_action
-        wanted = ", ".join(
-            (["evaluator="] if self.evaluator is not None else [])
-            + ([f"root={self.root!r}"] if self.root != "puct" else [])
-            + [f"{name}=" for name in self.mcts_settings]
-        )
-        raise TaikyokuError(
-            f"MctsPlayer({wanted}) needs taikyoku.mcts_action, which this build of taikyoku lacks "
-            "(it has only the heuristic PUCT search: MctsPlayer(simulations, seed=...))"
-        )
+        known = set(inspect.signature(taikyoku.mcts_search).parameters) - {"game", "simulations", "seed", "evaluator", "root"}
+        unknown = sorted(set(self.mcts_settings) - known)
+        if unknown:
+            raise TaikyokuError(f"unknown MCTS settings {', '.join(unknown)} (known: {', '.join(sorted(known))})")
 
     def __call__(self, game: Game) -> int:
-        search = self._search()
-        seed = move_seed(self.seed, game)
-        if search is _core.mcts_action:
-            return int(_core.mcts_action(game, self.simulations, seed=seed))
         return int(
-            search(game, simulations=self.simulations, seed=seed, evaluator=self.evaluator, root=self.root, **self.mcts_settings)
+            taikyoku.mcts_action(
+                game, self.simulations, move_seed(self.seed, game), self.evaluator, self.root, **self.mcts_settings
+            )
         )
 
     def __repr__(self) -> str:

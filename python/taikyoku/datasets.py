@@ -93,10 +93,10 @@ def _pa() -> Any:
 
 
 @functools.lru_cache(maxsize=None)
-def _schema(table: TableName, legal_actions: bool = False) -> "pa.Schema":
+def _schema(table: TableName, legal_actions: bool = False, policy: bool = False) -> "pa.Schema":
     # The writer's own definition (rust/selfplay/src/tables.rs), sent as an empty IPC stream.
     pa = _pa()
-    return pa.ipc.open_stream(pa.py_buffer(_core.dataset_schema(table, legal_actions=legal_actions))).schema
+    return pa.ipc.open_stream(pa.py_buffer(_core.dataset_schema(table, legal_actions=legal_actions, policy=policy))).schema
 
 
 def games_schema() -> "pa.Schema":
@@ -108,19 +108,27 @@ def games_schema() -> "pa.Schema":
     return _schema("games")
 
 
-def positions_schema(legal_actions: bool = False) -> "pa.Schema":
+def positions_schema(legal_actions: bool = False, policy: bool = False) -> "pa.Schema":
     """The Arrow schema of the positions table (one row per position a move was played from).
 
     ``legal_actions=True`` gives the schema of datasets made with ``store_legal_actions``: the
-    same, ending with the ``legal_actions`` column (list<uint32>).
+    same, ending with the ``legal_actions`` column (list<uint32>); ``policy=True`` that of
+    datasets made with a Gumbel root (``root="gumbel"``), ending with the ``policy`` column
+    (list<struct<action: uint32, weight: float32>>), after ``legal_actions`` when both are there.
     """
-    return _schema("positions", _validate.boolean("legal_actions", legal_actions))
+    return _schema("positions", _validate.boolean("legal_actions", legal_actions), _validate.boolean("policy", policy))
 
 
 #: The optional positions column of each position's legal actions (``store_legal_actions``).
 LEGAL_ACTIONS = "legal_actions"
 #: The optional positions column of a Gumbel root's improved policy (``root="gumbel"``).
 POLICY = "policy"
+
+
+def _stores_policy(settings: Dict[str, Any]) -> bool:
+    """Whether a run's positions hold the ``policy`` column: MCTS players with a Gumbel root."""
+    players = settings.get("players")
+    return isinstance(players, dict) and players.get("kind") == "mcts" and players.get("gumbel") is not None
 
 
 # The column _iter_batches joins onto positions from the games table (whether each position's game
@@ -194,7 +202,7 @@ def _table_schema(table: str, settings: Dict[str, Any], version: int = SCHEMA_VE
     positions hold ``legal_actions`` when the settings store them, and the pass counters from
     version 4 on)."""
     if table == "positions":
-        schema = positions_schema(bool(settings.get("store_legal_actions", False)))
+        schema = positions_schema(bool(settings.get("store_legal_actions", False)), _stores_policy(settings))
         if version < 4:
             for name in _PASS_COLUMNS:
                 schema = schema.remove(schema.get_field_index(name))
@@ -408,6 +416,12 @@ class Dataset:
     @property
     def complete(self) -> bool:
         return bool(self.manifest["complete"])
+
+    @property
+    def has_policy(self) -> bool:
+        """Whether the positions hold each position's improved policy (the ``policy`` column of
+        runs with a Gumbel root, ``root="gumbel"``): the policy target to train on."""
+        return _stores_policy(self.settings)
 
     @property
     def has_legal_actions(self) -> bool:

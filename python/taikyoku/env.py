@@ -35,6 +35,7 @@ from gymnasium import spaces
 
 from taikyoku import _core, _validate
 from taikyoku import render as render_module
+from taikyoku.search import mcts_action
 
 if TYPE_CHECKING:
     from typing_extensions import TypeAlias
@@ -322,7 +323,7 @@ class TaikyokuEnv(gymnasium.Env[npt.NDArray[Any], np.int64]):
             return lambda game: int(self.np_random.choice(game.legal_actions()))
         if opponent == "mcts":
             simulations = _validate.integer("mcts_simulations", simulations, 1, _validate.U32_MAX)
-            return lambda game: _core.mcts_action(game, simulations, seed=int(self.np_random.integers(2**63)))
+            return lambda game: mcts_action(game, simulations, seed=int(self.np_random.integers(2**63)))
         raise _core.TaikyokuError(f"unknown opponent {_validate.show(opponent)} (use None, 'random', 'mcts' or a callable)")
 
     def _new_game(self, start: Optional[str] = None) -> "_core.Game":

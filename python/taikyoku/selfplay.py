@@ -107,6 +107,9 @@ _MCTS_KNOBS: Dict[str, Callable[[str, Any], Any]] = {
     "priors": lambda name, v: _validate.choice(name, v, ("captures", "uniform")),
     "rollout_plies": lambda name, v: _validate.integer(name, v, 0, U32_MAX),
     "reuse_tree": lambda name, v: _validate.boolean(name, v),
+    "root": lambda name, v: _validate.choice(name, v, ("puct", "gumbel")),
+    "gumbel_considered": lambda name, v: _validate.integer(name, v, 1, 1 << 20),
+    "gumbel_scale": lambda name, v: _validate.real(name, v, 0.0, 1e6),
 }
 
 #: The names of the MCTS settings :func:`selfplay` takes by keyword (``**mcts``).
@@ -245,7 +248,11 @@ def selfplay(
         progress: show a progress bar (tqdm) and nothing else.
         **mcts: MCTS settings (:data:`MCTS_KNOBS`): ``temperature``, ``temperature_plies``,
             ``dirichlet_alpha``, ``dirichlet_fraction``, ``c_puct``, ``priors`` ("captures" or
-            "uniform"), ``rollout_plies``, ``reuse_tree``.
+            "uniform"), ``rollout_plies``, ``reuse_tree``, and the root: ``root="puct"`` (the
+            default) or ``"gumbel"`` (Gumbel-top-k sampling of ``gumbel_considered`` moves, 16,
+            with noise ``gumbel_scale``, 1.0, and sequential halving; the Dirichlet noise and the
+            temperature do not apply, and each position's improved policy is stored in the
+            positions' ``policy`` column, the better policy target: datasets/README.md).
 
     Returns:
         A :class:`SelfplaySummary`: games, positions (= plies), black_wins, white_wins, draws,

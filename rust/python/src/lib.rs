@@ -53,7 +53,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("READABLE_SCHEMA_VERSIONS", taikyoku_selfplay::tables::READABLE_SCHEMA_VERSIONS.to_vec())?;
     m.add("DEFAULT_SHARD_POSITIONS", taikyoku_selfplay::settings::DEFAULT_SHARD_POSITIONS)?;
     m.add("ROWS_PER_BATCH", taikyoku_selfplay::tables::ROWS_PER_BATCH)?;
-    m.add_function(wrap_pyfunction!(selfplay::mcts_action, m)?)?;
+    m.add_function(wrap_pyfunction!(selfplay::mcts_search, m)?)?;
     m.add("NUM_ACTIONS", actions::NUM_ACTIONS)?;
     m.add("MOVE_BLOCK", actions::MOVE_BLOCK)?;
     m.add("PROMOTION_BLOCK", actions::PROMOTION_BLOCK)?;

@@ -21,7 +21,7 @@ use taikyoku_engine::rl::actions::{GRID, GRID_SQUARES};
 use taikyoku_engine::rl::observation::{self, Cell};
 use taikyoku_selfplay::network::{self, Batch, BatchEvaluator};
 use taikyoku_selfplay::play::GameRecord;
-use taikyoku_selfplay::settings::{NetworkSettings, DEFAULT_SHARD_POSITIONS};
+use taikyoku_selfplay::settings::{GumbelSettings, NetworkSettings, DEFAULT_SHARD_POSITIONS};
 use taikyoku_selfplay::{self as selfplay, Control, MctsSettings, Players, RunError, Settings};
 
 /// Runs `work(stop)` on its own thread; the calling thread checks for signals meanwhile and
@@ -198,6 +198,7 @@ fn mcts_settings(
         priors: priors.unwrap_or(d.priors),
         rollout_plies: rollout_plies.map_or(Ok(d.rollout_plies), |r| r.count("rollout_plies"))?,
         reuse_tree: reuse_tree.unwrap_or(d.reuse_tree),
+        gumbel: None,
     };
     settings.validate().map_err(|e| invalid(e.to_string()))?;
     Ok(settings)
@@ -211,7 +212,7 @@ fn mcts_settings(
     simulations = Int(64), games_per_shard = None, variant = "taikyoku", options = None, temperature = None,
     temperature_plies = None, dirichlet_alpha = None, dirichlet_fraction = None, c_puct = None, priors = None,
     rollout_plies = None, evaluator_name = None, leaves_per_game = Int(8), observation = "compact", reuse_tree = None,
-    shard_positions = None, store_legal_actions = false))]
+    shard_positions = None, store_legal_actions = false, root = None, gumbel_considered = None, gumbel_scale = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn selfplay_settings(
     players: &str,
@@ -236,6 +237,9 @@ pub fn selfplay_settings(
     reuse_tree: Option<bool>,
     shard_positions: Option<Int>,
     store_legal_actions: bool,
+    root: Option<&str>,
+    gumbel_considered: Option<Int>,
+    gumbel_scale: Option<f64>,
 ) -> PyResult<String> {
     if games_per_shard.is_some() && shard_positions.is_some() {
         return Err(invalid("give games_per_shard or shard_positions, not both (games_per_shard fixes the games of a shard; shard_positions derives them)"));
@@ -243,19 +247,26 @@ pub fn selfplay_settings(
     if !matches!(observation, "compact" | "onehot") {
         return Err(invalid(format!("unknown observation '{}' (use 'compact' or 'onehot')", convert::clip(observation))));
     }
+    if players != "mcts" && (root.is_some() || gumbel_considered.is_some() || gumbel_scale.is_some()) {
+        return Err(invalid("root, gumbel_considered and gumbel_scale apply to players='mcts'"));
+    }
     let players = match players {
         "random" => Players::Random,
-        "mcts" => Players::Mcts(mcts_settings(
-            simulations,
-            temperature,
-            temperature_plies,
-            dirichlet_alpha,
-            dirichlet_fraction,
-            c_puct,
-            priors,
-            rollout_plies,
-            reuse_tree,
-        )?),
+        "mcts" => {
+            let mut mcts = mcts_settings(
+                simulations,
+                temperature,
+                temperature_plies,
+                dirichlet_alpha,
+                dirichlet_fraction,
+                c_puct,
+                priors,
+                rollout_plies,
+                reuse_tree,
+            )?;
+            mcts.gumbel = root_settings(root.unwrap_or("puct"), gumbel_considered, gumbel_scale)?;
+            Players::Mcts(mcts)
+        }
         other => return Err(invalid(format!("unknown players '{}' (use 'random' or 'mcts')", convert::clip(other)))),
     };
     let games_per_shard = games_per_shard.map(|g| g.within("games_per_shard", 1, u32::MAX as i128)).transpose()?;
@@ -383,12 +394,13 @@ pub fn selfplay_run(
 
 /// The Arrow schema of a dataset table (`"games"` or `"positions"`) as IPC stream bytes: the
 /// writer's own definition, which `taikyoku.datasets` reads instead of keeping a copy. With
-/// `legal_actions`, the positions schema of runs that store them (its last column).
+/// `legal_actions`, the positions schema of runs that store them; with `policy`, of runs with a
+/// Gumbel root (the optional columns come last, in that order).
 #[pyfunction]
-#[pyo3(signature = (table, legal_actions = false))]
-pub fn dataset_schema(py: Python<'_>, table: &str, legal_actions: bool) -> PyResult<PyObject> {
+#[pyo3(signature = (table, legal_actions = false, policy = false))]
+pub fn dataset_schema(py: Python<'_>, table: &str, legal_actions: bool, policy: bool) -> PyResult<PyObject> {
     let schema = match table {
-        "positions" => Some(taikyoku_selfplay::tables::positions_schema_with(legal_actions)),
+        "positions" => Some(taikyoku_selfplay::tables::positions_schema_with(legal_actions, policy)),
         _ => taikyoku_selfplay::tables::schema(table),
     }
     .ok_or_else(|| invalid(format!("unknown table '{}' (use 'games' or 'positions')", convert::clip(table))))?;
@@ -486,30 +498,137 @@ pub fn decode_positions(
     }
 }
 
-/// The move MCTS (heuristic evaluator, no noise, most visited move) chooses for the side to
-/// move of `game`, as an action in the mover's frame. Seeded: the same seed, the same move.
+/// The move MCTS chooses for the side to move of `game` (no Dirichlet noise, no temperature),
+/// as an action in the mover's frame, with the root's statistics: the search self-play runs,
+/// with the heuristic evaluator or `evaluator` (the self-play evaluator protocol, leaves
+/// batched `leaves` per call). `taikyoku.mcts_action` checks the arguments and documents them.
+/// Returns `(action, visit actions, visit counts, policy, value, simulations)`, the visits and
+/// the improved policy (Gumbel root) by action.
 #[pyfunction]
-#[pyo3(signature = (game, simulations = Int(64), seed = Int(0)))]
-pub fn mcts_action(py: Python<'_>, game: &crate::game::Game, simulations: Int, seed: Int) -> PyResult<u32> {
+#[pyo3(signature = (game, simulations = Int(64), seed = Int(0), evaluator = None, root = "puct", leaves = Int(8),
+    observation = "compact", legal_actions = "csr", c_puct = None, priors = None, gumbel_considered = None,
+    gumbel_scale = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn mcts_search(
+    py: Python<'_>,
+    game: &crate::game::Game,
+    simulations: Int,
+    seed: Int,
+    evaluator: Option<PyObject>,
+    root: &str,
+    leaves: Int,
+    observation: &str,
+    legal_actions: &str,
+    c_puct: Option<f64>,
+    priors: Option<String>,
+    gumbel_considered: Option<Int>,
+    gumbel_scale: Option<f64>,
+) -> PyResult<PyObject> {
     use rand::SeedableRng;
-    use taikyoku_search::evaluation::{HeuristicConfig, HeuristicEvaluator};
+    use taikyoku_engine::rl::actions::{action_of, Frame};
+    use taikyoku_search::evaluation::HeuristicEvaluator;
     use taikyoku_search::mcts::{search, MctsConfig};
-    let simulations = simulations.within::<u32>("simulations", 1, 1 << 24)?;
     let seed = seed.seed("seed")?;
+    let leaves: usize = leaves.within("leaves", 1, 4096)?;
+    let mut settings = mcts_settings(simulations, None, None, None, None, c_puct, priors, None, None)?;
+    settings.gumbel = root_settings(root, gumbel_considered, gumbel_scale)?;
+    settings.validate().map_err(|e| invalid(e.to_string()))?;
+    let config = MctsConfig { dirichlet_fraction: 0.0, temperature: 0.0, temperature_plies: 0, ..settings.engine_config() };
+    let csr = match legal_actions {
+        "csr" => true,
+        "list" => false,
+        other => return Err(invalid(format!("unknown legal_actions '{}' (use 'csr' or 'list')", convert::clip(other)))),
+    };
+    let layout = match observation {
+        "compact" => observation::Layout::Compact,
+        "onehot" => observation::Layout::OneHot,
+        other => return Err(invalid(format!("unknown observation '{}' (use 'compact' or 'onehot')", convert::clip(other)))),
+    };
     let mut engine_game = game.game.clone();
     if engine_game.end().is_some() {
         return Err(IllegalMoveError::new_err("the game is over: no move to choose"));
     }
-    let variant = engine_game.position.variant.clone();
-    shield(|| {
-        Ok(py.allow_threads(|| {
-            let mut evaluator = HeuristicEvaluator::new(&variant, HeuristicConfig::default());
-            let config = MctsConfig { simulations, ..MctsConfig::competitive() };
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-            let (mv, _) = search(&mut engine_game, &mut evaluator, config, &mut rng);
-            taikyoku_engine::rl::actions::action_of(&engine_game.position, mv, taikyoku_engine::Frame::Mover)
-        }))
-    })
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let failure = Mutex::new(None);
+    let found = shield(|| match &evaluator {
+        None => {
+            let variant = engine_game.position.variant.clone();
+            let heuristic = settings.heuristic_config();
+            Ok(Ok(py.allow_threads(|| search(&mut engine_game, &mut HeuristicEvaluator::new(&variant, heuristic), config, &mut rng))))
+        }
+        Some(evaluator) => match layout {
+            observation::Layout::Compact => {
+                network_search::<u16>(py, &engine_game, config, leaves, layout, evaluator, csr, &failure, &mut rng)
+            }
+            observation::Layout::OneHot => {
+                network_search::<u8>(py, &engine_game, config, leaves, layout, evaluator, csr, &failure, &mut rng)
+            }
+        },
+    })?;
+    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    let (mv, stats) = found.map_err(run_error)?;
+    let pos = &engine_game.position;
+    let action = action_of(pos, mv, Frame::Mover);
+    let visits = taikyoku_selfplay::play::root_visits(pos, &stats);
+    let policy = taikyoku_selfplay::play::root_policy(pos, &stats);
+    let (visit_actions, counts): (Vec<i64>, Vec<i64>) = visits.iter().map(|&(a, n)| (i64::from(a), i64::from(n))).unzip();
+    let (policy_actions, weights): (Vec<i64>, Vec<f32>) = policy.iter().map(|&(a, w)| (i64::from(a), w)).unzip();
+    let out = PyDict::new_bound(py);
+    out.set_item("action", action)?;
+    out.set_item("visit_actions", numpy::PyArray1::from_vec_bound(py, visit_actions))?;
+    out.set_item("visit_counts", numpy::PyArray1::from_vec_bound(py, counts))?;
+    out.set_item("policy_actions", numpy::PyArray1::from_vec_bound(py, policy_actions))?;
+    out.set_item("policy", numpy::PyArray1::from_vec_bound(py, weights))?;
+    out.set_item("value", stats.value)?;
+    out.set_item("simulations", stats.simulations)?;
+    Ok(out.into_any().unbind())
+}
+
+/// The Gumbel settings of `root` ("puct" or "gumbel") and its knobs (defaults where `None`).
+pub fn root_settings(root: &str, considered: Option<Int>, scale: Option<f64>) -> PyResult<Option<GumbelSettings>> {
+    match root {
+        "puct" => {
+            if considered.is_some() || scale.is_some() {
+                return Err(invalid("gumbel_considered and gumbel_scale apply to root='gumbel'"));
+            }
+            Ok(None)
+        }
+        "gumbel" => {
+            let d = GumbelSettings::default();
+            Ok(Some(GumbelSettings {
+                considered: considered.map_or(Ok(d.considered), |c| c.within::<u32>("gumbel_considered", 1, 1 << 20))?,
+                scale: scale.map_or(Ok(d.scale), |s| convert::real("gumbel_scale", s, 0.0, 1e6))?,
+            }))
+        }
+        other => Err(invalid(format!("unknown root '{}' (use 'puct' or 'gumbel')", convert::clip(other)))),
+    }
+}
+
+/// A search of one position guided by the user's Python evaluator: the tree is walked with the
+/// GIL released, the evaluator called with it (on this thread, so Ctrl-C reaches it).
+#[allow(clippy::too_many_arguments)]
+fn network_search<O: Cell + numpy::Element>(
+    py: Python<'_>,
+    game: &taikyoku_engine::Game,
+    config: taikyoku_search::mcts::MctsConfig,
+    leaves: usize,
+    layout: observation::Layout,
+    evaluator: &PyObject,
+    csr: bool,
+    failure: &Mutex<Option<PyErr>>,
+    rng: &mut rand_chacha::ChaCha8Rng,
+) -> PyResult<Result<(taikyoku_engine::Move, taikyoku_search::mcts::RootStats), RunError>> {
+    let planes = observation::plane_count(&game.position.variant, layout);
+    let buffer = observations::zeros::<O>(py, "the evaluator's observations", vec![leaves, GRID, GRID, planes])?;
+    let memory = Memory::of(&buffer);
+    let view = buffer.clone().into_any().unbind();
+    let mut python = PythonEvaluator { evaluator, observations: [view.clone_ref(py), view], actions: [None, None], offsets: [None, None], csr, failure };
+    // The buffer lives in this frame until the search ends; the search writes it only while the
+    // evaluator is not looking at it.
+    let slice = unsafe { memory.slice() };
+    Ok(py.allow_threads(|| network::search_position(game, config, leaves, layout, slice, &mut python, rng)))
 }
 
 /// The driver's side of a run spread over machines (`taikyoku.distributed`): opens (checks,

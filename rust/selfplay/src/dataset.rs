@@ -396,7 +396,7 @@ pub fn write_shard(store: &dyn Store, settings: &Settings, index: u64, records: 
     let rows: Vec<_> = sorted.iter().flat_map(|&r| r.positions.iter().map(move |p| (r, p))).collect();
     let positions: Vec<_> = rows
         .chunks(tables::ROWS_PER_BATCH)
-        .map(|chunk| tables::positions_batch(chunk, settings.store_legal_actions))
+        .map(|chunk| tables::positions_batch(chunk, settings.store_legal_actions, settings.stores_policy()))
         .collect::<Result<_, _>>()
         .map_err(usage)?;
     let games: Vec<_> = sorted

@@ -466,6 +466,58 @@ mod tests {
     }
 
     #[test]
+    fn a_gumbel_root_stores_its_improved_policy_over_the_legal_actions() {
+        use arrow_array::{Array, Float32Array, ListArray, StructArray, UInt32Array};
+        let mcts = MctsSettings { simulations: 16, gumbel: Some(settings::GumbelSettings { considered: 8, scale: 1.0 }), ..MctsSettings::default() };
+        let settings = Settings {
+            variant: "tenjiku".into(),
+            players: Players::Mcts(mcts),
+            games: 3,
+            games_per_shard: 2,
+            max_plies: 10,
+            format: Format::Arrow,
+            store_legal_actions: true,
+            ..Settings::default()
+        };
+        let (one, two) = (temp_dir("gumbel-one"), temp_dir("gumbel-two"));
+        run_quietly(&one, &settings, Some(1)).unwrap();
+        run_quietly(&two, &settings, Some(2)).unwrap();
+        assert_eq!(file_bytes(&one), file_bytes(&two));
+        let mut rows = 0;
+        for shard in 0..2 {
+            for batch in file_batches(&one.join(format!("positions/part-{shard:05}.arrow")), Format::Arrow) {
+                let names: Vec<String> = batch.schema().fields().iter().rev().take(2).map(|f| f.name().clone()).collect();
+                assert_eq!(names, [tables::POLICY, tables::LEGAL_ACTIONS]);
+                let column = |name: &str| batch.column_by_name(name).unwrap().clone();
+                let (policy, legal, played) = (column(tables::POLICY), column(tables::LEGAL_ACTIONS), column("action"));
+                let policy = policy.as_any().downcast_ref::<ListArray>().unwrap();
+                let legal = legal.as_any().downcast_ref::<ListArray>().unwrap();
+                let played = played.as_any().downcast_ref::<UInt32Array>().unwrap();
+                for row in 0..batch.num_rows() {
+                    let entries = policy.value(row);
+                    let entries = entries.as_any().downcast_ref::<StructArray>().unwrap();
+                    let actions = entries.column(0).as_any().downcast_ref::<UInt32Array>().unwrap().values().to_vec();
+                    let weights = entries.column(1).as_any().downcast_ref::<Float32Array>().unwrap().values().to_vec();
+                    // Every legal action, by action, with a weight; the weights a distribution.
+                    let listed = legal.value(row);
+                    assert_eq!(actions, listed.as_any().downcast_ref::<UInt32Array>().unwrap().values().to_vec());
+                    assert!(weights.iter().all(|&w| w > 0.0) && (weights.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                    assert!(actions.contains(&played.value(row)));
+                    rows += 1;
+                }
+            }
+        }
+        assert_eq!(rows, 30);
+        let manifest = fs::read_to_string(one.join("manifest.json")).unwrap();
+        assert!(manifest.contains("\"gumbel\": {"), "{manifest}");
+        // A PUCT run's manifest does not name the root (the same bytes as before Gumbel existed).
+        let puct = Settings { players: Players::Mcts(MctsSettings::default()), ..Settings::default() };
+        assert!(!serde_json::to_string(&puct).unwrap().contains("gumbel"));
+        let _ = fs::remove_dir_all(&one);
+        let _ = fs::remove_dir_all(&two);
+    }
+
+    #[test]
     fn a_foreign_non_empty_directory_or_an_empty_path_is_refused() {
         let dir = temp_dir("foreign");
         fs::create_dir_all(&dir).unwrap();

@@ -13,7 +13,7 @@
 //!   same dataset whatever the thread count.
 
 use crate::dataset::Writer;
-use crate::play::{game_seed, root_visits, GameRecord};
+use crate::play::{game_seed, GameRecord};
 use crate::settings::{MctsSettings, Players, Settings};
 use crate::{Control, RunError, Summary};
 use rand::SeedableRng;
@@ -25,7 +25,8 @@ use std::time::Instant;
 use taikyoku_engine::rl::actions::{action_of, legal_actions, Frame};
 use taikyoku_engine::rl::observation::{observation_len, rewrite, Cell, Layout};
 use taikyoku_engine::{Game, Variant};
-use taikyoku_search::mcts::{LeafRequest, Search};
+use taikyoku_engine::Move;
+use taikyoku_search::mcts::{LeafRequest, MctsConfig, RootStats, Search};
 
 /// One game in play.
 struct Slot {
@@ -225,10 +226,9 @@ fn play_searched_move(slot: &mut Slot, store_legal: bool) {
     };
     // The root's statistics list every legal move.
     let stats = slot.search.root_stats();
-    let visits = root_visits(&slot.game.position, &stats);
     let legal: Vec<_> = stats.visits.iter().map(|&(m, _)| m).collect();
     let actions = store_legal.then(|| legal_actions(&slot.game.position, &legal, Frame::Mover));
-    slot.record.record_move(&slot.game, mv, legal.len(), actions, visits, Some(stats.value));
+    slot.record.record_move(&slot.game, mv, legal.len(), actions, Some(&stats));
     slot.game.play(mv);
     slot.search.advance(mv);
     slot.move_start = slot.search.completed_simulations();
@@ -368,6 +368,80 @@ fn play<O: Cell>(
     }
 }
 
+/// One search from `game` guided by `evaluator`: the move it chooses and the root's statistics.
+/// Up to `leaves` leaves are evaluated per call (spread by virtual loss), their observations
+/// (mover's frame, `layout`) written into `buffer` (`leaves` rows of `observation_len`); the
+/// tree is searched with the settings of `config` (a fresh tree, `config.simulations`
+/// simulations). `game` is returned unchanged. The same search as self-play's.
+///
+/// # Errors
+/// `RunError::Usage` if the game is over, the buffer is too small, or the evaluator's answer
+/// does not fit the batch; the evaluator's own errors as it returns them.
+pub fn search_position<O: Cell>(
+    game: &Game,
+    config: MctsConfig,
+    leaves: usize,
+    layout: Layout,
+    buffer: &mut [O],
+    evaluator: &mut dyn BatchEvaluator<O>,
+    rng: &mut ChaCha8Rng,
+) -> Result<(Move, RootStats), RunError> {
+    if game.end().is_some() {
+        return Err(RunError::Usage("the game is over: no move to search".into()));
+    }
+    let leaves = leaves.max(1);
+    let len = observation_len(&game.position.variant, layout);
+    if buffer.len() < leaves * len {
+        return Err(RunError::Usage(format!("the observation buffer needs {leaves} rows of {len} values")));
+    }
+    let mut game = game.clone();
+    let mut search = Search::new(config);
+    let (mut requests, mut actions, mut offsets) = (Vec::new(), Vec::new(), vec![0usize]);
+    let mut written = vec![Vec::new(); leaves];
+    let goal = u64::from(config.simulations);
+    loop {
+        let wanted = (goal.saturating_sub(search.completed_simulations()) as usize).min(leaves);
+        // The root itself is evaluated first (no simulation is counted for it).
+        let wanted = if search.node_count() == 1 && search.pending_leaves() == 0 { wanted.max(1) } else { wanted };
+        if wanted == 0 {
+            break;
+        }
+        actions.clear();
+        offsets.truncate(1);
+        let mut row = 0;
+        let descents = search.select_leaves_into(&mut game, wanted, rng, &mut requests, |game, leaf, _| {
+            actions.extend(leaf.moves.iter().map(|&m| action_of(&game.position, m, Frame::Mover)));
+            offsets.push(actions.len());
+            rewrite(game, Frame::Mover, layout, &mut buffer[row * len..(row + 1) * len], &mut written[row]);
+            row += 1;
+        });
+        if descents == 0 {
+            break;
+        }
+        if requests.is_empty() {
+            continue;
+        }
+        let batch = Batch { half: 0, leaves: requests.len(), observations: &buffer[..requests.len() * len], actions: &actions, offsets: &offsets };
+        let (priors, values) = evaluator.evaluate(&batch)?;
+        if values.len() != requests.len() || priors.len() != actions.len() {
+            return Err(RunError::Usage(format!(
+                "the evaluator returned {} priors and {} values for {} legal actions of {} leaves",
+                priors.len(),
+                values.len(),
+                actions.len(),
+                requests.len()
+            )));
+        }
+        for (i, request) in requests.iter().enumerate() {
+            search.expand(request, &priors[offsets[i]..offsets[i + 1]], values[i]);
+        }
+    }
+    let mv = search.pick(&game, rng).ok_or_else(|| RunError::Usage("the search found no move".into()))?;
+    let mut stats = search.root_stats();
+    stats.simulations = search.completed_simulations() as u32;
+    Ok((mv, stats))
+}
+
 /// Plays games `games` of `settings` with `evaluate(batch)` (one-hot observations), without
 /// writing anything: for tests and small experiments. Runs on the current rayon pool.
 pub fn play_games(
@@ -456,6 +530,58 @@ mod tests {
             stand_in(batch)
         };
         play_games(&settings(1), 0..1, 1, &mut check).unwrap();
+    }
+
+    #[test]
+    fn a_one_position_search_is_the_search_with_an_evaluator() {
+        use taikyoku_engine::Move;
+        use taikyoku_search::evaluation::Evaluator;
+        use taikyoku_search::mcts::{MctsConfig, RootRule};
+        /// The stand-in network as an `Evaluator` of the plain search.
+        struct StandIn;
+        impl Evaluator for StandIn {
+            fn evaluate(&mut self, _: &mut Game, moves: &[Move], priors: &mut Vec<f32>, _: &mut ChaCha8Rng) -> f32 {
+                priors.clear();
+                priors.resize(moves.len(), 1.0);
+                (moves.len() % 7) as f32 / 7.0
+            }
+        }
+        let variant = Variant::load("tenjiku", &[]).unwrap();
+        let mut game = Game::new(variant.clone());
+        game.play(game.legal_moves()[3]);
+        let len = observation_len(&variant, Layout::Compact);
+        struct Batched;
+        impl BatchEvaluator<u16> for Batched {
+            fn evaluate(&mut self, batch: &Batch<u16>) -> Result<(Vec<f32>, Vec<f32>), RunError> {
+                Ok(stand_in_u16(batch))
+            }
+        }
+        for root in [RootRule::Puct, RootRule::Gumbel { considered: 8, scale: 1.0 }] {
+            let config = MctsConfig { simulations: 40, root, ..MctsConfig::competitive() };
+            // One leaf per call: the same tree, move and statistics as the plain search.
+            let mut buffer = vec![0u16; len];
+            let found = search_position(&game, config, 1, Layout::Compact, &mut buffer, &mut Batched, &mut ChaCha8Rng::seed_from_u64(2)).unwrap();
+            let expected = taikyoku_search::mcts::search(&mut game.clone(), &mut StandIn, config, &mut ChaCha8Rng::seed_from_u64(2));
+            assert_eq!(found.0, expected.0, "{root:?}");
+            assert_eq!(found.1.visits, expected.1.visits, "{root:?}");
+            assert_eq!(found.1.policy, expected.1.policy, "{root:?}");
+            assert_eq!(found.1.simulations, 40);
+            // Eight leaves per call: all simulations, the move among the visited ones.
+            let mut buffer = vec![0u16; 8 * len];
+            let (mv, stats) = search_position(&game, config, 8, Layout::Compact, &mut buffer, &mut Batched, &mut ChaCha8Rng::seed_from_u64(2)).unwrap();
+            assert_eq!(stats.visits.iter().map(|v| v.1).sum::<u32>(), 40);
+            assert!(stats.visits.iter().any(|&(m, n)| m == mv && n > 0));
+        }
+        // A finished game, or a buffer too small, is refused.
+        let mut small = vec![0u16; len - 1];
+        let config = MctsConfig::competitive();
+        assert!(search_position(&game, config, 1, Layout::Compact, &mut small, &mut Batched, &mut ChaCha8Rng::seed_from_u64(0)).is_err());
+    }
+
+    fn stand_in_u16(batch: &Batch<u16>) -> (Vec<f32>, Vec<f32>) {
+        let priors = vec![1.0; batch.actions.len()];
+        let values = (0..batch.leaves).map(|i| ((batch.offsets[i + 1] - batch.offsets[i]) % 7) as f32 / 7.0).collect();
+        (priors, values)
     }
 
     #[test]

@@ -32,6 +32,9 @@ pub struct PositionRecord {
     pub visits: Vec<(u32, u32)>,
     /// MCTS root value from the mover's view (`None` for the random player).
     pub root_value: Option<f32>,
+    /// A Gumbel root's improved policy as (action, probability), by action, over every legal
+    /// move; empty for other players.
+    pub policy: Vec<(u32, f32)>,
     /// The legal actions here (mover's frame, sorted), when the run stores them
     /// (`Settings::store_legal_actions`).
     pub legal_actions: Option<Vec<u32>>,
@@ -66,16 +69,9 @@ impl GameRecord {
     }
 
     /// Records `mv`, about to be played in `game`, which has `legal_moves` legal moves
-    /// (`legal_actions`: their actions, when the run stores them).
-    pub fn record_move(
-        &mut self,
-        game: &Game,
-        mv: Move,
-        legal_moves: usize,
-        legal_actions: Option<Vec<u32>>,
-        visits: Vec<(u32, u32)>,
-        root_value: Option<f32>,
-    ) {
+    /// (`legal_actions`: their actions, when the run stores them), chosen by the search that
+    /// ended with `searched` (none for random players).
+    pub fn record_move(&mut self, game: &Game, mv: Move, legal_moves: usize, legal_actions: Option<Vec<u32>>, searched: Option<&RootStats>) {
         let pos = &game.position;
         let ply = pos.move_number() - 1;
         let mut board = vec![0u16; GRID_SQUARES];
@@ -85,6 +81,10 @@ impl GameRecord {
             _ => compact_board(pos, &mut board),
         }
         let action = action_of(pos, mv, Frame::Mover);
+        let (visits, root_value, policy) = match searched {
+            Some(stats) => (root_visits(pos, stats), Some(stats.value), root_policy(pos, stats)),
+            None => (Vec::new(), None, Vec::new()),
+        };
         self.positions.push(PositionRecord {
             ply,
             white_to_move: pos.side_to_move() == Color::White,
@@ -95,6 +95,7 @@ impl GameRecord {
             legal_moves: legal_moves as u32,
             visits,
             root_value,
+            policy,
             legal_actions,
         });
         self.moves.push(pos.move_notation(mv));
@@ -131,6 +132,14 @@ pub fn root_visits(pos: &Position, stats: &RootStats) -> Vec<(u32, u32)> {
         stats.visits.iter().filter(|v| v.1 > 0).map(|&(m, count)| (action_of(pos, m, Frame::Mover), count)).collect();
     visits.sort_unstable();
     visits
+}
+
+/// A Gumbel root's improved policy as (action, probability) pairs, by action (empty without one).
+pub fn root_policy(pos: &Position, stats: &RootStats) -> Vec<(u32, f32)> {
+    let mut policy: Vec<(u32, f32)> =
+        stats.visits.iter().zip(&stats.policy).map(|(&(m, _), &p)| (action_of(pos, m, Frame::Mover), p)).collect();
+    policy.sort_unstable_by_key(|&(a, _)| a);
+    policy
 }
 
 /// Plays game `game_id` of a run with `settings`; `None` if `halted` says to stop (it is
@@ -171,16 +180,16 @@ pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64, halt
         if halted() {
             return None;
         }
-        let (mv, visits, root_value) = match mcts.as_mut() {
-            None if listed => (legal[rng.gen_range(0..count)], Vec::new(), None),
-            None => (game.legal_move(rng.gen_range(0..count)), Vec::new(), None),
+        let (mv, stats) = match mcts.as_mut() {
+            None if listed => (legal[rng.gen_range(0..count)], None),
+            None => (game.legal_move(rng.gen_range(0..count)), None),
             Some(player) => {
                 let (mv, stats) = player.choose(&mut game, &mut rng);
-                (mv, root_visits(&game.position, &stats), Some(stats.value))
+                (mv, Some(stats))
             }
         };
         let actions = settings.store_legal_actions.then(|| legal_actions(&game.position, &legal, Frame::Mover));
-        record.record_move(&game, mv, count, actions, visits, root_value);
+        record.record_move(&game, mv, count, actions, stats.as_ref());
         game.play(mv);
         if let Some(player) = mcts.as_mut() {
             player.advance(mv);

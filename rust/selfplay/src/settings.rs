@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use taikyoku_search::evaluation::{HeuristicConfig, PriorMode};
-use taikyoku_search::mcts::MctsConfig;
+use taikyoku_search::mcts::{MctsConfig, RootRule};
 
 /// File format of the shards.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +48,27 @@ pub struct MctsSettings {
     pub priors: String,
     /// Random plies played before the heuristic evaluation (0: evaluate the leaf itself).
     pub rollout_plies: u32,
+    /// Set for a Gumbel root (`root="gumbel"`), absent for PUCT (so PUCT manifests read as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gumbel: Option<GumbelSettings>,
+}
+
+/// The Gumbel root's settings (`taikyoku_search::mcts::RootRule::Gumbel`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GumbelSettings {
+    /// Moves sampled at the root, at least 1 (16).
+    pub considered: u32,
+    /// Scale of the Gumbel noise, >= 0 (1.0; 0: no noise).
+    pub scale: f32,
+}
+
+impl Default for GumbelSettings {
+    fn default() -> Self {
+        match RootRule::GUMBEL {
+            RootRule::Gumbel { considered, scale } => GumbelSettings { considered, scale },
+            RootRule::Puct => unreachable!("GUMBEL is a Gumbel rule"),
+        }
+    }
 }
 
 impl Default for MctsSettings {
@@ -63,6 +84,7 @@ impl Default for MctsSettings {
             reuse_tree: engine.reuse_tree,
             priors: "captures".into(),
             rollout_plies: 0,
+            gumbel: None,
         }
     }
 }
@@ -79,7 +101,25 @@ impl MctsSettings {
             temperature: self.temperature,
             temperature_plies: self.temperature_plies as usize,
             reuse_tree: self.reuse_tree,
+            root: self.root_rule(),
             ..MctsConfig::default()
+        }
+    }
+
+    /// The root rule: Gumbel when `gumbel` is set, else PUCT.
+    pub fn root_rule(&self) -> RootRule {
+        match &self.gumbel {
+            Some(g) => RootRule::Gumbel { considered: g.considered, scale: g.scale },
+            None => RootRule::Puct,
+        }
+    }
+
+    /// `"gumbel"` or `"puct"`.
+    pub fn root_name(&self) -> &'static str {
+        if self.gumbel.is_some() {
+            "gumbel"
+        } else {
+            "puct"
         }
     }
 
@@ -107,6 +147,14 @@ impl MctsSettings {
         }
         if self.priors != "captures" && self.priors != "uniform" {
             return Err(SettingsError::new("priors", format!("unknown priors '{}' (use 'captures' or 'uniform')", self.priors)));
+        }
+        if let Some(gumbel) = &self.gumbel {
+            if gumbel.considered == 0 {
+                return Err(SettingsError::new("gumbel_considered", String::from("gumbel_considered must be at least 1")));
+            }
+            if !(gumbel.scale >= 0.0 && gumbel.scale.is_finite()) {
+                return Err(SettingsError::new("gumbel_scale", format!("gumbel_scale must be >= 0, not {}", gumbel.scale)));
+            }
         }
         Ok(())
     }
@@ -267,6 +315,11 @@ impl Settings {
     pub fn games_per_shard_for(&self, positions: u64) -> u64 {
         let plies = self.expected_plies();
         (positions.saturating_add(plies / 2) / plies).clamp(1, u64::from(u32::MAX))
+    }
+
+    /// Whether the positions table holds the `policy` column: MCTS players with a Gumbel root.
+    pub fn stores_policy(&self) -> bool {
+        matches!(&self.players, Players::Mcts(m) if m.gumbel.is_some())
     }
 
     /// Shards in the finished dataset: `games / games_per_shard`, rounded up.

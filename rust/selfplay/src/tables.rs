@@ -28,11 +28,13 @@ use taikyoku_engine::rl::actions::GRID_SQUARES;
 /// the settings say `store_legal_actions`), which a version-2 reader would refuse as an unknown
 /// schema; without it the files are laid out as in version 2, which reads as it is. 4: the
 /// positions table gained `passes` and `opponent_passes` after `repetitions` (Taishin's limit
-/// on passes in a row); a version 1-3 positions file lacks them, and reads as zeros.
-pub const SCHEMA_VERSION: u32 = 4;
+/// on passes in a row); a version 1-3 positions file lacks them, and reads as zeros. 5: the
+/// positions table may end with a `policy` column (runs with a Gumbel root), which a version-4
+/// reader would refuse; without it the files are laid out as in version 4.
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The manifest versions this build reads (writing always uses `SCHEMA_VERSION`).
-pub const READABLE_SCHEMA_VERSIONS: [u32; 4] = [1, 2, 3, 4];
+pub const READABLE_SCHEMA_VERSIONS: [u32; 5] = [1, 2, 3, 4, 5];
 
 /// Rows per record batch (Arrow IPC) and per row group (Parquet), at most: a shard's rows are
 /// cut into batches of this many whatever the games' lengths (the last batch of a file holds
@@ -42,6 +44,9 @@ pub const ROWS_PER_BATCH: usize = 4096;
 
 /// The optional positions column of each position's legal actions.
 pub const LEGAL_ACTIONS: &str = "legal_actions";
+
+/// The optional positions column of a Gumbel root's improved policy.
+pub const POLICY: &str = "policy";
 
 /// Key of each field's description in its Arrow field metadata.
 pub const DESCRIPTION: &str = "description";
@@ -75,6 +80,10 @@ fn described(name: &str, data_type: DataType, nullable: bool, description: &str)
 
 fn visit_fields() -> Fields {
     Fields::from(vec![Field::new("action", DataType::UInt32, false), Field::new("count", DataType::UInt32, false)])
+}
+
+fn policy_fields() -> Fields {
+    Fields::from(vec![Field::new("action", DataType::UInt32, false), Field::new("weight", DataType::Float32, false)])
 }
 
 fn list_of(item: DataType) -> DataType {
@@ -112,17 +121,18 @@ pub fn games_schema() -> SchemaRef {
         .clone()
 }
 
-/// positions: one row per position a move was played from (without the optional
-/// `legal_actions` column: `positions_schema_with`).
+/// positions: one row per position a move was played from (without the optional columns:
+/// `positions_schema_with`).
 pub fn positions_schema() -> SchemaRef {
-    positions_schema_with(false)
+    positions_schema_with(false, false)
 }
 
-/// The positions schema, ending with the `legal_actions` column when `legal_actions` is set
-/// (runs with `Settings::store_legal_actions`).
-pub fn positions_schema_with(legal_actions: bool) -> SchemaRef {
+/// The positions schema, ending with the optional columns: `legal_actions` when `legal_actions`
+/// is set (runs with `Settings::store_legal_actions`), then `policy` when `policy` is set (runs
+/// with a Gumbel root).
+pub fn positions_schema_with(legal_actions: bool, policy: bool) -> SchemaRef {
     static SCHEMA: OnceLock<SchemaRef> = OnceLock::new();
-    static WITH_LEGAL: OnceLock<SchemaRef> = OnceLock::new();
+    static WITH: [OnceLock<SchemaRef>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
     let base = SCHEMA
         .get_or_init(|| {
             let board = DataType::FixedSizeList(Arc::new(Field::new("item", DataType::UInt16, false)), GRID_SQUARES as i32);
@@ -158,19 +168,33 @@ pub fn positions_schema_with(legal_actions: bool) -> SchemaRef {
             ]))
         })
         .clone();
-    if !legal_actions {
-        return base;
-    }
-    WITH_LEGAL
+    let which = match (legal_actions, policy) {
+        (false, false) => return base,
+        (true, false) => 0,
+        (false, true) => 1,
+        (true, true) => 2,
+    };
+    WITH[which]
         .get_or_init(|| {
             let mut fields: Vec<Field> = base.fields().iter().map(|f| f.as_ref().clone()).collect();
-            fields.push(described(
-                LEGAL_ACTIONS,
-                list_of(DataType::UInt32),
-                false,
-                "every legal action here, sorted (mover's frame), as Game.legal_actions() gives them; \
-                 stored only by runs with store_legal_actions",
-            ));
+            if legal_actions {
+                fields.push(described(
+                    LEGAL_ACTIONS,
+                    list_of(DataType::UInt32),
+                    false,
+                    "every legal action here, sorted (mover's frame), as Game.legal_actions() gives them; \
+                     stored only by runs with store_legal_actions",
+                ));
+            }
+            if policy {
+                fields.push(described(
+                    POLICY,
+                    DataType::List(Arc::new(Field::new("item", DataType::Struct(policy_fields()), false))),
+                    false,
+                    "the Gumbel root's improved policy, softmax(prior logits + sigma(completed Q)), over every legal \
+                     action (mover's frame), by action, summing to 1; stored only by runs with a Gumbel root",
+                ));
+            }
             Arc::new(Schema::new(fields))
         })
         .clone()
@@ -180,7 +204,7 @@ pub fn positions_schema_with(legal_actions: bool) -> SchemaRef {
 /// metadata: the positions hold `legal_actions` when the settings store them.
 pub fn table_schema(table: &str, settings: &Settings) -> Option<SchemaRef> {
     match table {
-        "positions" => Some(positions_schema_with(settings.store_legal_actions)),
+        "positions" => Some(positions_schema_with(settings.store_legal_actions, settings.stores_policy())),
         _ => schema(table),
     }
 }
@@ -256,8 +280,9 @@ pub fn games_batch(records: &[&GameRecord], variant: &str, player: &str) -> Resu
 }
 
 /// The positions table rows `rows` (positions with their games), with the `legal_actions`
-/// column when `legal_actions` is set (each position must then hold its legal actions).
-pub fn positions_batch(rows: &[(&GameRecord, &PositionRecord)], legal_actions: bool) -> Result<RecordBatch, ArrowError> {
+/// column when `legal_actions` is set (each position must then hold its legal actions) and the
+/// `policy` column when `policy` is set.
+pub fn positions_batch(rows: &[(&GameRecord, &PositionRecord)], legal_actions: bool, policy: bool) -> Result<RecordBatch, ArrowError> {
     let p = || rows.iter().map(|&(_, x)| x);
     let board_field = Arc::new(Field::new("item", DataType::UInt16, false));
     let boards = UInt16Array::from_iter_values(p().flat_map(|x| x.board.iter().copied()));
@@ -301,7 +326,18 @@ pub fn positions_batch(rows: &[(&GameRecord, &PositionRecord)], legal_actions: b
             None,
         )?));
     }
-    RecordBatch::try_new(positions_schema_with(legal_actions), columns)
+    if policy {
+        let actions = UInt32Array::from_iter_values(p().flat_map(|x| x.policy.iter().map(|v| v.0)));
+        let weights = Float32Array::from_iter_values(p().flat_map(|x| x.policy.iter().map(|v| v.1)));
+        let entries = StructArray::try_new(policy_fields(), vec![Arc::new(actions), Arc::new(weights)], None)?;
+        columns.push(Arc::new(ListArray::try_new(
+            Arc::new(Field::new("item", DataType::Struct(policy_fields()), false)),
+            OffsetBuffer::from_lengths(p().map(|x| x.policy.len())),
+            Arc::new(entries),
+            None,
+        )?));
+    }
+    RecordBatch::try_new(positions_schema_with(legal_actions, policy), columns)
 }
 
 /// The counts of a games file's bytes (results and plies; `bytes` zero), read back to check a
@@ -351,8 +387,12 @@ pub fn encode(format: Format, schema: SchemaRef, batches: &[RecordBatch]) -> Res
             // The legal actions are many distinct integers: a dictionary only doubles them (plain
             // values compress best: zstd finds the lists repeated from position to position).
             let legal = ColumnPath::from(vec![LEGAL_ACTIONS.to_string(), "list".into(), "item".into()]);
+            // (The same for the improved policy's actions and weights.)
+            let policy = |field: &str| ColumnPath::from(vec![POLICY.to_string(), "list".into(), "item".into(), field.into()]);
             let properties = WriterProperties::builder()
                 .set_column_dictionary_enabled(legal, false)
+                .set_column_dictionary_enabled(policy("action"), false)
+                .set_column_dictionary_enabled(policy("weight"), false)
                 .set_max_row_group_row_count(Some(ROWS_PER_BATCH))
                 .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).expect("valid level")))
                 .set_created_by(format!("taikyoku {}", env!("CARGO_PKG_VERSION")))
