@@ -87,7 +87,11 @@ def test_max_plies_cuts_games_into_draws():
     result = match(RandomPlayer(1), RandomPlayer(2), games=4, variant=V, openings=2, max_plies=8, threads=1)
     assert result.draws == 4 and result.truncated == 4 and result.score == 0.5 and result.elo == 0
     assert all(r.plies == 8 and r.termination == "max_plies" and r.winner is None for r in result.records)
-    assert (result.elo_low, result.elo_high) == (0.0, 0.0)  # the trinomial's variance is 0: all draws
+    # Draws only: the trinomial's variance is 0; the interval takes one win and one loss more.
+    low, high = arena.score_interval(0, 4, 0)
+    half = 1.959964 * math.sqrt(0.5 / 6 / 4)
+    assert (low, high) == pytest.approx((0.5 - half, 0.5 + half))
+    assert result.elo_low == pytest.approx(-result.elo_high) and result.elo_low < -100
 
 
 def test_players_may_return_moves_notation_or_numpy_actions():

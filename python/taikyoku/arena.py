@@ -492,7 +492,8 @@ def score_interval(wins: float, draws: float, losses: float, confidence: float =
     """The ``confidence`` interval of the score, ``s ± z se`` clipped to [0, 1], ``se`` from the
     win/draw/loss trinomial (module docstring). At ``s`` = 1 (0) the trinomial's variance is 0:
     the lower (upper) bound is then the exact binomial one, ``alpha^(1/n)`` with
-    ``alpha = (1 - confidence) / 2``."""
+    ``alpha = (1 - confidence) / 2``. With draws only it is 0 too, which would claim certainty
+    from a handful of games: the variance is then taken with one win and one loss added."""
     w, d, l_, n = _counts(wins, draws, losses)
     c = _validate.real("confidence", confidence, 0.0, 1.0, low_open=True)
     if c >= 1.0:
@@ -503,7 +504,10 @@ def score_interval(wins: float, draws: float, losses: float, confidence: float =
         return alpha ** (1.0 / n), 1.0
     if w == 0 and d == 0:  # every game lost
         return 0.0, 1.0 - alpha ** (1.0 / n)
-    variance = (w * (1.0 - s) ** 2 + d * (0.5 - s) ** 2 + l_ * s**2) / n
+    if w == 0 and l_ == 0:  # draws only: s = 1/2
+        variance = 0.5 / (n + 2)
+    else:
+        variance = (w * (1.0 - s) ** 2 + d * (0.5 - s) ** 2 + l_ * s**2) / n
     half = statistics.NormalDist().inv_cdf(1.0 - alpha) * math.sqrt(variance / n)
     return max(0.0, s - half), min(1.0, s + half)
 

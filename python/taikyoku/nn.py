@@ -35,6 +35,8 @@ from __future__ import annotations
 import errno
 import importlib.resources
 import os
+import threading
+import weakref
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
@@ -899,6 +901,19 @@ def policy_value_loss(
     return policy + value_weight * value, policy, value
 
 
+_LOCKS: "weakref.WeakKeyDictionary[nn.Module, threading.Lock]" = weakref.WeakKeyDictionary()
+_LOCKS_LOCK = threading.Lock()
+
+
+def _lock_of(net: nn.Module) -> threading.Lock:
+    """The lock that evaluators of ``net`` take turns with (one per network, however many evaluators)."""
+    with _LOCKS_LOCK:
+        lock = _LOCKS.get(net)
+        if lock is None:
+            lock = _LOCKS[net] = threading.Lock()
+        return lock
+
+
 class NetworkEvaluator:
     """Adapts a :class:`PolicyValueNet` to ``taikyoku.selfplay``'s evaluator protocol.
 
@@ -915,8 +930,10 @@ class NetworkEvaluator:
     each leaf's legal actions (flat, aligned with ``actions``) and B values in [-1, 1] for each
     leaf's side to move. The network runs in eval mode under ``torch.inference_mode()``; its mode is
     restored afterwards, so the evaluator can serve self-play between training steps and always
-    sees the current weights. ``device``: where the network runs; given, the network is moved there
-    (``net.to(device)``), else it runs where its parameters are.
+    sees the current weights. Calls from several threads at once (an arena's games) take turns on
+    the network: switching its mode is not thread-safe, and batch norm in training mode would
+    make the answer depend on who else is evaluating. ``device``: where the network runs; given,
+    the network is moved there (``net.to(device)``), else it runs where its parameters are.
     """
 
     #: The network (moved to ``device`` when one was given).
@@ -940,14 +957,15 @@ class NetworkEvaluator:
         obs = torch.from_numpy(np.asarray(observations, dtype=np.int32)).to(self.device)
         acts = torch.from_numpy(np.array(actions, dtype=np.int64)).to(self.device)
         offs = torch.from_numpy(np.array(offsets, dtype=np.int64)).to(self.device)
-        training = self.net.training
-        self.net.eval()
-        try:
-            with torch.inference_mode():
-                out = self.net(obs, acts, offs)
-                priors = segment_softmax(out.logits.float(), offs)
-        finally:
-            self.net.train(training)
+        with _lock_of(self.net):
+            training = self.net.training
+            self.net.eval()
+            try:
+                with torch.inference_mode():
+                    out = self.net(obs, acts, offs)
+                    priors = segment_softmax(out.logits.float(), offs)
+            finally:
+                self.net.train(training)
         return priors.cpu().numpy(), out.values.float().cpu().numpy()
 
     def __repr__(self) -> str:
@@ -964,17 +982,21 @@ _CONFIG_KEYS = ("channels", "blocks", "head_channels", "variant", "options")
 PathLike = Union[str, "os.PathLike[str]"]
 
 
-def save(net: PolicyValueNet, path: PathLike) -> None:
+def save(net: PolicyValueNet, path: PathLike, half: bool = False) -> None:
     """Writes ``net`` to ``path`` as ``{"format": 1, "config": net.config, "state_dict": ...}``.
 
     The config rebuilds the network (:func:`load` does, for any variant); the weights are saved
     from the CPU, so the file loads on a machine without the GPU it trained on. The file is written
     next to ``path`` first and then renamed over it, so an interrupted save never leaves half a network.
+    ``half``: floating-point tensors stored in float16 (half the size; :func:`load` gives them back
+    as the network's float32), as the shipped weights are.
     """
     if not isinstance(net, PolicyValueNet):
         raise TypeError(f"save() writes a PolicyValueNet, not {type(net).__name__}")
     target = Path(path)
     state = {name: tensor.detach().cpu() for name, tensor in net.state_dict().items()}
+    if half:
+        state = {name: t.half() if t.is_floating_point() else t for name, t in state.items()}
     partial = target.with_name(target.name + ".partial")
     torch.save({"format": SAVE_FORMAT, "config": dict(net.config), "state_dict": state}, partial)
     os.replace(partial, target)
