@@ -113,6 +113,33 @@ def test_network_guided_mcts_with_compact_observations_and_csr_actions(tmp_path)
     assert files(tmp_path / "c") == files(tmp_path / "c1") == files(tmp_path / "c7")
 
 
+def test_a_gumbel_root_stores_the_improved_policy_whatever_the_threads(tmp_path):
+    settings = dict(players="mcts", games=4, simulations=8, max_plies=6, seed=5, leaves_per_game=4, games_per_shard=2,
+                    variant="tenjiku", root="gumbel", gumbel_considered=4)
+    taikyoku.selfplay(tmp_path / "g", evaluator=CompactNetwork(), concurrent_games=4, threads=2, **settings)
+    taikyoku.selfplay(tmp_path / "g1", evaluator=CompactNetwork(), concurrent_games=1, threads=1, **settings)
+    assert files(tmp_path / "g") == files(tmp_path / "g1")
+    ds = taikyoku.datasets.open(tmp_path / "g")
+    assert ds.has_policy and ds.settings["players"]["gumbel"] == {"considered": 4, "scale": 1.0}
+    assert ds.verify()["positions"] == ds.num_positions == 24
+    batch = next(ds.batches(24, compact=True))
+    counts = np.diff(batch["policy_offsets"])
+    assert np.array_equal(counts, batch["legal_moves"])  # every legal move has its weight
+    totals = np.add.reduceat(batch["policy_weights"], batch["policy_offsets"][:-1])
+    assert np.allclose(totals, 1.0, atol=1e-4)
+    # Four moves considered: a first search (no subtree reused) visits four moves.
+    visited = np.diff(batch["visit_offsets"])
+    assert np.all(visited[batch["ply"] == 0] == 4) and visited.max() > 4  # later: reused visits too
+    # The heuristic evaluator with a Gumbel root too.
+    summary = taikyoku.selfplay(tmp_path / "h", players="mcts", games=2, simulations=8, max_plies=4, variant="tenjiku",
+                                root="gumbel")
+    assert summary["positions"] == 8 and taikyoku.datasets.open(tmp_path / "h").has_policy
+    with pytest.raises(taikyoku.TaikyokuError, match="root"):
+        taikyoku.selfplay(tmp_path / "bad", players="mcts", root="alphazero")
+    with pytest.raises(taikyoku.TaikyokuError, match="apply to players='mcts'"):
+        taikyoku.selfplay(tmp_path / "bad", root="gumbel")
+
+
 def test_network_guided_runs_store_legal_actions_and_size_shards_conservatively(tmp_path):
     """The network path stores the legal actions (the root's moves) like the heuristic one; its
     default shards assume random-length games (an untrained network plays about randomly)."""

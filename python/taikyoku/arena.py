@@ -47,7 +47,8 @@ Taikyoku ones up to about 12,000, at some 80 µs a ply in the arena).
   reaches 0 or 1. When ``s`` is 1 (every game won) the trinomial's variance is 0 and says nothing:
   the Elo and its upper bound are ``+inf`` and the lower bound is the exact binomial one
   (``s_low = 0.025^(1/n)``, Clopper-Pearson); symmetrically for ``s = 0``. When every game is a
-  draw the variance is 0 too, and the interval is ``[0, 0]``.
+  draw the variance is 0 too and would claim certainty: the variance is then taken with one win
+  and one loss added (``0.5 / (n + 2)`` per game).
 
 **Ratings of many players** (:func:`ratings`): the Bradley-Terry model gives each player a
 strength ``g_i > 0``, ``P(i beats j) = g_i / (g_i + g_j)``, Elo ``400 log10(g_i)``. It is fitted by
