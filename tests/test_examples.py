@@ -101,3 +101,31 @@ def test_closed_loop_plays_trains_and_saves_each_iteration(tmp_path):
     again = subprocess.run([sys.executable, str(EXAMPLES / "closed_loop.py"), *map(str, args)],
                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert again.returncode != 0 and "--overwrite" in again.stderr
+
+
+def test_ppo_trains_against_random_evaluates_and_saves(tmp_path):
+    result = run(
+        "ppo.py", "--updates", 2, "--envs", 4, "--steps", 6, "--epochs", 2, "--minibatch", 8, "--channels", 8,
+        "--blocks", 1, "--head-channels", 8, "--max-plies", 20, "--shaping", 0.5, "--eval-every", 1,
+        "--eval-games", 2, "--eval-max-plies", 20, "--threads", 1, "--device", "cpu", "--seed", 3,
+        "--save", "nets/ppo.pt", "--metrics", "ppo.json", cwd=tmp_path,
+    )
+    metrics = json.loads((tmp_path / "ppo.json").read_text())
+    assert metrics["settings"]["variant"] == "tenjiku" and metrics["updates_done"] == 2
+    assert [u["update"] for u in metrics["updates"]] == [1, 2]
+    for u in metrics["updates"]:
+        assert u["env_steps"] == u["update"] * 4 * 6 and u["epochs"] >= 1
+        for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "wall_seconds", "cpu_seconds"):
+            assert math.isfinite(u[key]), key
+        assert u["value_loss"] >= 0 and u["entropy"] > 0
+    # Games cut at 20 plies (10 agent moves): each of the 4 ends within the 12 moves played, its return recorded.
+    assert sum(u["episodes"] for u in metrics["updates"]) >= 4
+    # Before training, after update 1 (--eval-every 1), and the final one, from the arena's true results.
+    evaluations = metrics["evaluations"]
+    assert [e["update"] for e in evaluations] == [0, 1, 2] and metrics["final"] == evaluations[-1]
+    for e in evaluations:
+        assert e["wins"] + e["draws"] + e["losses"] == 2 and 0 <= e["score"] <= 1
+    assert metrics["final"]["line"] in result.stdout and "greedy network vs RandomPlayer, 2 games" in result.stdout
+    assert metrics["cpu_seconds"] > 0 and metrics["wall_seconds"] > 0
+    net = tnn.load(tmp_path / "nets" / "ppo.pt", variant="tenjiku")
+    assert (net.height, net.width) == (16, 16) and net.config["channels"] == 8 and not net.training
