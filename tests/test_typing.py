@@ -27,7 +27,7 @@ SCRIPT = HERE / "typing_user_script.py"
 
 THRESHOLD = 0.90
 #: Modules held to THRESHOLD on their own (the package as a whole is too).
-TYPED = ["taikyoku.datasets", "taikyoku.selfplay", "taikyoku.__main__", "taikyoku.env", "taikyoku.vector",
+TYPED = ["taikyoku.datasets", "taikyoku.selfplay", "taikyoku.__main__", "taikyoku.env", "taikyoku.vector", "taikyoku.search", "taikyoku.arena",
          "taikyoku.multiagent", "taikyoku.render", "taikyoku.nn", "taikyoku.distributed"]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Hashable, List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -85,12 +85,29 @@ def read(root: Path) -> None:
     assert final.ply == ds.game(0)["plies"]
 
 
+def search_and_matches() -> None:
+    from taikyoku.arena import MatchResult, MctsPlayer, RandomPlayer, match, ratings
+
+    game = taikyoku.Game(variant="tenjiku")
+    action: int = taikyoku.mcts_action(game, 8, seed=1, root="gumbel")
+    found: taikyoku.SearchResult = taikyoku.mcts_search(game, 8)
+    assert game.move_of(action) in game.legal_moves() and found.simulations == 8
+    policy: npt.NDArray[np.float32] = taikyoku.mcts_search(game, 8, root="gumbel").policy
+    assert abs(float(policy.sum()) - 1.0) < 1e-4
+    result: MatchResult = match(MctsPlayer(8), RandomPlayer(), games=2, variant="tenjiku", openings=2, max_plies=40)
+    score: float = result.score
+    assert result.games == 2 and 0.0 <= score <= 1.0
+    elo: Dict[Hashable, float] = ratings([("a", "b", 3, 1, 1)])
+    assert elo["a"] == 0.0
+
+
 def main(argv: List[str]) -> int:
     root = Path(argv[1]) if len(argv) > 1 else Path(tempfile.mkdtemp())
     game = play_a_little(4)
     actions_and_observations(game)
     generate(root)
     read(root)
+    search_and_matches()
     print("ok")
     return 0
 
