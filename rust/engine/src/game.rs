@@ -177,6 +177,10 @@ pub struct Game {
     /// Under `repetition-mode forbid`, per ply as `hashes`: how many moves in a row up to it
     /// were quiet (no capture, promotion or burn), so only positions since then can recur.
     quiet_run: Vec<u32>,
+    /// Plies of history read with the start position (`from_text`'s `moves`): the rules see
+    /// them (repetitions, Dai dai's forbidden positions, perpetual check), but they are not
+    /// plies of this game (`plies`, `undo`, `history_notations` and the ply limit leave them out).
+    base: usize,
 }
 
 impl Game {
@@ -193,8 +197,18 @@ impl Game {
         seen.insert(hash, 1);
         let forbid = position.variant.rules.repetition.mode == RepetitionMode::Forbid;
         let seen_bits = if forbid { vec![0; SEEN_BITS / 64] } else { Vec::new() };
-        let mut game =
-            Game { position, seen, hashes: vec![hash], ends: vec![None], max_plies: None, moves: None, tracking: false, seen_bits, quiet_run: vec![0] };
+        let mut game = Game {
+            position,
+            seen,
+            hashes: vec![hash],
+            ends: vec![None],
+            max_plies: None,
+            moves: None,
+            tracking: false,
+            seen_bits,
+            quiet_run: vec![0],
+            base: 0,
+        };
         game.note_seen(hash);
         game
     }
@@ -216,9 +230,79 @@ impl Game {
         self.position.side_to_move()
     }
 
-    /// Plies played in this game.
+    /// Plies played in this game (the history read with its start position not counted).
     pub fn plies(&self) -> usize {
-        self.hashes.len() - 1
+        self.hashes.len() - 1 - self.base
+    }
+
+    /// The moves played in this game, oldest first (`plies()` of them).
+    pub fn moves(&self) -> impl DoubleEndedIterator<Item = Move> + ExactSizeIterator + '_ {
+        self.position.moves_played().skip(self.base)
+    }
+
+    /// The game as a text `from_text` reads back exactly: the position text (docs/RULES.md §7)
+    /// of the position after the last irreversible move (a capture, a promotion, a burn; the
+    /// start when there is none), then `moves` and the moves played since, in notation
+    /// (`... b 12 moves P-12h p-13x`). Positions before an irreversible move can never recur,
+    /// so the text carries everything the history rules read: repetition counts, Dai dai's
+    /// forbidden repetitions, perpetual check. A game won by capturing the last royal starts
+    /// before that capture, so that it ends the same way. With no move to give, it is the
+    /// position text alone. The ply limit and a forfeit (`forfeit`) are not part of the text.
+    pub fn to_text(&self) -> String {
+        let won_by_capture = matches!(self.ends.last(), Some(Some((_, Termination::RoyalCapture))));
+        let mut start = self.position.clone();
+        let mut moves = Vec::new();
+        while let Some(mv) = start.unmake() {
+            if start.quiet_hash_after(mv).is_none() {
+                if won_by_capture && moves.is_empty() {
+                    moves.push(start.move_notation(mv));
+                } else {
+                    start.make(mv);
+                }
+                break;
+            }
+            moves.push(start.move_notation(mv));
+        }
+        let mut text = start.to_text();
+        if !moves.is_empty() {
+            moves.reverse();
+            text.push_str(" moves ");
+            text.push_str(&moves.join(" "));
+        }
+        text
+    }
+
+    /// The text this game started from (`to_text` as it stood before its first move): with the
+    /// moves played since, what restores it (`Game::replay`, pickling).
+    pub fn start_text(&self) -> String {
+        let mut start = self.clone();
+        start.tracking = false;
+        start.moves = None;
+        while start.undo().is_some() {}
+        start.to_text()
+    }
+
+    /// A game from a text written by `to_text`, or any position text followed by `moves` and
+    /// moves in notation (the USI idiom): the position, then the moves replayed, each checked
+    /// legal, as history the rules see (`base`). The game's own plies start after them.
+    pub fn from_text(variant: Arc<Variant>, text: &str) -> Result<Game, PositionTextError> {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        let split = fields.iter().position(|&f| f == "moves").unwrap_or(fields.len());
+        let position = Position::from_text(variant, &fields[..split].join(" "))?;
+        let mut game = Game::from_position(position);
+        for (i, &written) in fields.iter().skip(split + 1).enumerate() {
+            let refuse = |reason: String| PositionTextError::Move { number: i + 1, written: written.to_string(), reason };
+            if let Some((_, termination)) = game.end() {
+                return Err(refuse(format!("the game is over ({})", termination.name())));
+            }
+            let mv = game.position.parse_move(written).map_err(|e| refuse(e.to_string()))?;
+            if !game.is_legal(mv) {
+                return Err(refuse("it would repeat a position, which the rules forbid".into()));
+            }
+            game.play(mv);
+        }
+        game.base = game.hashes.len() - 1;
+        Ok(game)
     }
 
     /// The end recorded so far: royal capture, repetition, perpetual check, forfeit (found
@@ -535,7 +619,7 @@ impl Game {
 
     /// Takes back the last move; `None` if there is none.
     pub fn undo(&mut self) -> Option<Move> {
-        if self.hashes.len() <= 1 {
+        if self.hashes.len() <= 1 + self.base {
             return None;
         }
         let synced = self.move_state().is_some();
@@ -607,11 +691,10 @@ impl Game {
         out
     }
 
-    /// Replays `moves` from `start` (a position text), checking each is legal and the game not
-    /// over: how pickled games come back. Errors name the first bad move.
+    /// Replays `moves` from `start` (a text of `to_text`, or `start_text`), checking each is
+    /// legal and the game not over: how pickled games come back. Errors name the first bad move.
     pub fn replay(variant: Arc<Variant>, start: &str, moves: &[Move], max_plies: Option<u32>) -> Result<Game, ReplayError> {
-        let position = Position::from_text(variant, start).map_err(ReplayError::Start)?;
-        let mut game = Game::from_position(position);
+        let mut game = Game::from_text(variant, start).map_err(ReplayError::Start)?;
         for (i, &mv) in moves.iter().enumerate() {
             if let Some((_, termination)) = game.end() {
                 return Err(ReplayError::AfterEnd { number: i + 1, termination });

@@ -12,6 +12,11 @@
 //! or `w`) and the move number (plies played + 1, at most 2^31): `36/.../5,ln,30 w 12`. In a
 //! variant that limits passes in a row, a fourth field gives each side's current run when one
 //! is not zero: `... w 12 passes=2,0` (Black has passed twice in a row).
+//!
+//! A game's text (`Game::to_text`, `Game::from_text`) may go on with `moves` and moves in
+//! notation, played from that position: `... b 12 moves P-12h p-13x`. `Game::to_text` writes
+//! the position after the last irreversible move and the moves since, so the history rules
+//! (repetitions, Dai dai's forbidden repetitions, perpetual check) read the same history.
 
 use crate::geometry::{Color, Geometry};
 use crate::position::{Move, Piece, Position, NO_SQUARE};
@@ -347,11 +352,21 @@ impl Position {
 /// The largest move number a position text may give (the ply counter is a `u32`).
 pub const MAX_MOVE_NUMBER: u32 = 1 << 31;
 
-/// Why `Position::from_text` refused a position text. Ranks count from 1 at the top.
+/// Why `Position::from_text` (or `Game::from_text`) refused a position text. Ranks count from 1
+/// at the top.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PositionTextError {
     /// Not the fields `board side move-number [passes=B,W]`; carries how many there were.
     Fields(usize),
+    /// A move after `moves` cannot be played (`Game::from_text`).
+    Move {
+        /// Which move, from 1.
+        number: usize,
+        /// The move as written.
+        written: String,
+        /// Why it cannot be played.
+        reason: String,
+    },
     /// The passes field is not `passes=B,W` with counts within the variant's pass limit.
     Passes(String),
     /// The side to move is neither `b` nor `w`.
@@ -407,7 +422,8 @@ pub enum PositionTextError {
 impl fmt::Display for PositionTextError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Fields(n) => write!(f, "expected 'board side move-number [passes=B,W]', found {n} fields"),
+            Self::Fields(n) => write!(f, "expected 'board side move-number [passes=B,W] [moves M1 M2 ...]', found {n} fields"),
+            Self::Move { number, written, reason } => write!(f, "move {number} after 'moves' ('{written}'): {reason}"),
             Self::Passes(s) => {
                 write!(f, "'{s}' is not 'passes=B,W' with each side's passes in a row within the variant's limit")
             }

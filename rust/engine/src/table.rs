@@ -230,7 +230,7 @@ fn is_code(text: &str) -> bool {
 /// A piece-table error, with its line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableError {
-    /// 1-based line of the table file; 0 for an unknown rule option asked for by the caller.
+    /// 1-based line of the table file.
     pub line: usize,
     /// What is wrong, for a person to read.
     pub message: String,
@@ -694,11 +694,8 @@ impl PieceTable {
             }
             raws.push(raw);
         }
-        for option in options {
-            if !all_options.iter().any(|(name, _)| name == option) {
-                return Err(TableError { line: 0, message: format!("unknown rule option '{option}'") });
-            }
-        }
+        // Options the table does not offer are left alone: the variant checks every option
+        // against what its rules file and its table offer (`Variant::from_sources`).
         for (n, option, key, moves) in replacements {
             if options.contains(&option) {
                 let raw = raws
@@ -1051,7 +1048,9 @@ option long-king K | limit(all,3)
     fn options_replace_moves() {
         let t = PieceTable::parse(SAMPLE, &["long-king".to_string()]).unwrap();
         assert_eq!(t.get(0).atoms[0], Atom::Slide { dir: 0, max: 3 });
-        assert!(PieceTable::parse(SAMPLE, &["nonsense".to_string()]).is_err());
+        // An option the table does not offer changes nothing here (the variant refuses it).
+        let same = PieceTable::parse(SAMPLE, &["nonsense".to_string()]).unwrap();
+        assert_eq!(same.get(0).atoms, PieceTable::parse(SAMPLE, &[]).unwrap().get(0).atoms);
     }
 
     #[test]

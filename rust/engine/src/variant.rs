@@ -83,6 +83,15 @@ pub enum VariantError {
     /// The setup does not fit the board or the table (the message names the line where there
     /// is one).
     Setup(String),
+    /// A rule option the variant does not offer.
+    UnknownOption {
+        /// The variant's name.
+        variant: String,
+        /// The option asked for.
+        option: String,
+        /// The options it offers (its rules file's, then its piece table's).
+        known: Vec<String>,
+    },
 }
 
 impl std::fmt::Display for VariantError {
@@ -94,6 +103,12 @@ impl std::fmt::Display for VariantError {
             VariantError::Rules(e) => write!(f, "{e}"),
             VariantError::Table(e) => write!(f, "{e}"),
             VariantError::Setup(m) => write!(f, "setup: {m}"),
+            VariantError::UnknownOption { variant, option, known } if known.is_empty() => {
+                write!(f, "unknown rule option '{option}': {variant} has no rule options")
+            }
+            VariantError::UnknownOption { variant, option, known } => {
+                write!(f, "unknown rule option '{option}' for {variant}; its options: {}", known.join(", "))
+            }
         }
     }
 }
@@ -137,6 +152,10 @@ impl Variant {
                 line: 0,
                 message: format!("option '{name}' is offered by both the rules file and the piece table"),
             }));
+        }
+        let known: Vec<String> = rules_options.iter().map(|r| r.name.clone()).chain(table.options.iter().map(|(n, _)| n.clone())).collect();
+        if let Some(option) = options.iter().find(|o| !known.contains(o)) {
+            return Err(VariantError::UnknownOption { variant: name.to_string(), option: option.clone(), known });
         }
         let geometry = Geometry::new(rules.width, rules.height);
         let setup_error = |line: usize, message: String| VariantError::Setup(format!("line {line}: {message}"));

@@ -159,3 +159,101 @@ fn every_printed_move_parses_back_in_random_daidai_games_and_triple_captures_rea
     assert_eq!(pos.captures_of(back).len(), 2);
     assert!(matches!(pos.parse_move("LDx9h-9gx9f"), Err(NotationError::Malformed(_))));
 }
+
+/// `Game::from_text(Game::to_text())` is the same game for the rules, at every ply of seeded
+/// random games of every variant: the same legal moves (Dai dai forbids repeating positions),
+/// repetition count, move number, end, and the same ends as both play on. The text carries the
+/// moves since the last irreversible move; the restored game's own plies start at zero.
+#[test]
+fn game_texts_round_trip_with_their_history_at_every_ply() {
+    use taikyoku_engine::variant_names;
+    for name in variant_names() {
+        let variant = Variant::load(name, &[]).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(29);
+        let mut game = Game::new(variant.clone());
+        let (mut with_history, mut longest) = (0, 0);
+        for _ in 0..400 {
+            let text = game.to_text();
+            let back = Game::from_text(variant.clone(), &text).unwrap_or_else(|e| panic!("{name}: {e} in {text}"));
+            let mut expected = game.legal_moves();
+            let mut found = back.legal_moves();
+            expected.sort();
+            found.sort();
+            assert_eq!(found, expected, "{name} ply {}: legal moves differ after the text round trip", game.plies());
+            assert_eq!(back.repetitions(), game.repetitions(), "{name} ply {}", game.plies());
+            assert_eq!(back.position.to_text(), game.position.to_text());
+            assert_eq!(back.end(), game.end());
+            assert_eq!(back.plies(), 0);
+            assert_eq!(back.to_text(), text, "{name}: the text of a restored game is the text it came from");
+            if let Some(history) = text.split(" moves ").nth(1) {
+                with_history += 1;
+                longest = longest.max(history.split(' ').count());
+            }
+            if game.end().is_some() {
+                break;
+            }
+            game.play(expected[rng.gen_range(0..expected.len())]);
+        }
+        assert!(with_history > 0 && longest > 1, "{name}: no text carried a history");
+    }
+}
+
+/// The case: a Dai dai position whose text dropped the history offered moves the live
+/// game forbids. Positions are made to recur by moving two pieces back and forth.
+#[test]
+fn a_daidai_text_keeps_the_forbidden_repetitions() {
+    let variant = Variant::load("daidai", &[]).unwrap();
+    let mut game = Game::new(variant.clone());
+    // Shuffle pieces back and forth until some move is forbidden for repeating a position.
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut found = false;
+    for _ in 0..3000 {
+        let legal = game.legal_moves();
+        let plain = game.position.legal_moves();
+        if legal.len() < plain.len() {
+            let text = game.to_text();
+            let back = Game::from_text(variant.clone(), &text).unwrap();
+            assert_eq!(back.legal_moves().len(), legal.len(), "{text}");
+            let plain_text = Game::from_text(variant.clone(), &game.position.to_text()).unwrap();
+            assert_eq!(plain_text.legal_moves().len(), plain.len(), "the position alone forgets the history");
+            found = true;
+            break;
+        }
+        if game.end().is_some() {
+            game = Game::new(variant.clone());
+        }
+        let quiet: Vec<Move> = legal.iter().copied().filter(|&m| game.position.quiet_hash_after(m).is_some()).collect();
+        let pool = if quiet.is_empty() { &legal } else { &quiet };
+        game.play(pool[rng.gen_range(0..pool.len())]);
+    }
+    assert!(found, "no forbidden repetition came up");
+}
+
+#[test]
+fn game_texts_refuse_moves_that_cannot_be_played_and_undo_stops_at_the_text() {
+    let variant = Variant::load("tenjiku", &[]).unwrap();
+    let start = Position::initial(variant.clone()).to_text();
+    let mut game = Game::new(variant.clone());
+    let first = game.legal_moves()[0];
+    let written = game.position.move_notation(first);
+    let mut restored = Game::from_text(variant.clone(), &format!("{start} moves {written}")).unwrap();
+    game.play(first);
+    assert_eq!(restored.position.to_text(), game.position.to_text());
+    assert_eq!((restored.plies(), restored.undo()), (0, None), "the text's moves are history, not plies of the game");
+    let error = Game::from_text(variant.clone(), &format!("{start} moves {written} {written}")).unwrap_err().to_string();
+    assert!(error.contains("move 2 after 'moves'"), "{error}");
+    let error = Game::from_text(variant, &format!("{start} moves Q-99a")).unwrap_err().to_string();
+    assert!(error.contains("move 1 after 'moves' ('Q-99a')"), "{error}");
+}
+
+#[test]
+fn an_unknown_rule_option_lists_the_valid_ones() {
+    let error = Variant::load("taikyoku", &["nope".to_string()]).unwrap_err().to_string();
+    assert!(error.starts_with("unknown rule option 'nope' for taikyoku; its options: "), "{error}");
+    for (option, _) in Variant::load("taikyoku", &[]).unwrap().rule_options() {
+        assert!(error.contains(&option), "{option} missing from: {error}");
+    }
+    assert!(!error.contains("line 0"), "{error}");
+    let error = Variant::load("taishin", &["nope".to_string()]).unwrap_err().to_string();
+    assert_eq!(error, "unknown rule option 'nope': taishin has no rule options");
+}
