@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import faulthandler
+import json
+import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -54,3 +57,16 @@ def run_cli(argv, capsys):
         code = e.code
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def hold_writer_lock(directory: Path):
+    """Takes ``directory``'s writer lock as another writer would (an open file with an flock on
+    it, and who holds it written in), and returns the open file: the lock lasts until it closes."""
+    import fcntl
+
+    lock = open(directory / ".taikyoku-writer.lock", "a+")
+    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    record = {"pid": os.getpid(), "host": "elsewhere", "started": int(time.time()) - 5, "command": "taikyoku selfplay --out x"}
+    lock.write(json.dumps(record))
+    lock.flush()
+    return lock

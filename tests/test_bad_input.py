@@ -31,7 +31,7 @@ import gymnasium
 import numpy as np
 import pytest
 
-from conftest import Hang
+from conftest import Hang, hold_writer_lock
 
 import taikyoku
 import taikyoku.datasets as tds
@@ -223,6 +223,13 @@ def make_subject(kind: str, tmp_path: Path, monkeypatch) -> Subject:
             else:
                 (path.write_bytes if isinstance(content, bytes) else path.write_text)(content)
         return Subject(tmp_path, lambda: dir_state(tmp_path))
+    if kind.startswith("locked"):  # a directory (empty, or a dataset) whose writer lock another writer holds
+        if kind == "locked:dataset":
+            taikyoku.selfplay(tmp_path, **tiny())
+        holder = hold_writer_lock(tmp_path)
+        subject = Subject(tmp_path, lambda: dir_state(tmp_path))
+        subject.holder = holder  # held as long as the subject lives
+        return subject
     if kind == "dataset":
         out = tmp_path / "ds"
         taikyoku.selfplay(out, games=2, max_plies=2, games_per_shard=1)
@@ -739,6 +746,106 @@ for flag in ("last_move", "color"):
     case(f"render.ansi({flag}='no')", "game", lambda g, f=flag: render.ansi(g, **{f: "no"}), TYPE, flag)
 
 
+# -- issue 29: the evaluator's contract, MCTS settings' ranges, the writer lock, game texts --------
+
+
+def contract_breaker(kind):
+    """An evaluator whose answers have the right shape but break one rule of the contract."""
+
+    def evaluator(observations, legal):
+        actions, offsets = legal
+        priors, values = np.ones(len(actions), np.float32), np.zeros(len(offsets) - 1, np.float32)
+        if kind == "negative prior":
+            priors[-1] = -0.5
+        elif kind == "zero priors":
+            priors[:] = 0.0
+        elif kind == "priors summing past float32":
+            priors[:] = 3e38
+        elif kind == "value 7.0":
+            values[-1] = 7.0
+        elif kind == "value -1.5":
+            values[0] = -1.5
+        elif kind == "NaN value":
+            values[0] = np.nan
+        elif kind == "complex priors":
+            return priors.astype(np.complex64), values
+        elif kind == "complex values":
+            return priors, values + 1j
+        elif kind == "string values":
+            return priors, np.array(["0.5"] * len(values))
+        elif kind == "object priors":
+            return np.array([object()] * len(priors), dtype=object), values
+        return priors, values
+
+    return evaluator
+
+
+CONTRACT = {
+    "negative prior": ("non-negative", "-0.5"),
+    "zero priors": ("positive, finite float32 sum", "all zero"),
+    "priors summing past float32": ("float32 sum", "infinity"),
+    "value 7.0": ("[-1, 1]", "7.0"),
+    "value -1.5": ("[-1, 1]", "-1.5"),
+    "NaN value": ("[-1, 1]", "nan"),
+    "complex priors": ("real numbers", "complex64"),
+    "complex values": ("real numbers", "complex"),
+    "string values": ("real numbers",),
+    "object priors": ("real numbers", "object"),
+}
+for kind, fragments in CONTRACT.items():
+    case(f"selfplay(evaluator {kind})", "dir",
+         lambda d, k=kind: taikyoku.selfplay(d / "ds", **tiny(**MCTS), evaluator=contract_breaker(k)), VALUE,
+         "contract", *fragments)
+    case(f"mcts_action(evaluator {kind})", "game", lambda g, k=kind: mcts_action(g, 4, evaluator=contract_breaker(k)),
+         VALUE, "contract", *fragments)
+
+# The engine's ranges (taikyoku._core.MCTS_LIMITS), refused up front, naming the value given.
+for knob, value, shown in [("dirichlet_alpha", 1001.0, "1001.0"), ("c_puct", 3e38, "3e+38"), ("c_puct", 1e7, "10000000.0"),
+                           ("temperature", 2e6, "2000000.0"), ("dirichlet_alpha", 5e-324, "5e-324")]:
+    case(f"selfplay({knob}={shown})", "dir", lambda d, k=knob, v=value: taikyoku.selfplay(d / "ds", **tiny(**MCTS, **{k: v})),
+         VALUE, knob, shown)
+for knob, value, shown in [("gumbel_scale", 2e6, "2000000.0"), ("gumbel_considered", 2**20 + 1, "1048577")]:
+    case(f"selfplay(root=gumbel, {knob}={shown})", "dir",
+         lambda d, k=knob, v=value: taikyoku.selfplay(d / "ds", **tiny(**MCTS, root="gumbel", **{k: v})), VALUE, knob, shown)
+    case(f"mcts_action(root=gumbel, {knob}={shown})", "game",
+         lambda g, k=knob, v=value: mcts_action(g, 4, root="gumbel", **{k: v}), VALUE, knob, shown)
+case("mcts_action(c_puct=3e+38)", "game", lambda g: mcts_action(g, 4, c_puct=3e38), VALUE, "c_puct", "3e+38")
+
+# A directory another process is writing: refused at once, naming the writer; nothing touched.
+case("selfplay(out=a directory another run writes)", "locked", lambda d: taikyoku.selfplay(d, **tiny()), BlockingIOError,
+     "being written by another run", "process", "--wait")
+case("selfplay(out=a dataset another run resumes)", "locked:dataset", lambda d: taikyoku.selfplay(d, **tiny()),
+     BlockingIOError, "being written by another run")
+case("selfplay(wait='yes')", "dir", lambda d: taikyoku.selfplay(d / "ds", **tiny(), wait="yes"), TYPE, "wait")
+
+# Game texts with moves: each move must be legal where it stands; the message names it.
+for label, tail, fragments in [("unknown move", " moves Q-99a", ("move 1", "Q-99a")),
+                               ("illegal second move", " moves P-12y P-12y", ("move 2",)),
+                               ("garbage", " moves ???", ("move 1",)),
+                               ("1MB move", " moves " + MB[:100_000], ("move 1",))]:
+    case(f"Game.from_text({label})", "none", lambda _, t=tail: Game.from_text(START + t), PositionTextError, *fragments)
+    case(f"VectorEnv(start={label})", "none", lambda _, t=tail: taikyoku.VectorEnv(1, start=START + t), PositionTextError,
+         *fragments)
+
+
+def _won_by_capture() -> str:
+    """The text of a Tenjiku game won by capturing the last royal (it ends with that capture)."""
+    for seed in range(100):
+        g = taikyoku.random_game(seed, 3000, variant="tenjiku")
+        if g.termination == "royal_capture":
+            return g.to_text()
+    raise AssertionError("no random Tenjiku game ended by royal capture")
+
+
+WON = _won_by_capture()
+case("Game.from_text(moves after the end)", "none", lambda _: Game.from_text(WON + " P-1a", variant="tenjiku"),
+     PositionTextError, "move", "over")
+case("Game(options=[nope]) lists the options", "none", lambda _: Game(options=["nope"]), VALUE, "nope",
+     "wooden-dove-range-3", "rule_options")
+case("Game(variant=daidai, options=[nope]) lists the options", "none", lambda _: Game("daidai", options=["nope"]), VALUE,
+     "nope", "daidai")
+
+
 @pytest.mark.parametrize("on, call, expected, fragments", CASES)
 def test_bad_input(on, call, expected, fragments, tmp_path, monkeypatch):
     subject = make_subject(on, tmp_path, monkeypatch)
@@ -1102,3 +1209,130 @@ def test_messages_about_huge_strings_stay_short(name, call):
     error = raised_by(call)
     check_error(error, VALUE)
     assert len(str(error)) < 1000, f"{len(str(error))} characters"
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 29 ("Reliability, round three"): one regression test per item (the catalogue above has the
+# evaluator, settings, lock and game-text cases; Ctrl-C, two writers and the pipes are in
+# test_faults.py and test_cli.py).
+
+
+def _damage_manifest(out: Path, damage: Callable[[list], None]) -> None:
+    path = out / "manifest.json"
+    manifest = json.loads(path.read_text())
+    damage(manifest["shards"])
+    path.write_text(json.dumps(manifest, indent=2))
+
+
+@pytest.mark.parametrize("damage, found", [
+    # Shard 2's entry names shard 1's files, with their sizes and CRC-32s and counts: the games
+    # table then holds ids [0, 1, 2, 3, 2, 3, 6, 7].
+    (lambda shards: shards[2].update({k: shards[1][k] for k in ("games_file", "positions_file", "checks", "positions",
+                                                                 "black_wins", "white_wins", "draws", "truncated",
+                                                                 "bytes")}),
+     ["shard 2: its entry names the files games/part-00001.arrow and positions/part-00001.arrow, "
+      "not its own games/part-00002.arrow and positions/part-00002.arrow"]),
+    # A wrong result tally (taikyoku info would report it).
+    (lambda shards: shards[3].update(truncated=shards[3]["truncated"] - 1, draws=shards[3]["draws"] + 1),
+     ["shard 3: its entry counts 2 games", "draws 1, truncated 1; its games file holds 2 games"]),
+], ids=["another shard's files", "wrong tally"])
+def test_verify_finds_what_a_resume_finds(tmp_path, capsys, damage, found):
+    from taikyoku.__main__ import main
+
+    from conftest import contents
+
+    out = tmp_path / "ds"
+    settings = dict(games=8, max_plies=20, games_per_shard=2)
+    taikyoku.selfplay(out, **settings)
+    whole = contents(out)
+    _damage_manifest(out, damage)
+    ds = tds.open(out)  # the manifest's own layout checks pass
+    with pytest.raises(TaikyokuError) as error:
+        ds.verify()
+    message = str(error.value)
+    assert "1 damaged shard" in message and all(f in message for f in found), message
+    assert main(["verify", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and all(f in err for f in found), err
+    # A resume finds the same, with the same words, and regenerates it.
+    summary = taikyoku.selfplay(out, **settings)
+    assert [r.split(":")[0] for r in summary["repaired"]] == [found[0].split(":")[0]], summary["repaired"]
+    assert all(f.split(": ", 1)[1] in summary["repaired"][0] for f in found[:1]), summary["repaired"]
+    assert contents(out) == whole
+    assert tds.open(out).verify()["games"] == 8
+
+
+def _each_ply(variant: str, seed: int, plies: int):
+    """A fresh game of ``variant`` and the moves of a seeded random game, replayed ply by ply."""
+    moves = taikyoku.random_game(seed, plies, variant=variant).history()
+    live = Game(variant)
+    for move in moves:
+        yield live
+        live.play(move)
+    yield live
+
+
+@pytest.mark.parametrize("variant, plies", [("taikyoku", 120), ("tenjiku", 400), ("daidai", 600), ("taishin", 300)])
+def test_game_texts_keep_the_history_the_rules_read_at_every_ply(variant, plies):
+    with_history = 0
+    for live in _each_ply(variant, 29, plies):
+        text = live.to_text()
+        back = Game.from_text(text)
+        assert back.legal_actions().tolist() == live.legal_actions().tolist(), (variant, live.ply)
+        assert (back.repetitions, back.is_over, back.result, back.to_text()) == \
+            (live.repetitions, live.is_over, live.result, text), (variant, live.ply)
+        assert np.array_equal(back.observation(), live.observation())
+        assert back.ply == 0 and back.history() == []
+        with_history += " moves " in text
+    assert with_history > 0
+
+
+def test_daidai_texts_do_not_offer_moves_the_live_game_forbids():
+    """The issue's game: 17 of 1,400 sampled positions offered moves the live game forbids (59
+    legal moves against 57) when the text dropped the history; envs started from a text inherit it."""
+    forbidding = 0
+    for live in _each_ply("daidai", 35, 1500):
+        if live.is_over:
+            break
+        legal = live.legal_actions().tolist()
+        plain = Game.from_text(live.to_text(history=False))
+        if len(plain.legal_actions()) != len(legal):
+            forbidding += 1
+            text = live.to_text()
+            assert Game.from_text(text).legal_actions().tolist() == legal
+            vec = taikyoku.VectorEnv(1, variant="daidai", start=text)
+            vec.reset(seed=0)
+            assert vec.legal_actions()[0].tolist() == legal
+            env = taikyoku.TaikyokuEnv(variant="daidai")
+            _, info = env.reset(seed=0, options={"start": text})
+            assert info["legal_actions"].tolist() == legal
+    assert forbidding > 0, "the game never met a forbidden repetition: pick another"
+
+
+def test_a_pickled_game_read_from_a_text_keeps_its_history():
+    live = next(g for g in _each_ply("daidai", 35, 300) if g.ply == 300)
+    back = Game.from_text(live.to_text())
+    back.play(back.legal_moves()[0])
+    copy_ = pickle.loads(pickle.dumps(back))
+    assert (copy_.to_text(), copy_.ply, copy_.history()) == (back.to_text(), 1, back.history())
+    assert copy_.legal_actions().tolist() == back.legal_actions().tolist()
+    copy_.undo()  # its own move, and no more: the text's moves are history
+    with pytest.raises(IllegalMoveError):
+        copy_.undo()
+
+
+def test_engine_io_errors_carry_errno_strerror_and_filename(tmp_path):
+    import errno
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("needs /dev/full")
+    out = tmp_path / "ds"
+    taikyoku.selfplay(out, **tiny())
+    # The manifest is written under manifest.json.tmp, then renamed: here that file is a full disk.
+    os.symlink("/dev/full", out / "manifest.json.tmp")
+    with pytest.raises(OSError) as error:
+        taikyoku.selfplay(out, **tiny())
+    e = error.value
+    assert e.errno == errno.ENOSPC and e.strerror == "No space left on device", (e.errno, e.strerror)
+    assert e.filename == str(out / "manifest.json") and not isinstance(e, TaikyokuError)
+    assert not (out / "manifest.json.tmp").exists() and tds.open(out).complete  # nothing else changed

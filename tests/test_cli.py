@@ -4,9 +4,13 @@ with one line on stderr for a file-system failure. Also: the seed printed and re
 (The self-play output itself is tested in test_selfplay.py and test_datasets.py.)"""
 
 import errno
+import json
 import os
+import shlex
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -187,6 +191,14 @@ def test_random_games_seed_zero_and_the_documented_derivation(capsys):
         (["--players", "mcts", "--temperature", "1e39"], ["--temperature must be"]),
         (["--players", "mcts", "--temperature", "hot"], ["--temperature", "invalid float value"]),
         (["--temperature", "0.5"], ["--temperature applies to --players mcts"]),
+        # The engine's ranges (taikyoku._core.MCTS_LIMITS), naming the value given (issue 29, item 4).
+        (["--players", "mcts", "--dirichlet-alpha", "1001"], ["--dirichlet-alpha must be a finite number in (0, 1000], not 1001.0"]),
+        (["--players", "mcts", "--dirichlet-alpha", "5e-324"], ["--dirichlet-alpha must be", "not 5e-324", "float32"]),
+        (["--players", "mcts", "--c-puct", "3e38"], ["--c-puct must be a finite number in (0, 1e+06], not 3e+38"]),
+        (["--players", "mcts", "--temperature", "2e6"], ["--temperature must be a finite number in [0, 1e+06], not 2000000.0"]),
+        (["--players", "mcts", "--root", "gumbel", "--gumbel-scale", "2e6"], ["--gumbel-scale must be", "2000000.0"]),
+        (["--players", "mcts", "--root", "gumbel", "--gumbel-considered", "1048577"],
+         ["--gumbel-considered must be an integer in [1, 1048576], not 1048577"]),
         (["--players", "alphazero"], ["--players", "invalid choice"]),
         (["--format", "csv"], ["--format", "invalid choice"]),
         (["--variant", "chess"], ["--variant", "invalid choice"]),
@@ -303,3 +315,50 @@ def test_check_variant_reports_a_summary_or_the_first_error(tmp_path, capsys):
     (tmp_path / "mine.setup").unlink()
     assert main(["check-variant", str(tmp_path / "mine.rules")]) == 1
     assert "cannot read" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- Ctrl-C and closed pipes (issue 29, item 8)
+
+
+def test_ctrl_c_in_random_games_is_one_line_and_leaves_no_partial_record(tmp_path):
+    record = tmp_path / "games.txt"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "taikyoku", "random-games", "--games", "100000", "--max-plies", "3000", "--out", str(record)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not (record.exists() and record.stat().st_size > 0) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert err.strip() == "taikyoku random-games: interrupted", err
+    assert not record.exists(), "an interrupted run left a partial record file"
+
+
+@pytest.mark.parametrize("argv", [["info", "DATASET"], ["info", "DATASET", "--json"], ["random-games", "--games", "200"],
+                                  ["--help"], ["selfplay", "--help"]])
+def test_output_into_a_closed_pipe_is_no_traceback(argv):
+    """``taikyoku info DIR | head -1``: the reader stops after one line; the command ends quietly."""
+    sample = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "mcts-tiny"
+    argv = [str(sample) if a == "DATASET" else a for a in argv]
+    command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "taikyoku", *argv])
+    result = subprocess.run(["bash", "-c", f"set -o pipefail; {command} | head -c 1 > /dev/null"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.stderr == "", result.stderr
+    assert result.returncode in (0, 141), result.returncode
+
+
+def test_verify_lists_every_damaged_shard(tmp_path, capsys):
+    out = tmp_path / "ds"
+    taikyoku.selfplay(out, games=6, max_plies=10, games_per_shard=2)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["shards"][0]["black_wins"] += 1
+    manifest["shards"][2]["truncated"] -= 1
+    manifest["shards"][2]["white_wins"] += 1
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    code, out_text, err = run(["verify", str(out)], capsys)
+    assert code == 1 and "Traceback" not in err
+    assert err.startswith("taikyoku verify: error: ") and "2 damaged shards" in err, err
+    assert "shard 0: its entry counts" in err and "shard 2: its entry counts" in err, err

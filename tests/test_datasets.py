@@ -66,11 +66,13 @@ def copy_dataset(src, tmp_path):
 
 
 def without_checks(root):
-    """Drops the manifest's file checks, as in manifests written before they existed: the
-    reader then cannot tell a rewritten file from the original, and only verify() can."""
+    """Drops the manifest's file checks, as in manifests written before they existed (and gives
+    each entry its files' sizes, as a careful forger would): the reader then cannot tell a
+    rewritten file from the original, and only verify()'s replay can."""
     manifest = json.loads((root / "manifest.json").read_text())
     for shard in manifest["shards"]:
         shard.pop("checks")
+        shard["bytes"] = sum((root / shard[key]).stat().st_size for key in ("games_file", "positions_file"))
     (root / "manifest.json").write_text(json.dumps(manifest))
     return root
 
@@ -228,8 +230,9 @@ def test_verify_detects_a_tampered_position(made, tmp_path):
     with pytest.raises(TaikyokuError, match="part-00001.arrow has .* bytes but the manifest says"):
         tds.open(root)
     ds = tds.open(without_checks(root))
-    assert ds.verify([0, 1])["games"] == 2  # shard 0 is untouched
-    with pytest.raises(TaikyokuError, match="game 2: ply 5: legal_moves"):
+    with pytest.warns(tds.UncheckedShardsWarning, match="shard 0 has no checksums"):
+        assert ds.verify([0, 1])["games"] == 2  # shard 0 is untouched
+    with pytest.raises(TaikyokuError, match="game 2: ply 5: legal_moves"), pytest.warns(tds.UncheckedShardsWarning):
         ds.verify()
 
 
@@ -1109,8 +1112,10 @@ def test_verify_detects_tampered_legal_actions(made, tmp_path):
     with pa.ipc.new_file(str(path), table.schema, options=pa.ipc.IpcWriteOptions(compression="zstd")) as w:
         w.write_table(table)
     ds = tds.open(without_checks(root))
-    assert ds.verify([0])["games"] == 1
-    with pytest.raises(TaikyokuError, match="game 1: ply 2: the stored legal_actions differ"):
+    with pytest.warns(tds.UncheckedShardsWarning):
+        assert ds.verify([0])["games"] == 1
+    with pytest.raises(TaikyokuError, match="game 1: ply 2: the stored legal_actions differ"), \
+            pytest.warns(tds.UncheckedShardsWarning):
         ds.verify()
     # A file without the column in a dataset that stores it: not its schema.
     plain = made("mcts", "arrow") / "positions" / "part-00001.arrow"
@@ -1138,6 +1143,7 @@ def test_a_version_3_dataset_without_pass_columns_reads_and_decodes(made, tmp_pa
             data = sink.getvalue().to_pybytes()
             path.write_bytes(data)
             shard["checks"][name] = {"bytes": len(data), "crc32": zlib.crc32(data)}
+        shard["bytes"] = shard["checks"]["games"]["bytes"] + shard["checks"]["positions"]["bytes"]
     manifest["schema_version"] = 3
     (root / "manifest.json").write_text(json.dumps(manifest))
     old = tds.open(root)

@@ -136,3 +136,17 @@ def test_the_cli_runs_on_ray(cluster, tmp_path, one_machine):
                              "--ray", cluster, *flags], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert contents(tmp_path / "data") == one_machine
+
+
+def test_ray_data_gives_torch_batches(cluster, tmp_path):
+    """read_table then Ray Data's iter_torch_batches: Ray imports ray.train for it, which needs
+    pydantic; the ``ray`` extra brings it (issue 29, item 13)."""
+    torch = pytest.importorskip("torch")
+    out = tmp_path / "data"
+    taikyoku.selfplay(out, players="random", games=3, max_plies=20, games_per_shard=1)
+    positions = td.read_table(out).select_columns(["game_id", "ply", "action"])
+    rows = 0
+    for batch in positions.iter_torch_batches(batch_size=16):
+        assert isinstance(batch["action"], torch.Tensor)
+        rows += len(batch["action"])
+    assert rows == 60

@@ -8,16 +8,18 @@
 
 Errors never print a traceback: a bad argument (a value out of range, an output path that cannot be
 used as given, a directory that is not a dataset) ends with the usage and a one-line message, exit
-status 2, as argparse does; a failure of the file system while writing (permissions, full disk), or
-a damaged dataset found by ``info`` or ``verify``, or a player failing during a ``match``, ends with
-one line on stderr, exit status 1.
+status 2, as argparse does; a failure of the file system while writing (permissions, full disk), an
+output directory another run is writing (``selfplay --wait`` waits for it instead), a damaged
+dataset found by ``info`` or ``verify`` (``verify`` lists every damaged shard), or a player failing
+during a ``match``, ends with a message on stderr, exit status 1. Ctrl-C stops any command with
+one line on stderr, exit status 130; output piped into a command that stops reading (``taikyoku
+info DIR | head``) ends quietly, exit status 141 (as a process killed by SIGPIPE).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import stat
 import sys
@@ -29,7 +31,6 @@ import taikyoku
 
 U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
-F32_MAX = 3.4028234663852886e38
 MAX_THREADS = 256  # as taikyoku.selfplay accepts
 SELFPLAY_SEED_MAX = U64_MAX  # seeds are unsigned 64-bit integers
 # random-games: game i of master seed S is played with this seed (random_game takes any u64).
@@ -47,15 +48,24 @@ def _check_int(parser: argparse.ArgumentParser, flag: str, value: Optional[int],
         parser.error(f"{flag} must be between {low} and {high}, not {value}")
 
 
-def _check_real(
-    parser: argparse.ArgumentParser, flag: str, value: Optional[float], low: float, high: float, low_open: bool = False
-) -> None:
+def _check_mcts(parser: argparse.ArgumentParser, name: str, value: Any) -> None:
+    """An MCTS flag's value against the engine's range for it (taikyoku._core.MCTS_LIMITS, the
+    list taikyoku.selfplay and the engine check too)."""
     if value is None:
         return
-    above = value > low if low_open else value >= low
-    if not (math.isfinite(value) and above and value <= high):
-        lowest = f"above {low:g}" if low_open else f"from {low:g}"
-        parser.error(f"{flag} must be a number {lowest} to {high:.4g}, not {value}")
+    from taikyoku.selfplay import check_mcts_setting
+
+    try:
+        check_mcts_setting(name, value)
+    except taikyoku.TaikyokuError as e:
+        parser.error(str(e).replace(name, _flag(name), 1))
+
+
+def _os_error(e: OSError) -> str:
+    """An OSError as one line: ``path: strerror`` where it names a path, else its text."""
+    if e.filename is not None and e.strerror:
+        return f"{e.filename}: {e.strerror}"
+    return str(e.strerror or e)
 
 
 def _check_path_text(parser: argparse.ArgumentParser, flag: str, value: Optional[str]) -> None:
@@ -118,17 +128,12 @@ def _random_games(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
         elapsed = time.perf_counter() - started
         if out:
             out.close()
+    except KeyboardInterrupt:
+        _discard(out, args.out if created else None)
+        print("taikyoku random-games: interrupted", file=sys.stderr)
+        return 130
     except OSError as e:
-        if out:
-            try:
-                out.close()
-            except OSError:
-                pass
-            if created:  # no partial record file left behind
-                try:
-                    os.remove(args.out)
-                except OSError:
-                    pass
+        _discard(out, args.out if created else None)
         print(f"taikyoku random-games: error: cannot write {args.out}: {e.strerror or e}", file=sys.stderr)
         return 1
     print(
@@ -140,6 +145,21 @@ def _random_games(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     if args.out:
         print(f"game records written to {args.out}")
     return 0
+
+
+def _discard(out: Any, created: Optional[str]) -> None:
+    """Closes a record file that failed or was interrupted, removing it if this run created it
+    (no partial record file is left behind)."""
+    if out:
+        try:
+            out.close()
+        except OSError:
+            pass
+    if created:
+        try:
+            os.remove(created)
+        except OSError:
+            pass
 
 
 #: ``taikyoku selfplay``'s defaults (those of ``taikyoku.selfplay``, but 5000 plies and 8 games
@@ -227,19 +247,12 @@ def _selfplay_arguments(args: argparse.Namespace, parser: argparse.ArgumentParse
     _check_int(parser, "--seed", given.get("seed"), 0, SELFPLAY_SEED_MAX)
     _check_int(parser, "--threads", given.get("threads"), 1, MAX_THREADS)
     _check_int(parser, "--max-plies", given.get("max_plies"), 1, U32_MAX)
-    _check_int(parser, "--simulations", given.get("simulations"), 1, U32_MAX)
     _check_int(parser, "--games-per-shard", given.get("games_per_shard"), 1, U32_MAX)
     _check_int(parser, "--shard-positions", given.get("shard_positions"), 1, U32_MAX)
     if merged.get("games_per_shard") is not None and merged.get("shard_positions") is not None:
         parser.error("give --games-per-shard or --shard-positions, not both (a recipe's args count too)")
-    _check_real(parser, "--temperature", given.get("temperature"), 0.0, F32_MAX)
-    _check_real(parser, "--c-puct", given.get("c_puct"), 0.0, F32_MAX, low_open=True)
-    _check_real(parser, "--dirichlet-alpha", given.get("dirichlet_alpha"), 0.0, F32_MAX, low_open=True)
-    _check_real(parser, "--dirichlet-fraction", given.get("dirichlet_fraction"), 0.0, 1.0)
-    _check_int(parser, "--temperature-plies", given.get("temperature_plies"), 0, U32_MAX)
-    _check_int(parser, "--rollout-plies", given.get("rollout_plies"), 0, U32_MAX)
-    _check_int(parser, "--gumbel-considered", given.get("gumbel_considered"), 1, 1 << 20)
-    _check_real(parser, "--gumbel-scale", given.get("gumbel_scale"), 0.0, 1e6)
+    for name in taikyoku._core.MCTS_LIMITS:  # --simulations and every numeric MCTS flag
+        _check_mcts(parser, name, given.get(name))
     mcts = [name for name in MCTS_FLAGS if merged.get(name) is not None]
     if mcts and merged["players"] != "mcts":
         where = _flag(mcts[0]) if mcts[0] in given else f"the recipe's {mcts[0]!r}"
@@ -274,17 +287,17 @@ def _selfplay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             import taikyoku.distributed as distributed
 
             address = None if args.ray == "local" else args.ray
-            summary = distributed.selfplay(out, address=address, cpus_per_task=threads or 1, **common)
+            summary = distributed.selfplay(out, address=address, cpus_per_task=threads or 1, wait=args.wait, **common)
         else:
-            summary = selfplay(out, threads=threads, **common)
+            summary = selfplay(out, threads=threads, wait=args.wait, **common)
     except taikyoku.TaikyokuError as e:  # refused before anything was written
         parser.error(str(e))
     except OverflowError as e:  # a value the engine's bindings cannot take
         parser.error(f"a value is out of the engine's range: {e}")
     except ImportError as e:
         parser.error(f"--ray needs Ray: pip install 'taikyoku[ray]' ({e})")
-    except OSError as e:
-        print(f"taikyoku selfplay: error: {e}", file=sys.stderr)
+    except OSError as e:  # the file system failed, or another run writes --out (BlockingIOError)
+        print(f"taikyoku selfplay: error: {_os_error(e)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("taikyoku selfplay: interrupted; complete shards are kept, run the same command to resume", file=sys.stderr)
@@ -443,7 +456,12 @@ def _verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         _check_int(parser, "--game", game, 0, U64_MAX)
     try:
         dataset, notes = _open_dataset(args.dir, parser)
-        checked = dataset.verify(args.game, progress=args.progress)
+        import taikyoku.datasets as tds
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", tds.UncheckedShardsWarning)
+            checked = dataset.verify(args.game, progress=args.progress)
+        notes += [str(w.message) for w in caught if issubclass(w.category, tds.UncheckedShardsWarning)]
     except taikyoku.TaikyokuError as e:
         print(f"taikyoku verify: error: {e}", file=sys.stderr)
         return 1
@@ -560,6 +578,11 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
             mcts.add_argument(flag, dest=name, type=kind, default=None, help=text + shown)
     play.add_argument("--quiet", action="store_true", help="no progress bar")
     play.add_argument(
+        "--wait", action="store_true",
+        help="if another run is writing --out (it holds the directory's writer lock), wait for it to finish, "
+        "then resume its dataset, instead of failing at once",
+    )
+    play.add_argument(
         "--ray",
         metavar="ADDRESS",
         default=None,
@@ -604,16 +627,19 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
         "info",
         help="what a self-play dataset holds",
         description="Print what the dataset in DIR holds, from its manifest: variant, players and settings, "
-        "games, positions and shards (complete or not), the results, size on disk and the versions that wrote it.",
+        "games, positions and shards (complete or not), the results, size on disk and the versions that wrote it. "
+        "The counts are the manifest's: taikyoku verify checks them against the files.",
     )
     info.add_argument("dir", metavar="DIR", help="dataset directory")
     info.add_argument("--json", action="store_true", help="print it as JSON (taikyoku.datasets.Dataset.summary())")
     verify = commands.add_parser(
         "verify",
         help="check a self-play dataset completely",
-        description="Check the dataset in DIR: every shard file's size and CRC-32 against the manifest, and every "
+        description="Check the dataset in DIR: first every shard as a resume checks it (its manifest entry and "
+        "file names, both files' sizes and CRC-32s, its counts and game ids against its games file), then every "
         "stored game replayed in the engine (boards, side to move, repetitions, legal-move counts, outcomes, "
-        "notation, results). Exit status 0: intact; 1: damaged (the first problem is printed); 2: not a dataset.",
+        "notation, results). Exit status 0: intact; 1: damaged (every damaged shard is listed, or the first "
+        "difference of a replay); 2: not a dataset.",
     )
     verify.add_argument("dir", metavar="DIR", help="dataset directory")
     verify.add_argument("--game", type=int, action="append", metavar="ID", help="verify only this game id (repeatable)")
@@ -624,7 +650,29 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Runs the command line with ``argv`` (default: ``sys.argv[1:]``); returns the exit status."""
+    """Runs the command line with ``argv`` (default: ``sys.argv[1:]``); returns the exit status.
+
+    Ctrl-C in any command ends it with one line and status 130; a reader that closes the pipe
+    (``| head``) ends it quietly with status 141: never a traceback."""
+    try:
+        status = _command(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return status
+    except KeyboardInterrupt:
+        print("taikyoku: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # Nothing more can be written: stdout goes to /dev/null so that Python's own flush at
+        # exit does not report the broken pipe either.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 141
+
+
+def _command(argv: Optional[List[str]]) -> int:
     parser, commands = _build_parsers()
     args = parser.parse_args(argv)
     if args.command == "selfplay":

@@ -85,7 +85,7 @@ class Game:
     def empty(variant: str = "taikyoku", side_to_move: Color = "black", options: Optional[Sequence[str]] = None) -> Game: ...
     @staticmethod
     def from_text(text: str, variant: Optional[str] = None, options: Optional[Sequence[str]] = None) -> Game: ...
-    def to_text(self) -> str: ...
+    def to_text(self, history: bool = True) -> str: ...  # history=False: the position alone
     variant_name: str
     options: list[str]
     width: int
@@ -190,6 +190,11 @@ def _restore_game(
 def dataset_schema(
     table: Literal["games", "positions"], legal_actions: bool = False, policy: bool = False
 ) -> bytes: ...  # the table's Arrow schema, as an IPC stream (positions: with the optional columns asked for)
+def check_dataset(
+    path: Union[str, os.PathLike[str]],
+) -> tuple[list[tuple[int, str]], list[int]]: ...  # the resume checks: ((shard, why) per damaged shard, shards without checksums)
+#: The numeric MCTS settings' ranges: {name: (integer, low, high, low_open)}.
+MCTS_LIMITS: dict[str, tuple[bool, float, float, bool]]
 def mcts_search(
     game: Game,
     simulations: int = 64,

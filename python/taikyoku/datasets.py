@@ -42,6 +42,7 @@ __all__ = [
     "Dataset",
     "IncompleteDatasetWarning",
     "PositionDataset",
+    "UncheckedShardsWarning",
     "decode",
     "file_metadata",
     "games_schema",
@@ -79,6 +80,11 @@ _SAMPLE_CHUNK = 64
 
 class IncompleteDatasetWarning(UserWarning):
     """The run that wrote the dataset has not finished: only its complete shards are read."""
+
+
+class UncheckedShardsWarning(UserWarning):
+    """:meth:`Dataset.verify` found shards whose manifest entries have no checksums (written before
+    they existed): only the replay vouches for their contents."""
 
 
 def _pa() -> Any:
@@ -815,14 +821,20 @@ class Dataset:
         return flat[gather].astype(np.int64), offsets
 
     def verify(self, game_ids: Optional[Sequence[int]] = None, *, progress: bool = False) -> Dict[str, int]:
-        """Replays games (default: all) and checks every stored column against the engine.
+        """Checks the shards as a resume does, then replays games (default: all) and checks every
+        stored column against the engine.
 
-        Each position's board, side to move, repetitions, legal-move count (and legal actions, when
-        stored) and outcome, and each
-        game's actions, notation, ply count, result and termination must match exactly; the first
-        difference raises TaikyokuError. Returns ``{"games": ..., "positions": ...}`` checked. This is
-        how to trust a dataset written by another engine version before training on it.
-        ``progress=True`` shows a progress bar (tqdm), one step per game.
+        First every shard holding games to check must pass the checks the generating command makes
+        before resuming (the engine's own, ``taikyoku._core.check_dataset``): its manifest entry
+        (its place in the run, its own file names), both files' sizes and CRC-32s, and its counts
+        (games, positions, results, bytes) and game ids against its games file. The damaged shards
+        found raise one TaikyokuError listing each with why (a rerun of the generating command
+        regenerates them). Then each position's board, side to move, repetitions, legal-move count
+        (and legal actions, when stored) and outcome, and each game's actions, notation, ply
+        count, result and termination must match the replay exactly; the first difference raises
+        TaikyokuError. Returns ``{"games": ..., "positions": ...}`` checked. This is how to trust a
+        dataset written by another engine version before training on it. ``progress=True`` shows
+        a progress bar (tqdm), one step per game.
         """
         wanted = None if game_ids is None else {_validate.integer("game id", g, 0) for g in game_ids}
         if wanted is not None:
@@ -830,6 +842,7 @@ class Dataset:
                 self._shard_of(game_id)
         elif self._game_ids is not None:
             wanted = {int(g) for g in self._game_ids}
+        self._check_shards(wanted)
         checked = {"games": 0, "positions": 0}
         bar = None
         if progress:
@@ -842,6 +855,35 @@ class Dataset:
             if bar is not None:
                 bar.close()
         return checked
+
+    def _check_shards(self, wanted: Optional[set]) -> None:
+        """Raises TaikyokuError listing the shards (those holding ``wanted`` games, or all) that
+        fail the engine's resume checks."""
+        involved = {
+            s["index"] for s in self.shards
+            if wanted is None or any(s["first_game"] <= g < s["first_game"] + s["games"] for g in wanted)
+        }
+        try:
+            found, unchecked = _core.check_dataset(str(self.path))
+        except OSError as e:
+            raise TaikyokuError(f"cannot check {self.path}: {e}") from e
+        unchecked = [index for index in unchecked if index in involved]
+        if unchecked:
+            warnings.warn(
+                f"{self.path}: shard{'s' if len(unchecked) > 1 else ''} {', '.join(map(str, unchecked))} "
+                f"{'have' if len(unchecked) > 1 else 'has'} no checksums (a manifest older than them): "
+                "only the replay vouches for their contents (a rerun of the generating command regenerates them)",
+                UncheckedShardsWarning,
+                stacklevel=3,
+            )
+        damaged = [(index, why) for index, why in found if wanted is None or index in involved]
+        if damaged:
+            lines = "\n".join(f"  shard {index}: {why}" for index, why in damaged[:20])
+            more = f"\n  ... and {len(damaged) - 20} more" if len(damaged) > 20 else ""
+            raise TaikyokuError(
+                f"{self.path}: {len(damaged)} damaged shard{'s' if len(damaged) != 1 else ''} "
+                f"(re-run the generating command to regenerate {'them' if len(damaged) != 1 else 'it'}):\n{lines}{more}"
+            )
 
     def _verify_shards(self, wanted: Optional[set], checked: Dict[str, int], bar: Any) -> None:
         for i, shard in enumerate(self.shards):

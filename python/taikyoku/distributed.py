@@ -25,7 +25,7 @@ import os
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 from taikyoku import _core, _validate
-from taikyoku.selfplay import SelfplaySummary, settings_json
+from taikyoku.selfplay import SelfplaySummary, _when_unlocked, settings_json
 
 __all__ = ["selfplay", "read_table"]
 
@@ -62,6 +62,7 @@ def selfplay(
     shard_positions: Optional[int] = None,
     store_legal_actions: bool = False,
     progress: bool = False,
+    wait: bool = False,
     **mcts: Any,
 ) -> SelfplaySummary:
     """Generates (or resumes) a self-play dataset in ``out`` with Ray tasks.
@@ -78,6 +79,8 @@ def selfplay(
         cpus_per_task: CPUs each task asks Ray for, and the threads it plays on.
         max_retries: times Ray runs a task again after its worker died.
         progress: a progress bar (tqdm), one step per shard.
+        wait: as :func:`taikyoku.selfplay`: when another process writes ``out`` (a local
+            directory's writer lock; object stores have none), wait for it instead of failing.
 
     Returns:
         The summary dict of :func:`taikyoku.selfplay`.
@@ -97,7 +100,7 @@ def selfplay(
         raise _core.TaikyokuError(f"address must be a Ray address (str), not {_validate.show(address)}")
     if not ray.is_initialized():
         ray.init(address=address, log_to_driver=False)
-    writer = _core.DatasetWriter(out, settings)
+    writer = _when_unlocked(lambda: _core.DatasetWriter(out, settings), _validate.boolean("wait", wait))
     missing = list(writer.missing)
     tasks = [missing[i : i + shards_per_task] for i in range(0, len(missing), shards_per_task)]
     remote = ray.remote(num_cpus=cpus_per_task, max_retries=max_retries)(_play_shards)

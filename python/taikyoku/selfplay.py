@@ -9,15 +9,17 @@ and schemas are in datasets/README.md; read the result with :func:`taikyoku.data
 
 from __future__ import annotations
 
+import logging
 import os
+import time
 from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, TypedDict, Union
 
 import numpy as np
 
 from taikyoku import _core, _validate
-from taikyoku._validate import F32_MAX, U32_MAX, U64_MAX
+from taikyoku._validate import U32_MAX, U64_MAX
 
-__all__ = ["selfplay", "Evaluator", "SelfplaySummary", "Players", "Format", "Priors", "MCTS_KNOBS", "mcts_defaults"]
+__all__ = ["selfplay", "Evaluator", "SelfplaySummary", "Players", "Format", "Priors", "MCTS_KNOBS", "MCTS_LIMITS", "mcts_defaults"]
 
 #: Who plays both sides.
 Players = Literal["random", "mcts"]
@@ -54,10 +56,31 @@ class SelfplaySummary(TypedDict):
 #: - ``legal``: the leaves' legal actions. ``legal_actions="csr"`` (default): a pair
 #:   ``(actions, offsets)`` of int64 arrays, leaf i's actions being ``actions[offsets[i]:offsets[i+1]]``;
 #:   ``"list"``: a list of B int64 arrays.
-#: - It returns ``priors``, aligned with the actions (one flat array, or one array per leaf; any
-#:   non-negative scale: they are normalised), and B ``values`` in [-1, 1] from the view of each
-#:   leaf's side to move.
+#: - It returns ``priors``, aligned with the actions (one flat array, or one array per leaf), and B
+#:   ``values``, real numbers (numpy, torch on the CPU, lists), checked on every call:
+#:
+#:   - priors finite and non-negative, at any scale (each leaf's are normalised), with a positive
+#:     float32 sum per leaf (not all zero, not so large that the sum overflows);
+#:   - values finite, in [-1, 1], from the view of each leaf's side to move.
+#:
+#:   An answer that breaks a rule raises :class:`taikyoku.TaikyokuError` naming the rule and the
+#:   first offending entry (its leaf, action and index), before anything of the batch is used.
+#:
+#: It is called on the thread that called :func:`selfplay` (the trees are worked on by the run's
+#: threads meanwhile), so Ctrl-C interrupts it even while it blocks (a stuck inference server):
+#: the run stops with KeyboardInterrupt, keeping its complete shards.
 Evaluator = Callable[[np.ndarray, Any], Tuple[Any, Any]]
+
+
+def _real_array(what: str, data: Any) -> np.ndarray:
+    """``data`` as a flat float32 array, refusing what is not real numbers (complex numbers,
+    strings, objects) rather than converting it silently."""
+    array = np.asarray(data)
+    if array.dtype.kind not in "biuf":
+        raise _core.TaikyokuError(
+            f"the evaluator broke its contract: {what} must be real numbers; it returned an array of {array.dtype}"
+        )
+    return array.astype(np.float32, copy=False).reshape(-1)
 
 
 def _evaluate(
@@ -70,15 +93,15 @@ def _evaluate(
     if not isinstance(returned, (tuple, list)) or len(returned) != 2:
         raise _core.TaikyokuError("the evaluator must return (priors, values)")
     priors, values = returned
-    values = np.asarray(values, dtype=np.float32).reshape(-1)
+    values = _real_array("values", values)
     if values.shape != (leaves,):
         raise _core.TaikyokuError(f"the evaluator returned {values.size} values for {leaves} positions")
     if isinstance(priors, np.ndarray) and priors.ndim == 1 or hasattr(priors, "__array__") and np.ndim(priors) == 1:
-        flat = np.asarray(priors, dtype=np.float32)
+        flat = _real_array("priors", priors)
     else:
         if len(priors) != leaves:
             raise _core.TaikyokuError(f"the evaluator returned {len(priors)} prior arrays for {leaves} positions")
-        parts = [np.asarray(p, dtype=np.float32).reshape(-1) for p in priors]
+        parts = [_real_array("priors", p) for p in priors]
         for i, part in enumerate(parts):
             wanted = int(offsets[i + 1] - offsets[i])
             if part.size != wanted:
@@ -86,8 +109,8 @@ def _evaluate(
         flat = np.concatenate(parts) if parts else np.zeros(0, np.float32)
     if flat.size != actions.size:
         raise _core.TaikyokuError(f"the evaluator returned {flat.size} priors for {actions.size} legal actions")
-    if not (np.all(np.isfinite(flat)) and np.all(np.isfinite(values))):
-        raise _core.TaikyokuError("the evaluator returned NaN or infinite numbers")
+    # The values themselves (finite, non-negative priors with a positive sum, values in [-1, 1])
+    # are checked by the engine, for every evaluator alike (taikyoku_selfplay::network::check_evaluation).
     return np.ascontiguousarray(flat, dtype=np.float32), np.ascontiguousarray(values, dtype=np.float32)
 
 
@@ -97,19 +120,43 @@ def _evaluator_name(evaluator: Evaluator) -> str:
     return f"{module}.{name}"
 
 
+#: The numeric MCTS settings and their ranges, ``{name: (integer, low, high, low_open)}``: the
+#: engine's own list (``taikyoku._core.MCTS_LIMITS``), so that Python, the command line and the
+#: engine accept the same values.
+MCTS_LIMITS: Dict[str, Tuple[bool, float, float, bool]] = dict(_core.MCTS_LIMITS)
+
+
+def check_mcts_setting(name: str, value: Any) -> Any:
+    """``value`` checked as the numeric MCTS setting ``name`` against :data:`MCTS_LIMITS`, as
+    given and as the engine stores it (a float32), the engine's own rule: TaikyokuError naming
+    the setting, its range and the value given."""
+    integer, low, high, low_open = MCTS_LIMITS[name]
+    if integer:
+        return _validate.integer(name, value, int(low), int(high))
+    number = _validate.real(name, value, low, high, low_open=low_open)
+    stored = float(np.float32(number))
+    if stored > high or stored < low or (low_open and stored == low):
+        bounds = f"{'(' if low_open else '['}{low:g}, {high:g}]"
+        raise _core.TaikyokuError(
+            f"{name} must be a finite number in {bounds}, not {_validate.show(value)} "
+            f"(it is {stored!r} as a float32, as settings are stored)"
+        )
+    return number
+
+
 #: The MCTS settings ``selfplay(**mcts)`` takes, with their checks (None keeps the default).
 _MCTS_KNOBS: Dict[str, Callable[[str, Any], Any]] = {
-    "temperature": lambda name, v: _validate.real(name, v, 0.0, F32_MAX),
-    "temperature_plies": lambda name, v: _validate.integer(name, v, 0, U32_MAX),
-    "dirichlet_alpha": lambda name, v: _validate.real(name, v, 0.0, F32_MAX, low_open=True),
-    "dirichlet_fraction": lambda name, v: _validate.real(name, v, 0.0, 1.0),
-    "c_puct": lambda name, v: _validate.real(name, v, 0.0, F32_MAX, low_open=True),
+    "temperature": check_mcts_setting,
+    "temperature_plies": check_mcts_setting,
+    "dirichlet_alpha": check_mcts_setting,
+    "dirichlet_fraction": check_mcts_setting,
+    "c_puct": check_mcts_setting,
     "priors": lambda name, v: _validate.choice(name, v, ("captures", "uniform")),
-    "rollout_plies": lambda name, v: _validate.integer(name, v, 0, U32_MAX),
+    "rollout_plies": check_mcts_setting,
     "reuse_tree": lambda name, v: _validate.boolean(name, v),
     "root": lambda name, v: _validate.choice(name, v, ("puct", "gumbel")),
-    "gumbel_considered": lambda name, v: _validate.integer(name, v, 1, 1 << 20),
-    "gumbel_scale": lambda name, v: _validate.real(name, v, 0.0, 1e6),
+    "gumbel_considered": check_mcts_setting,
+    "gumbel_scale": check_mcts_setting,
 }
 
 #: The names of the MCTS settings :func:`selfplay` takes by keyword (``**mcts``).
@@ -158,7 +205,7 @@ def _checked_settings(*, players: Any, games: Any, seed: Any, threads: Any, form
         threads=_validate.optional_integer("threads", threads, 1, 256),
         format=_validate.choice("format", format, ("arrow", "parquet")),
         max_plies=_validate.integer("max_plies", max_plies, 1, U32_MAX),
-        simulations=_validate.integer("simulations", simulations, 1, U32_MAX),
+        simulations=check_mcts_setting("simulations", simulations),
         games_per_shard=_validate.optional_integer("games_per_shard", games_per_shard, 1, U32_MAX),
         shard_positions=_validate.optional_integer("shard_positions", shard_positions, 1, U32_MAX),
         store_legal_actions=_validate.boolean("store_legal_actions", store_legal_actions),
@@ -209,6 +256,7 @@ def selfplay(
     concurrent_games: int = 32,
     observation: Literal["compact", "onehot"] = "compact",
     legal_actions: Literal["csr", "list"] = "csr",
+    wait: bool = False,
     **mcts: Any,
 ) -> SelfplaySummary:
     """Plays ``games`` self-play games and writes them as a dataset in ``out``.
@@ -246,6 +294,10 @@ def selfplay(
             no replay. It adds about 200-350 bytes per position on disk: MCTS datasets grow
             about threefold, random ones (~30 bytes a position) tenfold.
         progress: show a progress bar (tqdm) and nothing else.
+        wait: when another process is writing ``out`` (it holds the directory's writer lock,
+            datasets/README.md §1), wait for it to finish, then resume its dataset, instead of
+            failing at once; the wait is announced once as a warning of the ``taikyoku`` logger.
+            Ctrl-C stops the wait.
         **mcts: MCTS settings (:data:`MCTS_KNOBS`): ``temperature``, ``temperature_plies``,
             ``dirichlet_alpha``, ``dirichlet_fraction``, ``c_puct``, ``priors`` ("captures" or
             "uniform"), ``rollout_plies``, ``reuse_tree``, and the root: ``root="puct"`` (the
@@ -262,9 +314,11 @@ def selfplay(
         taikyoku.TaikyokuError (a ValueError): bad arguments (checked here, before anything is
             written: integers, numpy's too, in the range the run can hold; finite numbers; known
             names) or an unusable directory; nothing is written. OSError: the file system failed
-            (full disk, permissions); complete shards are kept and a rerun resumes. Whatever the
-            error, a run that completed no shard in a new or empty directory leaves it as it was
-            (the evaluator's own exceptions included).
+            (full disk, permissions), with ``errno``, ``strerror`` and ``filename`` set; complete
+            shards are kept and a rerun resumes. BlockingIOError (an OSError): another process is
+            writing ``out`` and ``wait`` is False; the message names it (pid, host, command).
+            Whatever the error, a run that completed no shard in a new or empty directory leaves it
+            as it was (the evaluator's own exceptions included).
     """
     settings = settings_json(
         players=players, games=games, seed=seed, threads=threads, format=format, max_plies=max_plies,
@@ -274,6 +328,7 @@ def selfplay(
         observation=observation,
     )
     out = _validate.path("out", out)
+    wait = _validate.boolean("wait", wait)
     bar = None
     callback = None
     if progress:
@@ -285,8 +340,8 @@ def selfplay(
             bar.update(1)
             bar.set_postfix(plies=plies, refresh=False)
 
-    try:
-        summary: SelfplaySummary = _core.selfplay_run(
+    def run() -> SelfplaySummary:
+        return _core.selfplay_run(
             out,
             settings,
             threads=_validate.optional_integer("threads", threads, 1, 256),
@@ -295,7 +350,32 @@ def selfplay(
             concurrent_games=_validate.integer("concurrent_games", concurrent_games, 1, 65536),
             legal_actions=_validate.choice("legal_actions", legal_actions, ("csr", "list")),
         )
-        return summary
+
+    try:
+        return _when_unlocked(run, wait)
     finally:
         if bar is not None:
             bar.close()
+
+
+#: How often a waiting writer tries the lock again, in seconds.
+WAIT_POLL = 0.25
+
+
+def _when_unlocked(write: Callable[[], Any], wait: bool) -> Any:
+    """``write()``; while another process holds the dataset's writer lock (BlockingIOError) and
+    ``wait``, tries again every WAIT_POLL seconds (a stale lock of a killed run is free: the
+    operating system released it), saying so once on the ``taikyoku`` logger (a warning, which
+    Python prints on stderr unless logging is configured). Ctrl-C interrupts the wait."""
+    told = False
+    while True:
+        try:
+            return write()
+        except BlockingIOError as e:
+            if not wait:
+                raise
+            if not told:
+                holder = str(e.strerror).split("; ")[0]
+                logging.getLogger("taikyoku").warning("taikyoku: %s; waiting for it to finish", holder)
+                told = True
+            time.sleep(WAIT_POLL)

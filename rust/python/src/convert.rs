@@ -1,5 +1,6 @@
-//! Arguments from Python: integers (Python or numpy) checked against their range, finite reals,
-//! and option strings turned into the engine's enums. Each conversion is written once here.
+//! Arguments from Python: integers (Python or numpy) checked against their range, and option
+//! strings turned into the engine's enums. Each conversion is written once here (the MCTS
+//! settings' real numbers are checked by `taikyoku_selfplay::settings::check_real`).
 //!
 //! A value of the wrong type is a `TypeError`; a value out of range or an unknown option is a
 //! `TaikyokuError` (a `ValueError`) naming the argument and what it accepts.
@@ -90,14 +91,6 @@ pub fn describe(ob: &Bound<'_, PyAny>) -> String {
     let repr = clip(&repr);
     let type_name = ob.get_type().name().map(|n| n.to_string()).unwrap_or_default();
     format!("{type_name} {repr}")
-}
-
-/// A finite real number in `min..=max`.
-pub fn real(name: &str, value: f64, min: f64, max: f64) -> PyResult<f32> {
-    if !value.is_finite() || value < min || value > max {
-        return Err(invalid(format!("{name} must be a finite number between {min} and {max}, not {value}")));
-    }
-    Ok(value as f32)
 }
 
 /// An option that is one of a fixed set of names.

@@ -38,11 +38,21 @@ pub fn notation_error(e: EngineNotationError) -> PyErr {
     }
 }
 
-/// Usage errors are `TaikyokuError`s; file-system failures `OSError`s.
+/// Usage errors are `TaikyokuError`s; file-system failures `OSError`s with `errno`, `strerror`
+/// and `filename` (so Python picks the subclass: `FileNotFoundError`, `PermissionError`...), or
+/// the storage's message where it gave no error number; a dataset another writer holds is a
+/// `BlockingIOError` (`EWOULDBLOCK`), as a lock taken without waiting would raise.
 pub fn run_error(e: RunError) -> PyErr {
     match e {
         RunError::Usage(m) => TaikyokuError::new_err(m),
-        RunError::Io(m) => PyOSError::new_err(m),
+        RunError::Io(failure) => match failure.errno {
+            Some(errno) => PyOSError::new_err((errno, failure.strerror, failure.path)),
+            None => PyOSError::new_err(failure.to_string()),
+        },
+        RunError::Busy(m) => Python::with_gil(|py| {
+            let errno = py.import_bound("errno").and_then(|m| m.getattr("EWOULDBLOCK")).and_then(|e| e.extract::<i32>()).unwrap_or(11);
+            pyo3::exceptions::PyBlockingIOError::new_err((errno, m))
+        }),
         RunError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("self-play interrupted; complete shards are kept"),
     }
 }

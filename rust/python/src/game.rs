@@ -24,12 +24,10 @@ impl Game {
         Game { game }
     }
 
-    /// The position text the game started from (before its first move, or after its last
-    /// edit): what pickling replays the moves from.
+    /// The text the game started from (before its first move, or after its last edit), with
+    /// the history it was read with: what pickling replays the moves from.
     fn start_text(&self) -> String {
-        let mut start = self.game.position.clone();
-        while start.unmake().is_some() {}
-        start.to_text()
+        self.game.start_text()
     }
 
     fn variant(&self) -> &Arc<Variant> {
@@ -138,24 +136,35 @@ impl Game {
         Ok(Game::wrap(engine::Game::from_position(Position::empty(v, side))))
     }
 
-    /// A game starting from a position text written by `to_text()`. Without `variant`, the
-    /// variant is the one whose board has the text's number of ranks (each variant's board
-    /// differs in size).
+    /// A game starting from a text written by `to_text()` (or a position text, then `moves`
+    /// and moves in notation). Without `variant`, the variant is the one whose board has the
+    /// text's number of ranks (each variant's board differs in size).
     #[staticmethod]
     #[pyo3(signature = (text, variant = None, options = None))]
-    fn from_text(text: &str, variant: Option<&str>, options: Option<Vec<String>>) -> PyResult<Game> {
+    fn from_text(py: Python<'_>, text: &str, variant: Option<&str>, options: Option<Vec<String>>) -> PyResult<Game> {
         let variant = match variant {
             Some(name) => name.to_string(),
             None => variant_of_text(text)?,
         };
         let v = pieces::variant(&variant, &options.unwrap_or_default())?;
-        let pos = shield(|| Position::from_text(v, text).map_err(|e| PositionTextError::new_err(convert::clip_message(&format!("bad position text: {e}")))))?;
-        Ok(Game::wrap(engine::Game::from_position(pos)))
+        let game = shield(|| {
+            py.allow_threads(|| engine::Game::from_text(v, text))
+                .map_err(|e| PositionTextError::new_err(convert::clip_message(&format!("bad position text: {e}"))))
+        })?;
+        Ok(Game::wrap(game))
     }
 
-    /// The position as one line of text (board, side to move, move number).
-    fn to_text(&self) -> String {
-        self.game.position.to_text()
+    /// The game as one line of text that `from_text` reads back exactly (docs/RULES.md §7): the
+    /// position after the last irreversible move, then `moves` and the moves since, which the
+    /// history rules read. `history=False`: the current position alone (board, side to move,
+    /// move number, passes in a row).
+    #[pyo3(signature = (history = true))]
+    fn to_text(&self, history: bool) -> String {
+        if history {
+            self.game.to_text()
+        } else {
+            self.game.position.to_text()
+        }
     }
 
     #[getter]
@@ -471,8 +480,7 @@ impl Game {
         // pickles of games without three-step captures or promotion choices read as before.
         let moves: Vec<PyObject> = this
             .game
-            .position
-            .moves_played()
+            .moves()
             .map(|m| match (m.mid2(), m.promote()) {
                 (NO_SQUARE, false) => (m.from, m.to, m.mid, m.sweep()).into_py(py),
                 (mid2, promote) => (m.from, m.to, m.mid, m.sweep(), mid2, promote).into_py(py),

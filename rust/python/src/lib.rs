@@ -2,7 +2,7 @@
 //! per concern. Python-side sugar lives in python/taikyoku/.
 //!
 //! - `errors`: the exceptions, engine errors mapped onto them, panics caught at the boundary;
-//! - `convert`: arguments (integers, reals, option names) checked and converted, once;
+//! - `convert`: arguments (integers, option names) checked and converted, once;
 //! - `workers`: the fork-safe thread pools every parallel call runs on;
 //! - `pieces`: `Piece`, `Move`, `PieceType` and the variant tables;
 //! - `game`: the `Game` class; `observations`: actions and observations as numpy arrays;
@@ -49,6 +49,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(selfplay::decode_positions, m)?)?;
     m.add_function(wrap_pyfunction!(selfplay::replay_legal_actions, m)?)?;
     m.add_function(wrap_pyfunction!(selfplay::dataset_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(selfplay::check_dataset, m)?)?;
+    m.add("MCTS_LIMITS", selfplay::mcts_limits(m.py())?)?;
     m.add("SCHEMA_VERSION", taikyoku_selfplay::tables::SCHEMA_VERSION)?;
     m.add("READABLE_SCHEMA_VERSIONS", taikyoku_selfplay::tables::READABLE_SCHEMA_VERSIONS.to_vec())?;
     m.add("DEFAULT_SHARD_POSITIONS", taikyoku_selfplay::settings::DEFAULT_SHARD_POSITIONS)?;

@@ -15,6 +15,11 @@ pub fn variant(name: &str, options: &[String]) -> PyResult<Arc<Variant>> {
             crate::convert::clip(name),
             variant_names().join(", ")
         )),
+        // Every valid name is listed, however many (Dai dai has dozens): the message is the help.
+        taikyoku_engine::VariantError::UnknownOption { variant, option, known } => {
+            let e = taikyoku_engine::VariantError::UnknownOption { variant, option: crate::convert::clip(&option), known };
+            invalid(format!("{e} (taikyoku.rule_options() describes them)"))
+        }
         other => invalid(crate::convert::clip_message(&other.to_string())),
     })
 }

@@ -1,9 +1,11 @@
 //! Self-play runs, dataset decoding and the MCTS opponent: thin wrappers of taikyoku-selfplay
 //! and taikyoku-engine.
 //!
-//! A run is played on its own thread while the calling (Python) thread waits with the GIL
-//! released, looking for signals every 50 ms: Ctrl-C stops the run within a moment, keeping its
-//! complete shards, and raises KeyboardInterrupt.
+//! A run without a Python evaluator is played on its own thread while the calling (Python)
+//! thread waits with the GIL released, looking for signals every 50 ms: Ctrl-C stops the run
+//! within a moment, keeping its complete shards, and raises KeyboardInterrupt. A run with one
+//! calls it on the calling thread (the trees are worked on by the run's threads meanwhile), where
+//! Ctrl-C reaches it even while it blocks: the KeyboardInterrupt it raises ends the run.
 
 use crate::convert::{self, Int};
 use crate::errors::{invalid, run_error, shield, IllegalMoveError, TaikyokuError};
@@ -21,7 +23,7 @@ use taikyoku_engine::rl::actions::{GRID, GRID_SQUARES};
 use taikyoku_engine::rl::observation::{self, Cell};
 use taikyoku_selfplay::network::{self, Batch, BatchEvaluator};
 use taikyoku_selfplay::play::GameRecord;
-use taikyoku_selfplay::settings::{GumbelSettings, NetworkSettings, DEFAULT_SHARD_POSITIONS};
+use taikyoku_selfplay::settings::{check_integer, check_real, GumbelSettings, NetworkSettings, SettingsError, DEFAULT_SHARD_POSITIONS};
 use taikyoku_selfplay::{self as selfplay, Control, MctsSettings, Players, RunError, Settings};
 
 /// Runs `work(stop)` on its own thread; the calling thread checks for signals meanwhile and
@@ -90,6 +92,8 @@ fn fill<'py>(
 impl<O> BatchEvaluator<O> for PythonEvaluator<'_> {
     fn evaluate(&mut self, batch: &Batch<O>) -> Result<(Vec<f32>, Vec<f32>), RunError> {
         Python::with_gil(|py| -> PyResult<(Vec<f32>, Vec<f32>)> {
+            // A Ctrl-C that came while the trees were worked on ends the run here.
+            py.check_signals()?;
             let rows = pyo3::types::PySlice::new_bound(py, 0, batch.leaves as isize, 1);
             let observations = self.observations[batch.half].bind(py).get_item(rows)?;
             let actions = fill(py, &mut self.actions[batch.half], batch.actions.iter().map(|&a| a as i64))?;
@@ -165,13 +169,14 @@ fn network_run<O: Cell + numpy::Element>(
         failure,
     };
     let pool = selfplay::thread_pool(threads).map_err(run_error)?;
-    interruptible(py, |stop| {
-        let control = Control { progress: report, stop };
-        // The buffers live in this frame until the run ends; the run writes a half's buffer
-        // only while the evaluator is not looking at it.
-        let slices = unsafe { [memory[0].slice(), memory[1].slice()] };
-        pool.install(|| network::run(store, settings, concurrent, layout, slices, &mut python, control))
-    })
+    // The run goes on this thread with the GIL released; the evaluator takes it back to run
+    // here, where signals are delivered (its KeyboardInterrupt ends the run).
+    let stop = AtomicBool::new(false);
+    let control = Control { progress: report, stop: &stop };
+    // The buffers live in this frame until the run ends; the run writes a half's buffer only
+    // while the evaluator is not looking at it.
+    let slices = unsafe { [memory[0].slice(), memory[1].slice()] };
+    Ok(py.allow_threads(|| network::run(store, settings, concurrent, layout, slices, &mut python, &pool, control)))
 }
 
 /// The MCTS settings of a run from the keyword arguments (defaults where `None`).
@@ -187,16 +192,21 @@ fn mcts_settings(
     rollout_plies: Option<Int>,
     reuse_tree: Option<bool>,
 ) -> PyResult<MctsSettings> {
+    // Each value checked against its range in `MCTS_LIMITS`, the one list Python and the
+    // command line read too (`taikyoku._core.MCTS_LIMITS`).
     let d = MctsSettings::default();
+    let wrong = |e: SettingsError| invalid(e.to_string());
+    let real = |name, value: Option<f64>, default: f32| value.map_or(Ok(default), |v| check_real(name, v)).map_err(wrong);
+    let integer = |name, value: Option<Int>, default: u32| value.map_or(Ok(default), |v| check_integer(name, v.0)).map_err(wrong);
     let settings = MctsSettings {
-        simulations: simulations.positive("simulations")?,
-        temperature: temperature.map_or(Ok(d.temperature), |t| convert::real("temperature", t, 0.0, 1e6))?,
-        temperature_plies: temperature_plies.map_or(Ok(d.temperature_plies), |t| t.count("temperature_plies"))?,
-        dirichlet_alpha: dirichlet_alpha.map_or(Ok(d.dirichlet_alpha), |a| convert::real("dirichlet_alpha", a, f64::MIN_POSITIVE, 1e3))?,
-        dirichlet_fraction: dirichlet_fraction.map_or(Ok(d.dirichlet_fraction), |f| convert::real("dirichlet_fraction", f, 0.0, 1.0))?,
-        c_puct: c_puct.map_or(Ok(d.c_puct), |c| convert::real("c_puct", c, f64::MIN_POSITIVE, 1e6))?,
+        simulations: integer("simulations", Some(simulations), d.simulations)?,
+        temperature: real("temperature", temperature, d.temperature)?,
+        temperature_plies: integer("temperature_plies", temperature_plies, d.temperature_plies)?,
+        dirichlet_alpha: real("dirichlet_alpha", dirichlet_alpha, d.dirichlet_alpha)?,
+        dirichlet_fraction: real("dirichlet_fraction", dirichlet_fraction, d.dirichlet_fraction)?,
+        c_puct: real("c_puct", c_puct, d.c_puct)?,
         priors: priors.unwrap_or(d.priors),
-        rollout_plies: rollout_plies.map_or(Ok(d.rollout_plies), |r| r.count("rollout_plies"))?,
+        rollout_plies: integer("rollout_plies", rollout_plies, d.rollout_plies)?,
         reuse_tree: reuse_tree.unwrap_or(d.reuse_tree),
         gumbel: None,
     };
@@ -597,9 +607,10 @@ pub fn root_settings(root: &str, considered: Option<Int>, scale: Option<f64>) ->
         }
         "gumbel" => {
             let d = GumbelSettings::default();
+            let wrong = |e: SettingsError| invalid(e.to_string());
             Ok(Some(GumbelSettings {
-                considered: considered.map_or(Ok(d.considered), |c| c.within::<u32>("gumbel_considered", 1, 1 << 20))?,
-                scale: scale.map_or(Ok(d.scale), |s| convert::real("gumbel_scale", s, 0.0, 1e6))?,
+                considered: considered.map_or(Ok(d.considered), |c| check_integer("gumbel_considered", c.0)).map_err(wrong)?,
+                scale: scale.map_or(Ok(d.scale), |s| check_real("gumbel_scale", s)).map_err(wrong)?,
             }))
         }
         other => Err(invalid(format!("unknown root '{}' (use 'puct' or 'gumbel')", convert::clip(other)))),
@@ -629,6 +640,28 @@ fn network_search<O: Cell + numpy::Element>(
     // evaluator is not looking at it.
     let slice = unsafe { memory.slice() };
     Ok(py.allow_threads(|| network::search_position(game, config, leaves, layout, slice, &mut python, rng)))
+}
+
+/// The numeric MCTS settings and their ranges, `{name: (integer, low, high, low_open)}`: the
+/// engine's one list (`taikyoku_selfplay::settings::MCTS_LIMITS`), which `taikyoku.selfplay`,
+/// `taikyoku.mcts_search` and the command line check against before anything runs.
+pub fn mcts_limits(py: Python<'_>) -> PyResult<PyObject> {
+    let limits = PyDict::new_bound(py);
+    for l in taikyoku_selfplay::settings::MCTS_LIMITS {
+        limits.set_item(l.name, (l.integer, l.low, l.high, l.low_open))?;
+    }
+    Ok(limits.into_any().unbind())
+}
+
+/// The checks a resume makes of the dataset in `path` (entry, file names, sizes, CRC-32s, counts,
+/// game ids), as `(damaged, unchecked)`: each damaged shard as `(index, why)`, e.g. `(1, "its
+/// entry names the files ...")`, and the sound shards whose entries have no checksums (older
+/// manifests). What `Dataset.verify()` and `taikyoku verify` run before replaying the games.
+#[pyfunction]
+pub fn check_dataset(py: Python<'_>, path: PathBuf) -> PyResult<(Vec<(u64, String)>, Vec<u64>)> {
+    let store = crate::store::open(py, &path.to_string_lossy())?;
+    let (_, found) = shield(|| py.allow_threads(|| taikyoku_selfplay::check_dataset(store.as_ref())).map_err(run_error))?;
+    Ok((found.damaged, found.unchecked))
 }
 
 /// The driver's side of a run spread over machines (`taikyoku.distributed`): opens (checks,

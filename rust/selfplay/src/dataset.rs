@@ -7,16 +7,16 @@
 
 use crate::play::GameRecord;
 use crate::settings::Settings;
-use crate::store::{Entry, Store};
-use crate::{tables, RunError, Summary};
+use crate::store::{Entry, LockError, Store, WriterLock, LOCK_FILE};
+use crate::{tables, IoFailure, RunError, Summary};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-fn io_error(what: &str, store: &dyn Store, path: &str, e: std::io::Error) -> RunError {
-    RunError::Io(format!("{what} {}: {e}", store.describe(path)))
+fn io_error(what: &'static str, store: &dyn Store, path: &str, e: std::io::Error) -> RunError {
+    RunError::Io(IoFailure::new(what, store.describe(path), &e))
 }
 
 /// Counts of a shard, or of a whole dataset.
@@ -48,6 +48,14 @@ impl Tally {
         self.draws += other.draws;
         self.truncated += other.truncated;
         self.bytes += other.bytes;
+    }
+
+    /// The counts as messages give them.
+    fn describe(&self) -> String {
+        format!(
+            "{} games, {} positions, Black {}, White {}, draws {}, truncated {}",
+            self.games, self.positions, self.black_wins, self.white_wins, self.draws, self.truncated
+        )
     }
 
     /// The counts of some games (`bytes` zero).
@@ -186,36 +194,121 @@ impl Manifest {
     }
 }
 
-/// Why a listed shard cannot be kept, or `None` if it checks out.
+/// Why a listed shard is damaged, or `None` if it checks out: its place in the run's shard
+/// layout, its files' names, sizes and CRC-32s (when its entry has them), and its counts (bytes
+/// included) and game ids against its files. The one definition of a shard's checks: resuming
+/// (`Writer::open`) and verifying (`check_dataset`) both use it.
 fn damage(store: &dyn Store, settings: &Settings, shard: &Shard) -> Option<String> {
     let (games_file, positions_file) = Manifest::file_names(settings, shard.index);
     let range = settings.shard_games(shard.index);
     if shard.index >= settings.shard_count() || shard.first_game != range.start || shard.tally.games != range.end - range.start {
-        return Some("its entry does not match the run's shard layout".into());
+        return Some(format!(
+            "its entry (first game {}, {} games) does not match the run's shard layout (games {}..{})",
+            shard.first_game,
+            shard.tally.games,
+            range.start,
+            range.end.saturating_sub(1)
+        ));
     }
     if shard.games_file != games_file || shard.positions_file != positions_file {
-        return Some("its entry names other files".into());
+        return Some(format!(
+            "its entry names the files {} and {}, not its own {games_file} and {positions_file}",
+            shard.games_file, shard.positions_file
+        ));
     }
-    let Some(checks) = shard.checks else { return Some("its entry has no checksums (an older manifest)".into()) };
     let mut games_data = Vec::new();
-    for (name, check) in [(&positions_file, checks.positions), (&games_file, checks.games)] {
+    let mut bytes = 0;
+    let listed = shard.checks.map(|c| [c.positions, c.games]);
+    for (i, name) in [&positions_file, &games_file].into_iter().enumerate() {
         let Ok(data) = store.read(name) else { return Some(format!("{name} is missing or unreadable")) };
         let found = FileCheck::of(&data);
-        if found.bytes != check.bytes {
-            return Some(format!("{name} has {} bytes, the manifest says {}", found.bytes, check.bytes));
+        if let Some(check) = listed.map(|c| c[i]) {
+            if found.bytes != check.bytes {
+                return Some(format!("{name} has {} bytes, the manifest says {}", found.bytes, check.bytes));
+            }
+            if found.crc32 != check.crc32 {
+                return Some(format!("{name} fails its CRC-32 check"));
+            }
         }
-        if found.crc32 != check.crc32 {
-            return Some(format!("{name} fails its CRC-32 check"));
-        }
+        bytes += found.bytes;
         games_data = data;
     }
     match tables::read_games_tally(games_data, settings.format) {
         Err(e) => Some(format!("{games_file} cannot be read: {e}")),
-        Ok(mut counted) => {
-            counted.bytes = checks.games.bytes + checks.positions.bytes;
-            (counted != shard.tally).then(|| "its counts disagree with its games file".into())
+        Ok((mut counted, ids)) => {
+            counted.bytes = bytes;
+            if let Some(id) = ids.iter().find(|id| !range.contains(id)) {
+                return Some(format!("{games_file} holds game {id}, outside the shard's games {}..{}", range.start, range.end - 1));
+            }
+            if ids.iter().collect::<BTreeSet<_>>().len() != ids.len() {
+                return Some(format!("{games_file} holds a game twice"));
+            }
+            if counted.bytes != shard.tally.bytes {
+                return Some(format!("its entry says {} bytes, its files have {}", shard.tally.bytes, counted.bytes));
+            }
+            (counted != shard.tally).then(|| {
+                format!("its entry counts {}; its games file holds {}", shard.tally.describe(), counted.describe())
+            })
         }
     }
+}
+
+/// What the listed shards' checks found.
+struct Checked {
+    /// The shards that check out, sorted by index (with or without checksums).
+    sound: Vec<Shard>,
+    /// Each damaged shard's index (listed twice, or failing `damage`) with why, e.g.
+    /// `(3, "games/part-00003.arrow fails its CRC-32 check")`.
+    damaged: Vec<(u64, String)>,
+    /// The sound shards whose entries have no checksums (manifests older than them).
+    unchecked: Vec<u64>,
+}
+
+/// Checks every listed shard (`damage`).
+fn check_shards(store: &dyn Store, settings: &Settings, shards: Vec<Shard>) -> Checked {
+    let mut checked = Checked { sound: Vec::new(), damaged: Vec::new(), unchecked: Vec::new() };
+    let mut seen = BTreeSet::new();
+    for shard in shards {
+        if !seen.insert(shard.index) {
+            checked.damaged.push((shard.index, "listed twice in the manifest".to_string()));
+            continue;
+        }
+        match damage(store, settings, &shard) {
+            None => {
+                if shard.checks.is_none() {
+                    checked.unchecked.push(shard.index);
+                }
+                checked.sound.push(shard);
+            }
+            Some(why) => checked.damaged.push((shard.index, why)),
+        }
+    }
+    checked.sound.sort_by_key(|s| s.index);
+    checked
+}
+
+/// What `check_dataset` found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DatasetCheck {
+    /// Each damaged shard's index with why: what a rerun of the generating command reports as
+    /// `repaired` (and regenerates).
+    pub damaged: Vec<(u64, String)>,
+    /// Shards that check out but whose entries have no checksums (a manifest written before
+    /// them): nothing vouches for their bytes but a replay of their games. A resume regenerates
+    /// them.
+    pub unchecked: Vec<u64>,
+}
+
+/// Checks the dataset in `store` as resuming it would (every listed shard: its entry, its
+/// files' sizes and CRC-32s, its counts and game ids), with the settings its manifest records:
+/// what `taikyoku verify` and `Dataset.verify()` run before replaying the games.
+pub fn check_dataset(store: &dyn Store) -> Result<(Manifest, DatasetCheck), RunError> {
+    let manifest = Manifest::read(store)?;
+    manifest.settings.validate().map_err(|e| {
+        RunError::Usage(format!("{} records settings this version refuses: {e}", store.describe(MANIFEST)))
+    })?;
+    let checked = check_shards(store, &manifest.settings, manifest.shards.clone());
+    Ok((manifest, DatasetCheck { damaged: checked.damaged, unchecked: checked.unchecked }))
 }
 
 /// What a run created, to remove again if it fails before any shard is complete.
@@ -227,6 +320,15 @@ struct Created {
     contents: bool,
 }
 
+impl Created {
+    /// Removes the directories created (those left empty).
+    fn remove_directories(&self) {
+        for dir in &self.directories {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
 /// The dataset a run writes to (or a driver commits to, for runs spread over machines).
 pub struct Writer {
     store: Arc<dyn Store>,
@@ -235,54 +337,51 @@ pub struct Writer {
     generated: Mutex<Tally>,
     repaired: Vec<String>,
     created: Created,
+    /// Held until the writer is dropped (`None` for storage without locks).
+    lock: Option<WriterLock>,
 }
 
 impl Writer {
-    /// Checks the dataset in `store` and returns the writer with the indices of the shards
-    /// still to play: a new dataset, or the matching old one whose listed shards check out.
-    /// Nothing is written when this fails.
+    /// Takes the directory's writer lock (`Store::lock`: a second writer fails at once with
+    /// `RunError::Busy` naming the first), checks the dataset in `store` and returns the writer
+    /// with the indices of the shards still to play: a new dataset, or the matching old one
+    /// whose listed shards check out. When this fails nothing is left written: a directory it
+    /// created is removed again, and so is the lock file.
     pub fn open(store: Arc<dyn Store>, settings: &Settings) -> Result<(Writer, Vec<u64>), RunError> {
         let root = store.describe("");
-        let io = |e: std::io::Error| RunError::Io(format!("reading {root}: {e}"));
+        let io = |action: &'static str, e: std::io::Error| RunError::Io(IoFailure::new(action, root.clone(), &e));
         let mut created = Created::default();
-        let mut manifest = Manifest::new(settings);
-        let mut repaired = Vec::new();
-        match store.entry("").map_err(io)? {
+        match store.entry("").map_err(|e| io("reading", e))? {
             Entry::File => return Err(RunError::Usage(format!("{root} exists and is not a directory"))),
-            Entry::Missing => created = Created { directories: store.missing_ancestors(), contents: true },
-            Entry::Directory if store.list("").map_err(io)?.is_empty() => created.contents = true,
-            Entry::Directory => {
-                if store.entry(MANIFEST).map_err(io)? != Entry::File {
-                    return Err(RunError::Usage(format!(
-                        "output directory {root} is not empty and holds no taikyoku dataset: choose a new or empty directory"
-                    )));
-                }
-                let old = Manifest::read(store.as_ref())?;
-                if old.settings != *settings || old.schema_version != tables::SCHEMA_VERSION {
-                    return Err(RunError::Usage(format!(
-                        "{root} holds a dataset made with other settings ({}); use a new directory, or the same settings to resume",
-                        serde_json::to_string(&old.settings).unwrap_or_default()
-                    )));
-                }
-                if old.engine_version != ENGINE_VERSION {
-                    return Err(RunError::Usage(format!(
-                        "{root} was made by taikyoku {}, this is {ENGINE_VERSION}: games may differ between versions, so it cannot be resumed; use a new directory",
-                        old.engine_version
-                    )));
-                }
-                let mut seen = BTreeSet::new();
-                for shard in old.shards {
-                    if !seen.insert(shard.index) {
-                        repaired.push(format!("shard {}: listed twice in the manifest", shard.index));
-                        continue;
-                    }
-                    match damage(store.as_ref(), settings, &shard) {
-                        None => manifest.shards.push(shard),
-                        Some(why) => repaired.push(format!("shard {}: {why}", shard.index)),
-                    }
-                }
+            Entry::Missing => {
+                created.directories = store.missing_ancestors();
+                store.create_dir("").map_err(|e| io("creating", e))?;
             }
+            Entry::Directory => {}
         }
+        let lock = match store.lock() {
+            Ok(lock) => lock,
+            Err(e) => {
+                created.remove_directories();
+                return Err(match e {
+                    LockError::Busy(holder) => RunError::Busy(format!(
+                        "{root} is being written by another run ({holder}); run again when it has finished, \
+                         or wait for it (taikyoku selfplay --wait, taikyoku.selfplay(..., wait=True))"
+                    )),
+                    LockError::Io(e) => RunError::Io(IoFailure::new("locking", store.describe(LOCK_FILE), &e)),
+                });
+            }
+        };
+        let checked = Self::existing(store.as_ref(), settings);
+        let (manifest, repaired, contents) = match checked {
+            Ok(found) => found,
+            Err(e) => {
+                drop(lock);
+                created.remove_directories();
+                return Err(e);
+            }
+        };
+        created.contents = contents;
         let listed: BTreeSet<u64> = manifest.shards.iter().map(|s| s.index).collect();
         let missing: Vec<u64> = (0..settings.shard_count()).filter(|i| !listed.contains(i)).collect();
         let writer = Writer {
@@ -292,9 +391,48 @@ impl Writer {
             generated: Mutex::new(Tally::default()),
             repaired,
             created,
+            lock,
         };
         writer.prepare()?;
         Ok((writer, missing))
+    }
+
+    /// What the (locked) directory holds: the manifest to continue from (the old one's shards
+    /// that check out), the shards found damaged, and whether the directory was empty.
+    fn existing(store: &dyn Store, settings: &Settings) -> Result<(Manifest, Vec<String>, bool), RunError> {
+        let root = store.describe("");
+        let io = |e: std::io::Error| RunError::Io(IoFailure::new("reading", root.clone(), &e));
+        let names = store.list("").map_err(io)?;
+        if names.iter().all(|name| name == LOCK_FILE) {
+            return Ok((Manifest::new(settings), Vec::new(), true));
+        }
+        if store.entry(MANIFEST).map_err(io)? != Entry::File {
+            return Err(RunError::Usage(format!(
+                "output directory {root} is not empty and holds no taikyoku dataset: choose a new or empty directory"
+            )));
+        }
+        let old = Manifest::read(store)?;
+        if old.settings != *settings || old.schema_version != tables::SCHEMA_VERSION {
+            return Err(RunError::Usage(format!(
+                "{root} holds a dataset made with other settings ({}); use a new directory, or the same settings to resume",
+                serde_json::to_string(&old.settings).unwrap_or_default()
+            )));
+        }
+        if old.engine_version != ENGINE_VERSION {
+            return Err(RunError::Usage(format!(
+                "{root} was made by taikyoku {}, this is {ENGINE_VERSION}: games may differ between versions, so it cannot be resumed; use a new directory",
+                old.engine_version
+            )));
+        }
+        let mut manifest = Manifest::new(settings);
+        let checked = check_shards(store, settings, old.shards);
+        // Without checksums, nothing vouches for a shard's bytes: it is generated again.
+        manifest.shards = checked.sound.into_iter().filter(|s| s.checks.is_some()).collect();
+        let mut damaged = checked.damaged;
+        damaged.extend(checked.unchecked.iter().map(|&i| (i, "its entry has no checksums (an older manifest)".to_string())));
+        damaged.sort_by_key(|(index, _)| *index);
+        let repaired = damaged.into_iter().map(|(index, why)| format!("shard {index}: {why}")).collect();
+        Ok((manifest, repaired, false))
     }
 
     /// Creates the directories, clears leftovers of an interrupted run, writes the manifest.
@@ -379,9 +517,11 @@ impl Writer {
             }
             let _ = store.remove_dir(sub);
         }
-        for dir in &self.created.directories {
-            let _ = std::fs::remove_dir(dir);
+        // The lock file last (the lock itself is held until the writer is dropped).
+        if let Some(lock) = &self.lock {
+            lock.release();
         }
+        self.created.remove_directories();
     }
 }
 

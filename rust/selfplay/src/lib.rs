@@ -22,8 +22,8 @@ pub mod settings;
 pub mod store;
 pub mod tables;
 
-pub use dataset::{FileCheck, Manifest, Shard, Tally, Writer};
-pub use store::{LocalStore, Store};
+pub use dataset::{check_dataset, DatasetCheck, FileCheck, Manifest, Shard, Tally, Writer};
+pub use store::{LocalStore, Store, WriterLock, LOCK_FILE};
 use play::{play_game, GameRecord};
 use rayon::prelude::*;
 pub use settings::{Format, MctsSettings, Players, Settings, SettingsError};
@@ -39,15 +39,52 @@ pub enum RunError {
     /// Bad settings or an output directory that cannot be used: nothing was written.
     Usage(String),
     /// The file system refused (full disk, permissions...): complete shards are kept.
-    Io(String),
+    Io(IoFailure),
+    /// Another writer holds the dataset's lock (`store::WriterLock`); carries who it is. Nothing
+    /// was written.
+    Busy(String),
     /// The caller asked the run to stop: complete shards are kept, a rerun resumes.
     Interrupted,
+}
+
+/// A failure of the file system: what was being done, to which path, and the operating
+/// system's error number and text where there is one (`errno` is `None` for storage that is
+/// not a local file system, whose `strerror` is then its own message).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IoFailure {
+    /// What was being done: `"writing"`, `"reading"`, `"creating"`...
+    pub action: &'static str,
+    /// The path as the user names it.
+    pub path: String,
+    /// The OS error number (`ENOSPC`...).
+    pub errno: Option<i32>,
+    /// The OS error's text, without Rust's ` (os error N)` suffix.
+    pub strerror: String,
+}
+
+impl IoFailure {
+    /// The failure of `action` on `path` with `error`.
+    pub fn new(action: &'static str, path: String, error: &std::io::Error) -> IoFailure {
+        let text = error.to_string();
+        let strerror = match error.raw_os_error() {
+            Some(n) => text.strip_suffix(&format!(" (os error {n})")).unwrap_or(&text).to_string(),
+            None => text,
+        };
+        IoFailure { action, path, errno: error.raw_os_error(), strerror }
+    }
+}
+
+impl std::fmt::Display for IoFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.action, self.path, self.strerror)
+    }
 }
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RunError::Usage(m) | RunError::Io(m) => f.write_str(m),
+            RunError::Usage(m) | RunError::Busy(m) => f.write_str(m),
+            RunError::Io(failure) => failure.fmt(f),
             RunError::Interrupted => f.write_str("self-play interrupted; complete shards are kept"),
         }
     }
@@ -515,6 +552,44 @@ mod tests {
         assert!(!serde_json::to_string(&puct).unwrap().contains("gumbel"));
         let _ = fs::remove_dir_all(&one);
         let _ = fs::remove_dir_all(&two);
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_and_check_dataset_finds_what_resume_finds() {
+        let settings = Settings { games: 4, games_per_shard: 1, max_plies: 12, ..Settings::default() };
+        let dir = temp_dir("two-writers");
+        run_quietly(&dir, &settings, Some(1)).unwrap();
+        let store = local(&dir).unwrap();
+        let (writer, missing) = Writer::open(store.clone(), &settings).unwrap();
+        assert!(missing.is_empty());
+        let error = run_quietly(&dir, &settings, Some(1)).unwrap_err();
+        assert!(matches!(&error, RunError::Busy(m) if m.contains("being written by another run")), "{error}");
+        writer.finish(std::time::Instant::now()).unwrap();
+        assert!(!dir.join(LOCK_FILE).exists());
+        assert_eq!(check_dataset(store.as_ref()).unwrap().1, DatasetCheck::default());
+        // Shard 2 names shard 1's files (with their checks); shard 3 counts a draw it does not hold.
+        let mut manifest = Manifest::read(store.as_ref()).unwrap();
+        let one = manifest.shards[1].clone();
+        manifest.shards[2] = Shard { index: 2, first_game: 2, ..one };
+        manifest.shards[3].tally.draws += 1;
+        manifest.shards[3].tally.truncated -= 1;
+        fs::write(dir.join("manifest.json"), manifest.text()).unwrap();
+        let damaged = check_dataset(store.as_ref()).unwrap().1.damaged;
+        assert_eq!(damaged.iter().map(|(i, _)| *i).collect::<Vec<_>>(), vec![2, 3], "{damaged:?}");
+        assert!(damaged[0].1.contains("names the files games/part-00001.arrow"), "{damaged:?}");
+        assert!(damaged[1].1.starts_with("its entry counts 1 games"), "{damaged:?}");
+        let resumed = run_quietly(&dir, &settings, Some(1)).unwrap();
+        let repaired: Vec<String> = damaged.iter().map(|(i, why)| format!("shard {i}: {why}")).collect();
+        assert_eq!(resumed.repaired, repaired);
+        // An entry without checksums (an older manifest) is sound but unchecked: verify replays
+        // it, a resume regenerates it.
+        let mut manifest = Manifest::read(store.as_ref()).unwrap();
+        manifest.shards[0].checks = None;
+        fs::write(dir.join("manifest.json"), manifest.text()).unwrap();
+        assert_eq!(check_dataset(store.as_ref()).unwrap().1, DatasetCheck { damaged: vec![], unchecked: vec![0] });
+        let resumed = run_quietly(&dir, &settings, Some(1)).unwrap();
+        assert_eq!(resumed.repaired, vec!["shard 0: its entry has no checksums (an older manifest)".to_string()]);
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

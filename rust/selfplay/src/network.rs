@@ -63,8 +63,62 @@ pub struct Batch<'a, O> {
 
 /// A network that evaluates batches of leaves.
 pub trait BatchEvaluator<O> {
-    /// Priors aligned with `batch.actions` and one value per leaf (from the leaf's side to move).
+    /// Priors aligned with `batch.actions` and one value per leaf (from the leaf's side to move),
+    /// as `check_evaluation` states the contract.
     fn evaluate(&mut self, batch: &Batch<O>) -> Result<(Vec<f32>, Vec<f32>), RunError>;
+}
+
+/// Checks an evaluator's answer to `batch` against the contract, the one definition every
+/// caller of an evaluator uses (self-play's pipeline and `search_position`):
+///
+/// - one prior per legal action and one value per leaf;
+/// - priors finite and non-negative (any scale: each leaf's are normalised);
+/// - each leaf's priors with a positive float32 sum (not all zero, not overflowing);
+/// - values finite, in [-1, 1].
+///
+/// The error names the rule broken and the first entry that breaks it (its leaf, action and
+/// place in the flat arrays).
+pub fn check_evaluation<O>(batch: &Batch<O>, priors: &[f32], values: &[f32]) -> Result<(), RunError> {
+    let broken = |rule: &str, what: String| Err(RunError::Usage(format!("the evaluator broke its contract: {rule}; {what}")));
+    if values.len() != batch.leaves || priors.len() != batch.actions.len() {
+        return broken(
+            "it must return one prior per legal action and one value per position",
+            format!(
+                "it returned {} priors and {} values for {} legal actions of {} positions",
+                priors.len(),
+                values.len(),
+                batch.actions.len(),
+                batch.leaves
+            ),
+        );
+    }
+    for leaf in 0..batch.leaves {
+        let (start, end) = (batch.offsets[leaf], batch.offsets[leaf + 1]);
+        let mut sum = 0.0f32;
+        for (i, &p) in priors[start..end].iter().enumerate() {
+            if !(p.is_finite() && p >= 0.0) {
+                return broken(
+                    "priors must be finite and non-negative (not NaN, infinite or negative)",
+                    format!("position {leaf}'s prior for action {} (priors[{}]) is {}", batch.actions[start + i], start + i, crate::settings::show_real(p.into())),
+                );
+            }
+            sum += p;
+        }
+        if end > start && !(sum > 0.0 && sum.is_finite()) {
+            let why = if sum == 0.0 { "are all zero" } else { "sum to infinity in float32 (scale them down)" };
+            return broken(
+                "each position's priors must have a positive, finite float32 sum",
+                format!("position {leaf}'s {} priors (priors[{start}:{end}]) {why}", end - start),
+            );
+        }
+    }
+    if let Some((leaf, &v)) = values.iter().enumerate().find(|(_, v)| !(v.is_finite() && (-1.0..=1.0).contains(*v))) {
+        return broken(
+            "values must be finite numbers in [-1, 1] (not NaN or infinite), from the view of the side to move",
+            format!("position {leaf}'s value (values[{leaf}]) is {}", crate::settings::show_real(v.into())),
+        );
+    }
+    Ok(())
 }
 
 /// How the games are played and their leaves written.
@@ -194,14 +248,9 @@ impl Half {
     /// Takes in the evaluations of the last batch, then plays a move in every game whose search
     /// is done, in parallel over the games.
     fn apply(&mut self, setup: &Setup, priors: &[f32], values: &[f32]) -> Result<(), RunError> {
-        let leaves = self.leaves();
-        if values.len() != leaves || priors.len() != self.actions.len() {
-            return Err(RunError::Usage(format!(
-                "the evaluator returned {} priors and {} values for {} legal actions of {leaves} leaves",
-                priors.len(),
-                values.len(),
-                self.actions.len()
-            )));
+        // Checked as they came back (`check_evaluation`); an empty evaluation plays finished searches.
+        if values.len() != self.leaves() || priors.len() != self.actions.len() {
+            return Err(RunError::Usage("an evaluation does not fit its batch".into()));
         }
         let (simulations, store_legal) = (setup.mcts.simulations as u64, setup.settings.store_legal_actions);
         let offsets = &self.offsets;
@@ -241,15 +290,19 @@ pub fn rows_per_buffer(concurrent: usize, leaves_per_game: usize) -> usize {
 
 /// Generates (or resumes) the dataset of `settings` (MCTS players with `settings.network` set)
 /// in `store`. `concurrent` games are in play at once; their leaves' observations (mover's frame,
-/// `layout`) are written into `buffers`, each of `rows_per_buffer` rows; `evaluator` is called
-/// for one half's batch while the other half's trees are worked on, on the current rayon pool.
+/// `layout`) are written into `buffers`, each of `rows_per_buffer` rows. `evaluator` is called on
+/// the calling thread, for one half's batch, while the other half's trees are worked on by
+/// `pool`'s threads: a caller in Python calls the network on its own thread, where Ctrl-C
+/// reaches it even while it blocks.
+#[allow(clippy::too_many_arguments)]
 pub fn run<O: Cell>(
     store: Arc<dyn crate::Store>,
     settings: &Settings,
     concurrent: usize,
     layout: Layout,
     buffers: [&mut [O]; 2],
-    evaluator: &mut (dyn BatchEvaluator<O> + Send),
+    evaluator: &mut dyn BatchEvaluator<O>,
+    pool: &rayon::ThreadPool,
     control: Control,
 ) -> Result<Summary, RunError> {
     let Players::Mcts(mcts) = &settings.players else {
@@ -284,7 +337,7 @@ pub fn run<O: Cell>(
         }
         Ok(())
     };
-    let result = play(&setup, queue, concurrent, buffers, evaluator, control.stop, &mut sink);
+    let result = play(&setup, queue, concurrent, buffers, evaluator, pool, control.stop, &mut sink);
     match result {
         Ok(()) => writer.finish(started),
         Err(e) => {
@@ -294,14 +347,17 @@ pub fn run<O: Cell>(
     }
 }
 
-/// The pipeline: evaluate half `h` while the other half takes in its evaluation and gathers
-/// anew, then swap. Finished games go to `sink` in a deterministic order.
+/// The pipeline: evaluate half `h` (on this thread) while the other half takes in its
+/// evaluation and gathers anew (on `pool`), then swap. Finished games go to `sink` in a
+/// deterministic order.
+#[allow(clippy::too_many_arguments)]
 fn play<O: Cell>(
     setup: &Setup,
     mut queue: VecDeque<u64>,
     concurrent: usize,
     buffers: [&mut [O]; 2],
-    evaluator: &mut (dyn BatchEvaluator<O> + Send),
+    evaluator: &mut dyn BatchEvaluator<O>,
+    pool: &rayon::ThreadPool,
     stop: &std::sync::atomic::AtomicBool,
     sink: &mut dyn FnMut(GameRecord) -> Result<(), RunError>,
 ) -> Result<(), RunError> {
@@ -315,7 +371,7 @@ fn play<O: Cell>(
     for half in halves.iter_mut() {
         half.fill(setup, &mut queue);
     }
-    halves[0].gather(setup, buffers[0]);
+    pool.install(|| halves[0].gather(setup, buffers[0]));
     let mut h = 0;
     loop {
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
@@ -328,13 +384,15 @@ fn play<O: Cell>(
         let (this_buffer, that_buffer): (&[O], &mut [O]) = if h == 0 { (buffer_0, buffer_1) } else { (buffer_1, buffer_0) };
         let previous = evaluations[other].take();
         let len = observation_len(&setup.variant, setup.layout);
-        let evaluate = || -> Result<Option<(Vec<f32>, Vec<f32>)>, RunError> {
+        let mut evaluate = || -> Result<Option<(Vec<f32>, Vec<f32>)>, RunError> {
             if this.leaves() == 0 {
                 return Ok(None);
             }
             let observations = &this_buffer[..this.leaves() * len];
             let batch = Batch { half: h, leaves: this.leaves(), observations, actions: &this.actions, offsets: &this.offsets };
-            evaluator.evaluate(&batch).map(Some)
+            let (priors, values) = evaluator.evaluate(&batch)?;
+            check_evaluation(&batch, &priors, &values)?;
+            Ok(Some((priors, values)))
         };
         let mut done_there = Vec::new();
         let queue = &mut queue;
@@ -347,7 +405,13 @@ fn play<O: Cell>(
             that.gather(setup, that_buffer);
             Ok(())
         };
-        let (evaluated, worked) = rayon::join(evaluate, work);
+        // The evaluator on this thread, the trees on the pool's (a scope spawned from a thread
+        // outside the pool runs this closure here and waits for the spawned work).
+        let mut worked = Ok(());
+        let evaluated = pool.in_place_scope(|scope| {
+            scope.spawn(|_| worked = work());
+            evaluate()
+        });
         worked?;
         let in_play = !halves[h].slots.is_empty();
         evaluations[h] = match evaluated? {
@@ -423,15 +487,7 @@ pub fn search_position<O: Cell>(
         }
         let batch = Batch { half: 0, leaves: requests.len(), observations: &buffer[..requests.len() * len], actions: &actions, offsets: &offsets };
         let (priors, values) = evaluator.evaluate(&batch)?;
-        if values.len() != requests.len() || priors.len() != actions.len() {
-            return Err(RunError::Usage(format!(
-                "the evaluator returned {} priors and {} values for {} legal actions of {} leaves",
-                priors.len(),
-                values.len(),
-                actions.len(),
-                requests.len()
-            )));
-        }
+        check_evaluation(&batch, &priors, &values)?;
         for (i, request) in requests.iter().enumerate() {
             search.expand(request, &priors[offsets[i]..offsets[i + 1]], values[i]);
         }
@@ -443,12 +499,13 @@ pub fn search_position<O: Cell>(
 }
 
 /// Plays games `games` of `settings` with `evaluate(batch)` (one-hot observations), without
-/// writing anything: for tests and small experiments. Runs on the current rayon pool.
+/// writing anything: for tests and small experiments. The trees are worked on by `pool`.
 pub fn play_games(
     settings: &Settings,
     games: std::ops::Range<u64>,
     concurrent: usize,
-    evaluate: &mut (dyn FnMut(&Batch<u8>) -> (Vec<f32>, Vec<f32>) + Send),
+    pool: &rayon::ThreadPool,
+    evaluate: &mut dyn FnMut(&Batch<u8>) -> (Vec<f32>, Vec<f32>),
 ) -> Result<Vec<GameRecord>, RunError> {
     let Players::Mcts(mcts) = &settings.players else { return Err(RunError::Usage("MCTS players only".into())) };
     let variant = Variant::load(&settings.variant, &settings.options).map_err(|e| RunError::Usage(e.to_string()))?;
@@ -458,7 +515,7 @@ pub fn play_games(
     let len = observation_len(&variant, layout);
     let setup = Setup { variant, settings: settings.clone(), mcts: mcts.clone(), leaves_per_game, layout };
     let (mut a, mut b) = (vec![0u8; rows * len], vec![0u8; rows * len]);
-    struct Closure<'a>(&'a mut (dyn FnMut(&Batch<u8>) -> (Vec<f32>, Vec<f32>) + Send));
+    struct Closure<'a>(&'a mut dyn FnMut(&Batch<u8>) -> (Vec<f32>, Vec<f32>));
     impl BatchEvaluator<u8> for Closure<'_> {
         fn evaluate(&mut self, batch: &Batch<u8>) -> Result<(Vec<f32>, Vec<f32>), RunError> {
             Ok((self.0)(batch))
@@ -466,7 +523,7 @@ pub fn play_games(
     }
     let stop = std::sync::atomic::AtomicBool::new(false);
     let mut records = Vec::new();
-    play(&setup, games.collect(), concurrent, [&mut a, &mut b], &mut Closure(evaluate), &stop, &mut |r| {
+    play(&setup, games.collect(), concurrent, [&mut a, &mut b], &mut Closure(evaluate), pool, &stop, &mut |r| {
         records.push(r);
         Ok(())
     })?;
@@ -499,7 +556,7 @@ mod tests {
 
     fn play_on(threads: usize, concurrent: usize) -> Vec<GameRecord> {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        pool.install(|| play_games(&settings(4), 0..5, concurrent, &mut stand_in)).unwrap()
+        play_games(&settings(4), 0..5, concurrent, &pool, &mut stand_in).unwrap()
     }
 
     #[test]
@@ -529,7 +586,7 @@ mod tests {
             }
             stand_in(batch)
         };
-        play_games(&settings(1), 0..1, 1, &mut check).unwrap();
+        play_games(&settings(1), 0..1, 1, &one_thread(), &mut check).unwrap();
     }
 
     #[test]
@@ -584,10 +641,30 @@ mod tests {
         (priors, values)
     }
 
+    fn one_thread() -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap()
+    }
+
     #[test]
-    fn wrong_evaluations_are_refused() {
+    fn wrong_evaluations_are_refused_naming_the_rule_and_the_entry() {
         let mut short = |batch: &Batch<u8>| (Vec::new(), vec![0.0; batch.leaves]);
-        let error = play_games(&settings(2), 0..1, 1, &mut short).unwrap_err();
-        assert!(matches!(&error, RunError::Usage(m) if m.contains("priors")), "{error}");
+        let error = play_games(&settings(2), 0..1, 1, &one_thread(), &mut short).unwrap_err();
+        assert!(matches!(&error, RunError::Usage(m) if m.contains("one prior per legal action")), "{error}");
+        let batch = Batch::<u8> { half: 0, leaves: 2, observations: &[], actions: &[7, 9, 4], offsets: &[0, 2, 3] };
+        let check = |priors: &[f32], values: &[f32]| check_evaluation(&batch, priors, values).map_err(|e| e.to_string());
+        assert_eq!(check(&[0.5, 0.0, 2.0], &[1.0, -1.0]), Ok(()));
+        let error = check(&[0.5, -0.25, 2.0], &[0.0, 0.0]).unwrap_err();
+        assert!(error.contains("non-negative") && error.contains("action 9 (priors[1]) is -0.25"), "{error}");
+        let error = check(&[0.5, 1.0, f32::NAN], &[0.0, 0.0]).unwrap_err();
+        assert!(error.contains("position 1's prior for action 4 (priors[2]) is nan"), "{error}");
+        let error = check(&[0.0, 0.0, 1.0], &[0.0, 0.0]).unwrap_err();
+        assert!(error.contains("positive, finite float32 sum") && error.contains("priors[0:2]) are all zero"), "{error}");
+        let error = check(&[3e38, 3e38, 1.0], &[0.0, 0.0]).unwrap_err();
+        assert!(error.contains("sum to infinity"), "{error}");
+        let error = check(&[1.0, 1.0, 1.0], &[0.0, 7.0]).unwrap_err();
+        assert!(error.contains("[-1, 1]") && error.contains("position 1's value (values[1]) is 7.0"), "{error}");
+        // A leaf without legal actions has no priors to sum.
+        let empty = Batch::<u8> { half: 0, leaves: 1, observations: &[], actions: &[], offsets: &[0, 0] };
+        assert_eq!(check_evaluation(&empty, &[], &[0.0]), Ok(()));
     }
 }

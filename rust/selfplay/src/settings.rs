@@ -131,33 +131,139 @@ impl MctsSettings {
         HeuristicConfig { priors, rollout_plies: self.rollout_plies, ..defaults }
     }
 
-    /// Checks values a user can get wrong.
+    /// Checks every setting against its range (`MCTS_LIMITS`) and the names against their
+    /// choices; the error names the setting and the value given.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        if self.simulations == 0 {
-            return Err(SettingsError::new("simulations", String::from("simulations must be at least 1")));
-        }
-        if !(self.c_puct > 0.0 && self.c_puct.is_finite()) {
-            return Err(SettingsError::new("c_puct", format!("c_puct must be positive, not {}", self.c_puct)));
-        }
-        if !(self.dirichlet_alpha > 0.0) || !(0.0..=1.0).contains(&self.dirichlet_fraction) {
-            return Err(SettingsError::new("dirichlet_alpha", String::from("dirichlet_alpha must be positive and dirichlet_fraction in [0, 1]")));
-        }
-        if !(self.temperature >= 0.0 && self.temperature.is_finite()) {
-            return Err(SettingsError::new("temperature", format!("temperature must be >= 0, not {}", self.temperature)));
+        check_integer("simulations", self.simulations.into())?;
+        check_integer("temperature_plies", self.temperature_plies.into())?;
+        check_integer("rollout_plies", self.rollout_plies.into())?;
+        for (name, value) in [
+            ("c_puct", self.c_puct),
+            ("dirichlet_alpha", self.dirichlet_alpha),
+            ("dirichlet_fraction", self.dirichlet_fraction),
+            ("temperature", self.temperature),
+        ] {
+            check_real(name, value.into())?;
         }
         if self.priors != "captures" && self.priors != "uniform" {
             return Err(SettingsError::new("priors", format!("unknown priors '{}' (use 'captures' or 'uniform')", self.priors)));
         }
         if let Some(gumbel) = &self.gumbel {
-            if gumbel.considered == 0 {
-                return Err(SettingsError::new("gumbel_considered", String::from("gumbel_considered must be at least 1")));
-            }
-            if !(gumbel.scale >= 0.0 && gumbel.scale.is_finite()) {
-                return Err(SettingsError::new("gumbel_scale", format!("gumbel_scale must be >= 0, not {}", gumbel.scale)));
-            }
+            check_integer("gumbel_considered", gumbel.considered.into())?;
+            check_real("gumbel_scale", gumbel.scale.into())?;
         }
         Ok(())
     }
+}
+
+/// The range of an MCTS setting: `[low, high]`, or `(low, high]` when `low_open`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limit {
+    /// The setting's name (`c_puct`...), as Python and the manifest call it.
+    pub name: &'static str,
+    /// Whether it is an integer (else a real number).
+    pub integer: bool,
+    /// Lowest value.
+    pub low: f64,
+    /// Highest value.
+    pub high: f64,
+    /// Whether `low` itself is excluded.
+    pub low_open: bool,
+}
+
+const fn limit(name: &'static str, integer: bool, low: f64, high: f64, low_open: bool) -> Limit {
+    Limit { name, integer, low, high, low_open }
+}
+
+/// Every numeric MCTS setting with its range: the one definition that the engine
+/// (`MctsSettings::validate`), the Python package (`taikyoku._core.MCTS_LIMITS`, read by
+/// `taikyoku.selfplay` and `taikyoku.mcts_search`) and the command line check against. A
+/// Dirichlet concentration above 1,000 makes the noise a constant and its gamma draws slow; the
+/// real settings are stored as `f32`, and bounds well inside its range keep them meaningful.
+pub const MCTS_LIMITS: [Limit; 9] = [
+    limit("simulations", true, 1.0, u32::MAX as f64, false),
+    limit("c_puct", false, 0.0, 1e6, true),
+    limit("dirichlet_alpha", false, 0.0, 1e3, true),
+    limit("dirichlet_fraction", false, 0.0, 1.0, false),
+    limit("temperature", false, 0.0, 1e6, false),
+    limit("temperature_plies", true, 0.0, u32::MAX as f64, false),
+    limit("rollout_plies", true, 0.0, u32::MAX as f64, false),
+    limit("gumbel_considered", true, 1.0, (1u32 << 20) as f64, false),
+    limit("gumbel_scale", false, 0.0, 1e6, false),
+];
+
+/// The range of the MCTS setting `name` (a name of `MCTS_LIMITS`).
+pub fn mcts_limit(name: &str) -> Option<Limit> {
+    MCTS_LIMITS.iter().copied().find(|l| l.name == name)
+}
+
+/// A real number as Python's `repr` writes it (`1.5`, `3e+38`, `1e-05`, `nan`, `inf`): messages
+/// quote the value given as the user wrote it, never as a 300-digit decimal.
+pub fn show_real(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let magnitude = x.abs();
+    if magnitude == 0.0 || (1e-4..1e16).contains(&magnitude) {
+        let plain = format!("{x}");
+        return if plain.contains('.') { plain } else { format!("{plain}.0") };
+    }
+    exponent_form(format!("{x:e}"))
+}
+
+/// A bound as Python's `format(x, "g")` writes it (`0`, `1000`, `1e+06`, `4.29497e+09`).
+fn show_bound(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    let exponent = x.abs().log10().floor() as i32;
+    if (-4..6).contains(&exponent) {
+        let text = format!("{:.*}", (5 - exponent).max(0) as usize, x);
+        let text = if text.contains('.') { text.trim_end_matches('0').trim_end_matches('.').to_string() } else { text };
+        return text;
+    }
+    let text = format!("{:.5e}", x);
+    let (mantissa, power) = text.split_once('e').expect("an exponent");
+    let mantissa = if mantissa.contains('.') { mantissa.trim_end_matches('0').trim_end_matches('.') } else { mantissa };
+    exponent_form(format!("{mantissa}e{power}"))
+}
+
+/// Rust's `1.5e38` as Python's `1.5e+38` (a sign, and at least two digits of exponent).
+fn exponent_form(text: String) -> String {
+    let (mantissa, power) = text.split_once('e').expect("an exponent");
+    let (sign, digits) = power.strip_prefix('-').map_or(("+", power), |d| ("-", d));
+    format!("{mantissa}e{sign}{digits:0>2}")
+}
+
+/// `value` as the real MCTS setting `name`, checked against its `MCTS_LIMITS` range, as given
+/// and as stored (a float32: `5e-324` is 0 there).
+pub fn check_real(name: &'static str, value: f64) -> Result<f32, SettingsError> {
+    let l = mcts_limit(name).expect("a setting of MCTS_LIMITS");
+    let within = |x: f64| x.is_finite() && (if l.low_open { x > l.low } else { x >= l.low }) && x <= l.high;
+    let range = format!("{}{}, {}]", if l.low_open { "(" } else { "[" }, show_bound(l.low), show_bound(l.high));
+    if !within(value) {
+        return Err(SettingsError::new(name, format!("{name} must be a finite number in {range}, not {}", show_real(value))));
+    }
+    let stored = value as f32;
+    if !within(stored.into()) {
+        return Err(SettingsError::new(
+            name,
+            format!("{name} must be a finite number in {range}, not {} (it is {} as a float32, as settings are stored)", show_real(value), show_real(stored.into())),
+        ));
+    }
+    Ok(stored)
+}
+
+/// `value` as the integer MCTS setting `name`, checked against its `MCTS_LIMITS` range.
+pub fn check_integer(name: &'static str, value: i128) -> Result<u32, SettingsError> {
+    let l = mcts_limit(name).expect("a setting of MCTS_LIMITS");
+    if (value as f64) < l.low || (value as f64) > l.high {
+        return Err(SettingsError::new(name, format!("{name} must be an integer in [{}, {}], not {value}", l.low as u64, l.high as u64)));
+    }
+    Ok(value as u32)
 }
 
 /// Who plays (both sides alike).
@@ -393,6 +499,34 @@ mod tests {
         assert_eq!(one_ply.games_per_shard_for(u64::MAX), u64::from(u32::MAX));
         // It depends on the settings, not on `games`: a larger run has the same shards.
         assert_eq!(Settings { games: 1_000_000, ..Settings::default() }.games_per_shard_for(100_000), 25);
+    }
+
+    #[test]
+    fn mcts_limits_are_checked_and_name_the_value_given() {
+        assert_eq!(check_real("c_puct", 1.5), Ok(1.5));
+        let error = check_real("c_puct", 3e38).unwrap_err();
+        assert_eq!(error.to_string(), "c_puct must be a finite number in (0, 1e+06], not 3e+38");
+        assert_eq!(error.field, "c_puct");
+        assert_eq!(check_real("dirichlet_alpha", 1001.0).unwrap_err().to_string(), "dirichlet_alpha must be a finite number in (0, 1000], not 1001.0");
+        assert!(check_real("dirichlet_alpha", 0.0).is_err() && check_real("dirichlet_fraction", 0.0).is_ok());
+        assert!(check_real("temperature", f64::NAN).unwrap_err().to_string().ends_with("not nan"));
+        // In range as given, out of it as stored: refused with the value given.
+        assert_eq!(
+            check_real("dirichlet_alpha", 5e-324).unwrap_err().to_string(),
+            "dirichlet_alpha must be a finite number in (0, 1000], not 5e-324 (it is 0.0 as a float32, as settings are stored)"
+        );
+        assert_eq!(check_integer("gumbel_considered", 0).unwrap_err().to_string(), "gumbel_considered must be an integer in [1, 1048576], not 0");
+        assert_eq!(check_integer("simulations", 1 << 40).unwrap_err().to_string(), "simulations must be an integer in [1, 4294967295], not 1099511627776");
+        // Python's repr and format(x, "g"), as the Python side writes them.
+        for (x, repr) in [(1.0, "1.0"), (0.25, "0.25"), (1e-5, "1e-05"), (123456.0, "123456.0"), (1e16, "1e+16"), (-2.5e-7, "-2.5e-07")] {
+            assert_eq!(show_real(x), repr);
+        }
+        for (x, g) in [(0.0, "0"), (1.0, "1"), (1e3, "1000"), (1e6, "1e+06"), (4294967295.0, "4.29497e+09"), (0.5, "0.5")] {
+            assert_eq!(show_bound(x), g);
+        }
+        // A manifest's settings are checked as strictly as arguments.
+        let wrong = MctsSettings { temperature: 2e6, ..MctsSettings::default() };
+        assert_eq!(wrong.validate().unwrap_err().field, "temperature");
     }
 
     #[test]

@@ -340,9 +340,9 @@ pub fn positions_batch(rows: &[(&GameRecord, &PositionRecord)], legal_actions: b
     RecordBatch::try_new(positions_schema_with(legal_actions, policy), columns)
 }
 
-/// The counts of a games file's bytes (results and plies; `bytes` zero), read back to check a
+/// The counts of a games file's bytes (results and plies; `bytes` zero) and its game ids, read back to check a
 /// shard.
-pub fn read_games_tally(data: Vec<u8>, format: Format) -> Result<Tally, String> {
+pub fn read_games_tally(data: Vec<u8>, format: Format) -> Result<(Tally, Vec<u64>), String> {
     let batches: Vec<RecordBatch> = match format {
         Format::Arrow => arrow_ipc::reader::FileReader::try_new(std::io::Cursor::new(data), None)
             .map_err(|e| e.to_string())?
@@ -354,17 +354,19 @@ pub fn read_games_tally(data: Vec<u8>, format: Format) -> Result<Tally, String> 
             .collect::<Result<_, _>>()
             .map_err(|e| e.to_string())?,
     };
-    let mut rows = Vec::new();
+    let (mut rows, mut ids) = (Vec::new(), Vec::new());
     for batch in &batches {
         let column = |name: &str| batch.column_by_name(name).ok_or_else(|| format!("no column '{name}'"));
         let results = column("result")?.as_any().downcast_ref::<StringArray>().ok_or("'result' is not a string column")?;
         let plies = column("plies")?.as_any().downcast_ref::<UInt32Array>().ok_or("'plies' is not a uint32 column")?;
+        let game_ids = column("game_id")?.as_any().downcast_ref::<UInt64Array>().ok_or("'game_id' is not a uint64 column")?;
         for i in 0..batch.num_rows() {
             let result = results.is_valid(i).then(|| results.value(i).to_string());
             rows.push((result, plies.value(i) as u64));
+            ids.push(game_ids.value(i));
         }
     }
-    Ok(Tally::of(rows.iter().map(|(r, p)| (r.as_deref(), *p))))
+    Ok((Tally::of(rows.iter().map(|(r, p)| (r.as_deref(), *p))), ids))
 }
 
 /// Record batches of one schema encoded as a whole file in `format`: one IPC record batch per
