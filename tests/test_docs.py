@@ -314,3 +314,48 @@ def test_markers_parse_and_typos_fail():
         parse_marker("skipp (typo)", "x")
     assert missing_module(["json"]) is None
     assert missing_module(["json", "surely_not_a_module_here"]) == "surely_not_a_module_here"
+
+
+# -- what a first-time user meets before any example runs (issue 29, items 10 and 11) ----------------
+
+
+def test_the_readme_says_how_long_the_build_takes_and_how_to_watch_it():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "25 minutes on a busy 2-core machine" in readme
+    assert "`pip install -v .`" in readme
+
+
+def test_ci_prints_progress_and_runs_the_readme_test_command():
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "set -euo pipefail" in script
+    assert "pip install -v" in script and "--quiet \".[" not in script, "the long build must show its progress"
+    assert script.count('step "') >= 4, "a timestamped line per step"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "bash .ci/run" in readme
+    assert "cargo test --release --locked -p taikyoku-engine -p taikyoku-search -p taikyoku-selfplay" in script
+    assert "python3 -m pytest -q -p no:cacheprovider ." in script
+
+
+def test_what_the_examples_write_is_ignored_by_git():
+    """Every directory the README's commands and the examples write by default is in .gitignore."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs git and the repository")
+    written = set()
+    for page in ("README.md", "datasets/README.md", "examples/README.md"):
+        text = (ROOT / page).read_text(encoding="utf-8")
+        written |= {m for m in re.findall(r"--out[ =]([\w./-]+)", text) if m not in ("DIR", "s3", "elsewhere")}
+    for example in sorted((ROOT / "examples").glob("*.py")):
+        source = example.read_text(encoding="utf-8")
+        written |= set(re.findall(r'"--(?:out|save)", type=Path, default=Path\("([\w./-]+)"\)', source))
+    written |= {"tenjiku-data", "closed-loop", "train-data", "loop-run"}
+    # A name without a suffix is a directory (asked with its slash: git then matches "dir/" patterns).
+    paths = sorted(w if "." in Path(w).name else w.rstrip("/") + "/" for w in written)
+    result = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=ROOT, capture_output=True, text=True)
+    ignored = {p.rstrip("/") for p in result.stdout.split()}
+    written = {w.rstrip("/") for w in written}
+    assert sorted(written - ignored) == [], ".gitignore misses what the docs' commands write"
+
+
+def test_the_dataloader_example_asks_for_no_more_workers_than_shards():
+    text = (ROOT / "datasets" / "README.md").read_text(encoding="utf-8")
+    assert "num_workers=4" not in text and "min(4, len(train.dataset.shards))" in text
