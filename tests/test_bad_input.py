@@ -1230,11 +1230,11 @@ def _damage_manifest(out: Path, damage: Callable[[list], None]) -> None:
     (lambda shards: shards[2].update({k: shards[1][k] for k in ("games_file", "positions_file", "checks", "positions",
                                                                  "black_wins", "white_wins", "draws", "truncated",
                                                                  "bytes")}),
-     ["shard 2: its entry names the files games/part-00001.arrow and positions/part-00001.arrow, "
-      "not its own games/part-00002.arrow and positions/part-00002.arrow"]),
+     (2, ["its entry names the files games/part-00001.arrow and positions/part-00001.arrow, "
+          "not its own games/part-00002.arrow and positions/part-00002.arrow"])),
     # A wrong result tally (taikyoku info would report it).
     (lambda shards: shards[3].update(truncated=shards[3]["truncated"] - 1, draws=shards[3]["draws"] + 1),
-     ["shard 3: its entry counts 2 games", "draws 1, truncated 1; its games file holds 2 games"]),
+     (3, ["its entry counts 2 games", "draws 1, truncated 1; its games file holds 2 games"])),
 ], ids=["another shard's files", "wrong tally"])
 def test_verify_finds_what_a_resume_finds(tmp_path, capsys, damage, found):
     from taikyoku.__main__ import main
@@ -1247,17 +1247,18 @@ def test_verify_finds_what_a_resume_finds(tmp_path, capsys, damage, found):
     whole = contents(out)
     _damage_manifest(out, damage)
     ds = tds.open(out)  # the manifest's own layout checks pass
+    index, why = found
     with pytest.raises(TaikyokuError) as error:
         ds.verify()
     message = str(error.value)
-    assert "1 damaged shard" in message and all(f in message for f in found), message
+    assert f"shard {index} is damaged: " in message and all(w in message for w in why), message
     assert main(["verify", str(out)]) == 1
     err = capsys.readouterr().err
-    assert "Traceback" not in err and all(f in err for f in found), err
-    # A resume finds the same, with the same words, and regenerates it.
+    assert err.startswith("taikyoku verify: error: ") and "Traceback" not in err and all(w in err for w in why), err
+    # A resume finds the same, in the same words, and regenerates it.
     summary = taikyoku.selfplay(out, **settings)
-    assert [r.split(":")[0] for r in summary["repaired"]] == [found[0].split(":")[0]], summary["repaired"]
-    assert all(f.split(": ", 1)[1] in summary["repaired"][0] for f in found[:1]), summary["repaired"]
+    assert len(summary["repaired"]) == 1 and summary["repaired"][0].startswith(f"shard {index}: "), summary["repaired"]
+    assert all(w in summary["repaired"][0] for w in why), summary["repaired"]
     assert contents(out) == whole
     assert tds.open(out).verify()["games"] == 8
 

@@ -17,6 +17,7 @@ import json
 import multiprocessing
 import os
 import random
+import select
 import signal
 import subprocess
 import sys
@@ -247,7 +248,12 @@ def test_two_selfplay_commands_on_one_out(tmp_path):
         taikyoku.selfplay(out, players="random", games=5000, max_plies=1500, games_per_shard=2)
     assert time.monotonic() - started < 1.0
     waiting = _command(out, "--wait")
-    time.sleep(2.0)
+    ready, _, _ = select.select([waiting.stderr], [], [], 60)  # it starts, finds the lock taken, says so
+    assert ready, "the waiting run never said that it waits"
+    announced = waiting.stderr.readline()
+    assert f"is being written by another run (process {first.pid}" in announced, announced
+    assert announced.rstrip().endswith("waiting for it to finish"), announced
+    time.sleep(0.5)
     assert waiting.poll() is None, waiting.communicate()
     assert first.poll() is None, first.communicate()
     first.send_signal(signal.SIGINT)
@@ -259,7 +265,7 @@ def test_two_selfplay_commands_on_one_out(tmp_path):
     waiting.send_signal(signal.SIGINT)
     _, stderr = waiting.communicate(timeout=30)
     assert waiting.returncode == 130, stderr
-    assert "waiting for it to finish" in stderr and "Traceback" not in stderr, stderr
+    assert "Traceback" not in stderr, stderr
     with pytest.warns(tds.IncompleteDatasetWarning):
         partial = tds.open(out)
     assert partial.verify([partial.shards[-1]["first_game"]])["games"] == 1

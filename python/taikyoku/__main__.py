@@ -472,7 +472,7 @@ def _verify(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"note: {note}")
     print(
         f"ok: {args.dir}: {checked['games']:,} games and {checked['positions']:,} positions verified "
-        "(file sizes and CRC-32s, and every position replayed in the engine)"
+        "(every shard checked as a resume checks it, and every position replayed in the engine)"
     )
     return 0
 

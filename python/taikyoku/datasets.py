@@ -877,12 +877,17 @@ class Dataset:
                 stacklevel=3,
             )
         damaged = [(index, why) for index, why in found if wanted is None or index in involved]
+        if len(damaged) == 1:
+            index, why = damaged[0]
+            raise TaikyokuError(
+                f"{self.path}: shard {index} is damaged: {why}; re-run the generating command to regenerate it"
+            )
         if damaged:
             lines = "\n".join(f"  shard {index}: {why}" for index, why in damaged[:20])
             more = f"\n  ... and {len(damaged) - 20} more" if len(damaged) > 20 else ""
             raise TaikyokuError(
-                f"{self.path}: {len(damaged)} damaged shard{'s' if len(damaged) != 1 else ''} "
-                f"(re-run the generating command to regenerate {'them' if len(damaged) != 1 else 'it'}):\n{lines}{more}"
+                f"{self.path}: {len(damaged)} damaged shards (re-run the generating command to regenerate them):\n"
+                f"{lines}{more}"
             )
 
     def _verify_shards(self, wanted: Optional[set], checked: Dict[str, int], bar: Any) -> None:
