@@ -352,9 +352,10 @@ pub fn replay(data: &[u8]) {
         None => None,
     };
 
-    // The reference: the same moves through `Game::play`, with `Game::replay`'s checks.
-    let start_position = Position::from_text(v.clone(), &start).ok();
-    let mut reference = start_position.clone().map(Game::from_position);
+    // The reference: the same moves through `Game::play`, with `Game::replay`'s checks, from the
+    // start text read as a game (a position, then any `moves` as history).
+    let mut reference = Game::from_text(v.clone(), &start).ok();
+    let start_position = reference.as_ref().map(|g| g.position.clone());
     let mut first_bad: Option<usize> = None;
     let mut moves: Vec<Move> = Vec::new();
     let mut scratch = Vec::new();
@@ -426,7 +427,7 @@ pub fn replay(data: &[u8]) {
     assert_eq!(game.recorded_end(), reference.recorded_end());
     assert_eq!(game.end(), reference.end());
     assert_eq!(game.repetitions(), reference.repetitions());
-    assert_eq!(game.position.moves_played().collect::<Vec<_>>(), moves);
+    assert_eq!(game.moves().collect::<Vec<_>>(), moves);
     let notations = game.history_notations();
     assert_eq!(notations, reference.history_notations());
     assert_eq!(notations.len(), moves.len());
