@@ -53,6 +53,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     g = p.add_argument_group("teacher games")
     g.add_argument("--teacher-games", type=int, default=2000)
     g.add_argument("--teacher-simulations", type=int, default=1024)
+    g.add_argument("--teacher-max-plies", type=int, default=None, help="ply limit of the teacher's games (default --max-plies)")
     g = p.add_argument_group("network")
     g.add_argument("--channels", type=int, default=64)
     g.add_argument("--blocks", type=int, default=4)
@@ -63,6 +64,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     g.add_argument("--lr", type=float, default=2e-3, help="peak AdamW learning rate (cosine decay to lr/20)")
     g.add_argument("--weight-decay", type=float, default=1e-4)
     g.add_argument("--value-weight", type=float, default=1.0)
+    g.add_argument("--truncated", choices=["mask", "root_value"], default="mask",
+                   help="value target of positions of games cut by the ply limit: none, or the search's root value")
     g = p.add_argument_group("Gumbel self-play")
     g.add_argument("--loop-iterations", type=int, default=0)
     g.add_argument("--loop-games", type=int, default=64)
@@ -109,7 +112,8 @@ def teacher_games(run: Run) -> tds.Dataset:
     start = time.perf_counter()
     summary = taikyoku.selfplay(
         run.out / "teacher", players="mcts", games=a.teacher_games, simulations=a.teacher_simulations, seed=a.seed,
-        variant=a.variant, max_plies=a.max_plies, store_legal_actions=True, threads=a.threads, progress=True,
+        variant=a.variant, max_plies=a.teacher_max_plies or a.max_plies, store_legal_actions=True, threads=a.threads,
+        progress=True,
     )
     if summary["generated_games"]:
         run.timed("teacher_seconds", time.perf_counter() - start)
@@ -117,9 +121,12 @@ def teacher_games(run: Run) -> tds.Dataset:
     return tds.open(run.out / "teacher")
 
 
-def batches(datasets: List[tds.Dataset], batch_size: int, seed: int) -> Iterator[tnn.TrainingBatch]:
+def batches(datasets: List[tds.Dataset], batch_size: int, seed: int, truncated: str) -> Iterator[tnn.TrainingBatch]:
     """Batches from the datasets in turn, each shuffled with ``seed`` (one stream per dataset)."""
-    streams = [tnn.training_batches(ds, batch_size=batch_size, seed=seed * 1000 + i) for i, ds in enumerate(datasets)]
+    streams = [
+        tnn.training_batches(ds, batch_size=batch_size, seed=seed * 1000 + i, truncated=truncated)  # type: ignore[arg-type]
+        for i, ds in enumerate(datasets)
+    ]
     while True:
         for stream in streams:
             yield next(stream)
@@ -172,6 +179,9 @@ def train(run: Run, net: tnn.PolicyValueNet, optimizer: torch.optim.Optimizer, d
         loss.backward()
         optimizer.step()
         sums += torch.stack([loss, policy, value]).detach()
+        if (step + 1) % 100 == 0:
+            mean = sums / (step + 1 - first)
+            print(f"  step {step + 1}: loss {mean[0]:.3f} (policy {mean[1]:.3f}, value {mean[2]:.3f})", flush=True)
     net.eval()
     return (sums / max(steps - first, 1)).tolist()
 
@@ -184,7 +194,7 @@ def distill(run: Run, net: tnn.PolicyValueNet, optimizer: torch.optim.Optimizer,
         segment = step // a.eval_every
         end = min((segment + 1) * a.eval_every, a.distill_steps)
         start = time.perf_counter()
-        losses = train(run, net, optimizer, batches([teacher], a.batch_size, a.seed + segment), end, a.lr, step, a.distill_steps)
+        losses = train(run, net, optimizer, batches([teacher], a.batch_size, a.seed + segment, a.truncated), end, a.lr, step, a.distill_steps)
         run.timed("distill_seconds", time.perf_counter() - start)
         step = end
         save_state(run, net, optimizer, "distill", step)
@@ -203,7 +213,7 @@ def loop(run: Run, net: tnn.PolicyValueNet, optimizer: torch.optim.Optimizer, te
         run.timed("loop_selfplay_seconds", time.perf_counter() - start)
         window = [tds.open(run.out / f"loop-{i:02d}") for i in range(max(0, k + 1 - a.loop_window), k + 1)]
         start = time.perf_counter()
-        data = batches(window + [teacher], a.batch_size, a.seed + 100_000 + k)
+        data = batches(window + [teacher], a.batch_size, a.seed + 100_000 + k, a.truncated)
         losses = train(run, net, optimizer, data, a.loop_steps, a.loop_lr, 0, a.loop_steps)
         run.timed("loop_train_seconds", time.perf_counter() - start)
         save_state(run, net, optimizer, "loop", k + 1)

@@ -532,6 +532,28 @@ def test_the_value_loss_leaves_truncated_games_out(mixed_results):
                                torch.tensor(0.25))
 
 
+def test_truncated_games_can_take_the_search_value_as_a_bootstrapped_target(mixed_results):
+    ds = mixed_results
+    raw = next(ds.batches(ds.num_positions, compact=True))
+    legal = tnn.LegalActionIndex.from_dataset(ds)
+    masked = tnn.training_batch(raw, legal)
+    booted = tnn.training_batch(raw, legal, truncated="root_value")
+    decided = raw["decided"]
+    # Decided games keep their outcome; the others take the root value, and now count.
+    assert booted.value_mask.all() and masked.value_mask.tolist() == decided.tolist()
+    assert booted.value[decided].tolist() == raw["outcome"][decided].astype(np.float32).tolist()
+    assert booted.value[~decided].tolist() == raw["root_value"][~decided].tolist()
+    assert booted.value[~decided].abs().sum() > 0  # real estimates, not the zeros of a truncation
+    # Random players store no root value: nothing to bootstrap from, the mask stays.
+    random_raw = next(tds.open(RANDOM_SAMPLE).batches(16, compact=True))
+    legal = tnn.LegalActionIndex.from_dataset(tds.open(RANDOM_SAMPLE))
+    assert not tnn.training_batch(random_raw, legal, truncated="root_value").value_mask.any()
+    with pytest.raises(ValueError, match="truncated must be"):
+        tnn.training_batch(raw, legal, truncated="zero")
+    streamed = next(tnn.training_batches(ds, batch_size=8, seed=0, truncated="root_value"))
+    assert streamed.value_mask.all()
+
+
 # -- improved-policy targets ------------------------------------------------------------------------
 
 def policy_type():

@@ -40,7 +40,7 @@ import weakref
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Dict, Iterator, List, Literal, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -594,7 +594,16 @@ class TrainingBatch:
         return TrainingBatch(**moved)
 
 
-def training_batch(batch: Dict[str, np.ndarray], legal: Optional[LegalActionIndex] = None, device: Union[str, torch.device, None] = None) -> TrainingBatch:
+#: What becomes of the value target of a position whose game was cut by ``max_plies`` (no result).
+Truncated = Literal["mask", "root_value"]
+
+
+def training_batch(
+    batch: Dict[str, np.ndarray],
+    legal: Optional[LegalActionIndex] = None,
+    device: Union[str, torch.device, None] = None,
+    truncated: Truncated = "mask",
+) -> TrainingBatch:
     """A :class:`TrainingBatch` from a ``Dataset.batches(compact=True)`` batch and its dataset's legal actions.
 
     The legal actions come from the batch itself when its dataset stores them (the
@@ -603,8 +612,14 @@ def training_batch(batch: Dict[str, np.ndarray], legal: Optional[LegalActionInde
     the positions' ``policy`` column), the MCTS visit distribution (``visit_*``), or the move
     played; each is scattered onto the legal actions (:func:`visit_targets`). The value target is
     ``outcome``, and ``value_mask`` the batch's ``decided`` (games cut by ``max_plies`` have no
-    result: their zeros are not draws); all True for a batch without that key.
+    result: their zeros are not draws); all True for a batch without that key. With
+    ``truncated="root_value"`` a position of such a game gets a bootstrapped target instead, the
+    MCTS root value the dataset stores (the search's estimate for the side to move; masked where
+    there is none, as for random players): for variants whose games outlast any affordable ply
+    limit (Dai dai), the only value signal.
     """
+    if truncated not in ("mask", "root_value"):
+        raise ValueError(f"truncated must be 'mask' or 'root_value', not {truncated!r}")
     observations = batch["observation"]
     if observations.ndim != 4 or observations.dtype.kind not in "iu":
         raise ValueError("training_batch needs compact observations: Dataset.batches(compact=True)")
@@ -626,13 +641,20 @@ def training_batch(batch: Dict[str, np.ndarray], legal: Optional[LegalActionInde
         weights = played_targets(actions, offsets, batch["action"])
     decided = batch.get("decided")
     count = len(batch["outcome"])
+    value = batch["outcome"].astype(np.float32)
+    mask = np.ones(count, np.bool_) if decided is None else np.asarray(decided, dtype=np.bool_).copy()
+    if truncated == "root_value" and "root_value" in batch:
+        root = np.asarray(batch["root_value"], dtype=np.float32)
+        bootstrapped = ~mask & np.isfinite(root)
+        value[bootstrapped] = root[bootstrapped]
+        mask |= bootstrapped
     out = TrainingBatch(
         observations=torch.from_numpy(observations.astype(np.int32)),
         actions=torch.from_numpy(actions),
         offsets=torch.from_numpy(offsets),
         policy=torch.from_numpy(weights),
-        value=torch.from_numpy(batch["outcome"].astype(np.float32)),
-        value_mask=torch.from_numpy(np.ones(count, np.bool_) if decided is None else np.asarray(decided, dtype=np.bool_)),
+        value=torch.from_numpy(value),
+        value_mask=torch.from_numpy(mask),
     )
     if device is not None and torch.device(device).type != "cpu":
         out = out.to(device, non_blocking=True)
@@ -647,13 +669,15 @@ def training_batches(
     seed: int = 0,
     epochs: Optional[int] = None,
     device: Union[str, torch.device, None] = None,
+    truncated: Truncated = "mask",
 ) -> Iterator[TrainingBatch]:
     """Shuffled batches of ``dataset`` as :class:`TrainingBatch`, epoch after epoch (forever if ``epochs`` is None).
 
     Reads one shard at a time (``Dataset.batches(compact=True)``); epoch ``e`` is shuffled with
     seed ``(seed, e)``. ``legal`` defaults to the batches' own legal actions when the dataset
     stores them, else to :meth:`LegalActionIndex.from_dataset`. Batches are full (``drop_last``)
-    unless the dataset holds fewer than ``batch_size`` positions.
+    unless the dataset holds fewer than ``batch_size`` positions. ``truncated``: the value target
+    of positions of games cut by ``max_plies``, as in :func:`training_batch`.
     """
     if dataset.num_positions == 0:
         raise _core.TaikyokuError(f"{dataset.path} holds no positions to train on")
@@ -664,7 +688,7 @@ def training_batches(
     while epochs is None or epoch < epochs:
         order = int(np.random.SeedSequence([seed, epoch]).generate_state(1, np.uint64)[0])
         for batch in dataset.batches(batch_size, shuffle=True, seed=order, compact=True, drop_last=drop_last):
-            yield training_batch(batch, legal, device)
+            yield training_batch(batch, legal, device, truncated)
         epoch += 1
 
 
