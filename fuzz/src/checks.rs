@@ -209,9 +209,7 @@ fn check_table(table: &PieceTable) {
             setup: Vec::new(),
             options: Vec::new(),
             rules_options: Vec::new(),
-            dead_ends: Vec::new(),
-            compiled: Default::default(),
-            opening: Default::default(),
+            caches: Default::default(),
         });
         let centre = (size / 2) * size + size / 2;
         for kind in 0..table.len().min(32) as Kind {
@@ -528,5 +526,135 @@ pub fn rules(data: &[u8]) {
         let notation = game.position.move_notation(mv);
         assert_eq!(game.position.parse_move(&notation), Ok(mv), "{notation:?} in {text:?}");
         game.play(mv);
+    }
+}
+
+/// The built-in variants' three files, for `move_state` to load, with a type's moves replaced.
+const BUILT_IN_SOURCES: [(&str, taikyoku_engine::Sources<'static>); 4] = {
+    macro_rules! built_in {
+        ($name:literal) => {
+            (
+                $name,
+                taikyoku_engine::Sources {
+                    rules: include_str!(concat!("../../rust/engine/variants/", $name, ".rules")),
+                    pieces: include_str!(concat!("../../rust/engine/variants/", $name, ".pieces")),
+                    setup: include_str!(concat!("../../rust/engine/variants/", $name, ".setup")),
+                },
+            )
+        };
+    }
+    [built_in!("taikyoku"), built_in!("daidai"), built_in!("tenjiku"), built_in!("taishin")]
+};
+
+/// Moves `move_state` plays after the warm-up, each checked (the state's check builds a state
+/// from scratch: a few hundred microseconds to milliseconds on the big boards).
+const MAX_CHECKED_MOVES: usize = 48;
+
+/// The variant `move_state` reads from its input's head, and the rest of the input. Byte 0:
+/// bits 0-1 the built-in variant, bits 3-5 a rule option (0: none, else the option at that
+/// place, wrapping), bit 2 whether a piece type's moves are replaced: then bytes 1-2 pick the
+/// type's line (a line of the piece table that is neither a comment nor an alias nor an
+/// option), and the text up to the next 0 byte (at most 256 bytes) is its new moves column.
+/// `None` when that variant does not load (the `piece_table` and `rules` targets check the
+/// errors).
+pub fn move_state_variant(data: &[u8]) -> Option<(Arc<Variant>, &[u8])> {
+    let (&head, mut rest) = data.split_first()?;
+    let (name, sources) = BUILT_IN_SOURCES[head as usize % 4];
+    let mut options: Vec<String> = Vec::new();
+    let option = (head >> 3) as usize & 7;
+    if option > 0 {
+        let offered = Variant::load(name, &[]).ok()?.rule_options();
+        if !offered.is_empty() {
+            options.push(offered[(option - 1) % offered.len()].0.clone());
+        }
+    }
+    if head & 4 == 0 {
+        return Some((Variant::load(name, &options).ok()?, rest));
+    }
+    let (pick, tail) = (u16::from_le_bytes([*rest.first()?, *rest.get(1)?]) as usize, &rest[2..]);
+    let end = tail.iter().take(256).position(|&b| b == 0).unwrap_or(tail.len().min(256));
+    let moves = String::from_utf8_lossy(&tail[..end]).replace(['\n', '\r', '|'], " ");
+    rest = &tail[(end + 1).min(tail.len())..];
+    let lines: Vec<&str> = sources.pieces.lines().collect();
+    let types: Vec<usize> = (0..lines.len())
+        .filter(|&i| {
+            let line = lines[i].trim_start();
+            !line.is_empty() && !line.starts_with('#') && !line.starts_with("alias ") && !line.starts_with("option ") && line.matches('|').count() == 5
+        })
+        .collect();
+    let at = types[pick % types.len()];
+    let column = lines[at].rfind('|').expect("a type line has columns");
+    let mut pieces: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    pieces[at] = format!("{}| {moves}", &lines[at][..column]);
+    let pieces = pieces.join("\n");
+    let variant = Variant::from_sources(name, taikyoku_engine::Sources { pieces: &pieces, ..sources }, &options).ok()?;
+    Some((Arc::new(variant), rest))
+}
+
+/// Target `move_state`: the incremental move state (`taikyoku_engine::incremental`) on fuzzed
+/// tables and games. The variant comes from the input's head (`move_state_variant`: a built-in
+/// one, a rule option, a piece type's moves replaced by fuzzed text). Then one byte gives the
+/// number of random plies played first (times 8, seeded by the next byte), with the state
+/// following them; then every two bytes (little-endian) are a move: with the top bit set, the
+/// last move is taken back, else the legal move at that index (modulo their number) is played.
+/// After the warm-up and after every move, the state must be synced with the position and
+/// equal to one built from scratch (`MoveState::check`), and give exactly full generation's
+/// moves for both sides, in order, with its counts and `nth` agreeing.
+pub fn move_state(data: &[u8]) {
+    let Some((variant, rest)) = move_state_variant(data) else { return };
+    let mut game = Game::new(variant);
+    game.track_moves(true);
+    let (warm_up, seed, mut rest) = match rest {
+        [plies, seed, tail @ ..] => (*plies as usize * 8, *seed as u64, tail),
+        _ => (0, 0, &[][..]),
+    };
+    random_playout(&mut game, seed, warm_up);
+    check_move_state(&game, "after the warm-up");
+    let mut checked = 0;
+    while let [low, high, tail @ ..] = rest {
+        rest = tail;
+        if checked == MAX_CHECKED_MOVES {
+            break;
+        }
+        checked += 1;
+        let word = u16::from_le_bytes([*low, *high]);
+        if word & 0x8000 != 0 {
+            if game.undo().is_none() {
+                continue;
+            }
+        } else {
+            if game.recorded_end().is_some() {
+                continue;
+            }
+            let count = game.legal_move_count();
+            if count == 0 {
+                continue;
+            }
+            let mv = game.legal_move(word as usize % count);
+            game.play(mv);
+        }
+        check_move_state(&game, &format!("move {checked}"));
+    }
+}
+
+/// The checks of `move_state` on one position of a game that tracks moves.
+fn check_move_state(game: &Game, when: &str) {
+    let pos = &game.position;
+    let state = game.move_state().unwrap_or_else(|| panic!("{when}: the move state is not synced"));
+    state.check(pos).unwrap_or_else(|e| panic!("{when}: {e}\n{}", pos.to_text()));
+    // The side not to move may have pieces put off until its turn: settle a copy.
+    let mut settled = state.clone();
+    settled.settle(pos, pos.side_to_move().opponent());
+    let (mut reference, mut incremental) = (Vec::new(), Vec::new());
+    for color in Color::BOTH {
+        reference.clear();
+        incremental.clear();
+        pos.generate(color, &mut reference);
+        settled.moves(pos, color, &mut incremental);
+        assert_eq!(incremental, reference, "{when}: {color}'s moves\n{}", pos.to_text());
+        assert_eq!(settled.count(color), reference.len(), "{when}: {color}'s count");
+        for (i, &mv) in reference.iter().enumerate() {
+            assert_eq!(settled.nth(pos, color, i), mv, "{when}: {color}'s move {i}");
+        }
     }
 }

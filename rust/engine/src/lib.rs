@@ -15,8 +15,10 @@
 //! assert_eq!(game.plies(), 1);
 //! ```
 
+mod cache;
 pub mod game;
 pub mod geometry;
+pub mod hash;
 pub mod incremental;
 pub mod movegen;
 pub mod notation;

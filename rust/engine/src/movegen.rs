@@ -6,7 +6,9 @@
 use crate::geometry::{Color, DELTAS, DIRECTION_COUNT};
 use crate::position::{color_code, Move, Piece, Position, EMPTY, NO_SQUARE};
 use crate::rules::{Zone, ZoneTrigger};
-use crate::table::{Atom, Motion, Ray, Trap, UNLIMITED};
+use crate::table::{Atom, Kind, Motion, Ray, Trap, UNLIMITED};
+use crate::variant::Variant;
+use std::sync::Arc;
 
 /// Bit `i` set where slide `i` of `bits` (`Motion::slide_bits`: one direction bit each, 0 past
 /// the last) is open (its direction set in `open`), without a branch: the slides' bytes that
@@ -49,7 +51,7 @@ pub(crate) struct ZoneTest {
     color: Color,
     depth: usize,
     trigger: ZoneTrigger,
-    /// `Variant::dead_ends` of the piece's type: ranks (from the front) it would be stuck on.
+    /// `dead_ends` of the piece's type: ranks (from the front) it would be stuck on.
     dead_ends: u64,
     /// The piece stands in the zone.
     from_in_zone: bool,
@@ -145,6 +147,63 @@ impl Sink<'_> {
         }
         self.out.push(mv);
     }
+}
+
+/// Per piece type of `variant`, bit `r` set when the type, alone on rank `r` counted from its
+/// owner's far side, would have no move at all: where promotion in a zone is compulsory (the
+/// `promotion-forced dead-end` rule). Empty unless the variant promotes in a zone under that
+/// rule. Found from the generator itself on first use and kept with the variant
+/// (`Variant::caches`).
+#[inline]
+pub fn dead_ends(variant: &Arc<Variant>) -> &[u64] {
+    match variant.caches.dead_ends.get() {
+        Some(ends) => ends,
+        None => find_dead_ends(variant),
+    }
+}
+
+/// `dead_ends`, found: a lone piece of each type on each rank of an empty board, generated.
+/// That generation asks for the dead ends too (the zone rule reads them), and sees none while
+/// they are found, as a variant's generation did before they were known.
+#[cold]
+fn find_dead_ends(variant: &Arc<Variant>) -> &[u64] {
+    thread_local! {
+        static FINDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if FINDING.get() {
+        return &[];
+    }
+    /// Clears `FINDING` however the search ends.
+    struct Found;
+    impl Drop for Found {
+        fn drop(&mut self) {
+            FINDING.set(false);
+        }
+    }
+    variant.caches.dead_ends.get_or_init(|| {
+        if !variant.rules.zone().is_some_and(|z| z.forced_dead_end) {
+            return Vec::new();
+        }
+        FINDING.set(true);
+        let _found = Found;
+        let g = &variant.geometry;
+        let mut dead_ends = vec![0u64; variant.table.len()];
+        let mut moves = Vec::new();
+        for (kind, bits) in dead_ends.iter_mut().enumerate() {
+            for rank in 0..g.height {
+                let sq = rank * g.width + g.width / 2;
+                let mut pos = Position::empty(variant.clone(), Color::Black);
+                let kind = kind as Kind;
+                pos.put(sq, Piece { kind, origin: kind, color: Color::Black, promoted: false });
+                moves.clear();
+                pos.generate_from(sq, &mut moves);
+                if moves.is_empty() {
+                    *bits |= 1 << rank;
+                }
+            }
+        }
+        dead_ends
+    })
 }
 
 impl Position {
@@ -462,14 +521,14 @@ impl Position {
             color: piece.color,
             depth,
             trigger: zone.trigger,
-            dead_ends: self.variant.dead_ends.get(piece.kind as usize).copied().unwrap_or(0),
+            dead_ends: dead_ends(&self.variant).get(piece.kind as usize).copied().unwrap_or(0),
             from_in_zone: self.variant.geometry.rank_from_front(from, piece.color) < depth,
         }
     }
 
     /// Whether a move of a piece (unpromoted, of a promoting type; `test` from `zone_test`) may
     /// or must promote under the zone rule: it must where the piece would be stuck for good
-    /// (`Variant::dead_ends`). The squares a move passes through count as well as its end
+    /// (`dead_ends`). The squares a move passes through count as well as its end
     /// (seed 004, lines 148-150: a lion next to the zone promotes with igui, or a pass, into the
     /// zone and back): the square it captures on the way, and for a pass an empty zone square
     /// next to it that the piece can step to (`piece_moves` gives the piece's moves; called
@@ -949,6 +1008,13 @@ impl Position {
         protected
     }
 
+    /// Whether `color` is in check: it has exactly one royal and the opponent could capture it
+    /// with its next move. (Moving into check is legal; this is information, and the
+    /// perpetual-check rule.)
+    pub fn in_check(&self, color: Color) -> bool {
+        self.sole_royal(color).is_some_and(|royal| self.attacks(color.opponent(), royal))
+    }
+
     /// Whether any piece of `by` could capture on `sq` with its next move.
     pub fn attacks(&self, by: Color, sq: usize) -> bool {
         let mut moves = Vec::new();
@@ -963,7 +1029,7 @@ mod tests {
     use crate::table::Motion;
     use crate::geometry::Color;
     use crate::position::{Move, Piece, Position, NO_SQUARE};
-    use crate::random::splitmix64;
+    use crate::hash::splitmix64;
     use crate::variant::Variant;
 
     /// The general path's moves of the piece on `sq`: every atom through `generate_atom` with

@@ -1,24 +1,12 @@
 //! A position: the board, the side to move, make and undo.
 
 use crate::geometry::{Color, DIRECTION_COUNT};
-use crate::random::splitmix64;
+use crate::hash::splitmix64;
 use crate::table::Kind;
+/// A piece on the board: defined beside the types it is made of (`table`), named here too.
+pub use crate::table::Piece;
 use crate::variant::Variant;
 use std::sync::Arc;
-
-/// A piece on the board. `kind` is how it moves now; `origin` is what it was set up as (the
-/// notation writes a promoted piece as `+` and its origin's code).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Piece {
-    /// The type it moves as now (its promoted type once promoted).
-    pub kind: Kind,
-    /// The type it was set up as; equals `kind` until it promotes.
-    pub origin: Kind,
-    /// Its owner.
-    pub color: Color,
-    /// Whether it has promoted: a promoted piece never promotes again.
-    pub promoted: bool,
-}
 
 /// `Position::color_code_at` of an empty square.
 pub const EMPTY: u8 = 0;
@@ -217,7 +205,7 @@ pub struct Position {
     undo: Vec<Undo>,
 }
 
-/// The board of a variant's opening position, built once (`Variant::opening`): a new game
+/// The board of a variant's opening position, built once (kept in `Variant::caches`): a new game
 /// copies it rather than placing hundreds of pieces one by one (`Position::initial`).
 #[derive(Clone, Debug, Default)]
 pub struct OpeningBoard {
@@ -333,7 +321,8 @@ impl Position {
     pub fn initial(variant: Arc<Variant>) -> Position {
         // Placed piece by piece once per variant; every later game copies the board.
         let opening = variant
-            .opening
+            .caches
+            .opening_board
             .get_or_init(|| {
                 let mut pos = Position::empty(variant.clone(), Color::Black);
                 for (sq, kind, color) in variant.initial_pieces() {
@@ -422,13 +411,6 @@ impl Position {
             return None;
         }
         self.squares_of(color).find(|&sq| self.is_royal(self.board[sq].expect("occupied")))
-    }
-
-    /// Whether `color` is in check: it has exactly one royal and the opponent could capture it
-    /// with its next move. (Moving into check is legal; this is information, and the
-    /// perpetual-check rule.)
-    pub fn in_check(&self, color: Color) -> bool {
-        self.sole_royal(color).is_some_and(|royal| self.attacks(color.opponent(), royal))
     }
 
     /// How many moves can be undone.

@@ -4,14 +4,8 @@ use crate::game::{Game, Outcome, Termination};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// SplitMix64's output function: a strong 64-bit mix (hash keys, seeds derived from seeds).
-#[inline]
-pub fn splitmix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+/// Re-exported from its leaf module, where it was before (`taikyoku_engine::random::splitmix64`).
+pub use crate::hash::splitmix64;
 
 /// Summary of one random game.
 #[derive(Clone, Debug)]

@@ -11,6 +11,20 @@ use std::fmt;
 /// Index of a piece type in its variant's table.
 pub type Kind = u16;
 
+/// A piece on the board. `kind` is how it moves now; `origin` is what it was set up as (the
+/// notation writes a promoted piece as `+` and its origin's code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Piece {
+    /// The type it moves as now (its promoted type once promoted).
+    pub kind: Kind,
+    /// The type it was set up as; equals `kind` until it promotes.
+    pub origin: Kind,
+    /// Its owner.
+    pub color: Color,
+    /// Whether it has promoted: a promoted piece never promotes again.
+    pub promoted: bool,
+}
+
 /// "Unlimited" for slide lengths and jump continuations.
 pub const UNLIMITED: u8 = u8::MAX;
 
@@ -971,16 +985,16 @@ impl PieceTable {
     /// The piece that placing `kind` (a key or name looked up by `lookup`) puts on the board:
     /// `promoted` asks for the promoted side of a set-up type; a promoted-only type is placed as
     /// the promoted form of the first type that promotes to it.
-    pub fn placement(&self, kind: Kind, promoted: bool, color: Color) -> Result<crate::Piece, PlacementError> {
+    pub fn placement(&self, kind: Kind, promoted: bool, color: Color) -> Result<Piece, PlacementError> {
         let ty = self.get(kind);
         if ty.promoted_only {
             let origin = self.origins_of(kind).next().ok_or_else(|| PlacementError::NoOrigin(ty.name.clone()))?;
-            Ok(crate::Piece { kind, origin, color, promoted: true })
+            Ok(Piece { kind, origin, color, promoted: true })
         } else if promoted {
             let to = ty.promotes_to.ok_or_else(|| PlacementError::DoesNotPromote(ty.name.clone()))?;
-            Ok(crate::Piece { kind: to, origin: kind, color, promoted: true })
+            Ok(Piece { kind: to, origin: kind, color, promoted: true })
         } else {
-            Ok(crate::Piece { kind, origin: kind, color, promoted: false })
+            Ok(Piece { kind, origin: kind, color, promoted: false })
         }
     }
 

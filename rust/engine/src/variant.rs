@@ -1,9 +1,8 @@
 //! Variants: each is three data files read by one code path, a rules file (board size,
 //! promotion, end of game), a piece table and a setup (`variants/<name>.{rules,pieces,setup}`).
 
+pub use crate::cache::Caches;
 use crate::geometry::{Color, Geometry};
-use crate::incremental::Compiled;
-use crate::position::OpeningBoard;
 use crate::rules::{Rules, RulesError, RulesOption};
 use crate::table::{Kind, PieceTable, TableError};
 use std::collections::HashMap;
@@ -27,16 +26,10 @@ pub struct Variant {
     /// The options the rules file offers (`option NAME | key value` lines); the table's are in
     /// `table.options`.
     pub rules_options: Vec<RulesOption>,
-    /// Per piece type, bit `r` set when the type, alone on rank `r` counted from its owner's
-    /// far side, would have no move at all: where promotion in a zone is compulsory (the
-    /// `promotion-forced dead-end` rule). Empty unless the variant promotes in a zone.
-    pub dead_ends: Vec<u64>,
-    /// The table compiled for the incremental move state (`incremental::MoveState`), a cache
-    /// built on first use: `Default::default()` when a variant is put together by hand.
-    pub compiled: OnceLock<Arc<Compiled>>,
-    /// The opening position's board, a cache built on first use (`Position::initial`):
+    /// Values the modules above derive from the variant, built on first use by each (the
+    /// incremental state's compiled table, the opening board, the types' dead ends):
     /// `Default::default()` when a variant is put together by hand.
-    pub opening: OnceLock<OpeningBoard>,
+    pub caches: Caches,
 }
 
 /// The three files of a variant.
@@ -207,38 +200,9 @@ impl Variant {
             setup,
             options,
             rules_options,
-            dead_ends: Vec::new(),
-            compiled: OnceLock::new(),
-            opening: OnceLock::new(),
+            caches: Caches::default(),
         };
-        Ok(variant.with_dead_ends())
-    }
-
-    /// Finds, from the table itself, where each type would be stuck for good (`dead_ends`).
-    fn with_dead_ends(self) -> Variant {
-        if !self.rules.zone().is_some_and(|z| z.forced_dead_end) {
-            return self;
-        }
-        let variant = Arc::new(self);
-        let g = &variant.geometry;
-        let mut dead_ends = vec![0u64; variant.table.len()];
-        let mut moves = Vec::new();
-        for (kind, bits) in dead_ends.iter_mut().enumerate() {
-            for rank in 0..g.height {
-                let sq = rank * g.width + g.width / 2;
-                let mut pos = crate::Position::empty(variant.clone(), Color::Black);
-                let kind = kind as Kind;
-                pos.put(sq, crate::Piece { kind, origin: kind, color: Color::Black, promoted: false });
-                moves.clear();
-                pos.generate_from(sq, &mut moves);
-                if moves.is_empty() {
-                    *bits |= 1 << rank;
-                }
-            }
-        }
-        let mut variant = Arc::try_unwrap(variant).expect("the positions above are gone");
-        variant.dead_ends = dead_ends;
-        variant
+        Ok(variant)
     }
 
     /// Check mode: loads a variant's three files and reports what it found, or the first error
@@ -264,11 +228,6 @@ impl Variant {
     pub fn rule_options(&self) -> Vec<(String, String)> {
         let rules = self.rules_options.iter().map(|o| (o.name.clone(), o.key.clone()));
         self.table.options.iter().cloned().chain(rules).collect()
-    }
-
-    /// The table compiled for the incremental move state (`incremental::MoveState`).
-    pub(crate) fn compiled(&self) -> &Arc<Compiled> {
-        self.compiled.get_or_init(|| Arc::new(Compiled::new(self)))
     }
 
     /// The square that `sq` becomes for White's setup (rotated by 180°).

@@ -78,6 +78,52 @@ fn rules_inputs() {
 }
 
 #[test]
+fn move_state_inputs() {
+    assert!(run("move_state", checks::move_state) > 0);
+}
+
+#[test]
+fn move_state_seeds_reach_what_they_name() {
+    // The seeds load the variants and mutations their names say: a seed whose table stopped
+    // loading would check nothing.
+    for path in inputs("seeds", "move_state") {
+        let data = std::fs::read(&path).expect("a readable input");
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let (variant, _) = checks::move_state_variant(&data).unwrap_or_else(|| panic!("{name}: the variant does not load"));
+        assert!(name.starts_with(&variant.name), "{name}: loads {}", variant.name);
+        assert_eq!(name.contains("option"), !variant.options.is_empty(), "{name}: options {:?}", variant.options);
+    }
+}
+
+#[test]
+fn move_state_on_generated_inputs() {
+    // A few dozen inputs from a fixed stream, as a short fuzzing run on stable Rust: every
+    // variant, rule options and mutated types, short warm-ups, takes-back among the moves.
+    let mut seed = 28u64;
+    let mut next = || {
+        seed = taikyoku_engine::hash::splitmix64(seed);
+        seed
+    };
+    const MOVES: [&str; 6] = ["hook(orth)", "lion igui", "rangecap(all) jump(f,2)", "area(2) teleport", "hop(side,1) rankhop(b)", "jumplimit(fdiag,2,3) limit(fdiag,4)"];
+    for round in 0..32u64 {
+        let mut data = vec![next() as u8];
+        if data[0] & 4 != 0 {
+            data.extend_from_slice(&(next() as u16).to_le_bytes());
+            data.extend_from_slice(MOVES[round as usize % MOVES.len()].as_bytes());
+            data.push(0);
+        }
+        data.push(next() as u8 % 24);
+        data.push(next() as u8);
+        for _ in 0..12 {
+            let word = next() as u16;
+            data.extend_from_slice(&(if word % 5 == 0 { word | 0x8000 } else { word & 0x7FFF }).to_le_bytes());
+        }
+        let outcome = std::panic::catch_unwind(|| checks::move_state(&data));
+        assert!(outcome.is_ok(), "input {round} breaks an invariant: {data:?}");
+    }
+}
+
+#[test]
 fn regressions_are_rejected_or_sane() {
     use taikyoku_engine::table::PieceTable;
     use taikyoku_engine::{Atom, Geometry, Position};

@@ -460,7 +460,7 @@ mod tests {
         for name in crate::variant_names() {
             let variant = Variant::load(name, &[]).unwrap();
             let mut game = Game::new(variant.clone());
-            let mut rng = crate::random::splitmix64(7);
+            let mut rng = crate::hash::splitmix64(7);
             let (mut before, mut after, mut fresh) = (vec![0u16; GRID_SQUARES], vec![0u16; GRID_SQUARES], vec![0u16; GRID_SQUARES]);
             compact_board(&game.position, &mut before);
             for ply in 0..600 {
@@ -468,7 +468,7 @@ mod tests {
                 if moves.is_empty() || game.recorded_end().is_some() {
                     break;
                 }
-                rng = crate::random::splitmix64(rng);
+                rng = crate::hash::splitmix64(rng);
                 game.play(moves[rng as usize % moves.len()]);
                 compact_board_after(&game.position, &before, &mut after);
                 compact_board(&game.position, &mut fresh);
