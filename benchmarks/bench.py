@@ -61,7 +61,12 @@ def bench_environments():
     rate("Game.legal_actions() (calls)", midgame.legal_actions, 1, 2000)
     games = [taikyoku.random_game(seed, max_plies=200 + seed) for seed in range(64)]
     for size in (16, 64):
-        rate(f"encode_observations, batch {size} uint8 (obs)", lambda: taikyoku.encode_observations(games[:size]), size, 20)
+        rate(
+            f"encode_observations, batch {size} uint8 (obs)",
+            lambda size=size: taikyoku.encode_observations(games[:size]),
+            size,
+            20,
+        )
 
     env = gym.make("taikyoku/Taikyoku-v0")
     env.reset(seed=0)
@@ -80,7 +85,12 @@ def bench_environments():
             venv = taikyoku.VectorEnv(num_envs, seed=0, copy=copy)
             venv.reset()
             repeat = 20 if num_envs == 64 else 3
-            rate(f"VectorEnv({num_envs}, copy={copy}).step (env steps)", lambda: venv.step(venv.random_actions()), num_envs, repeat)
+            rate(
+                f"VectorEnv({num_envs}, copy={copy}).step (env steps)",
+                lambda venv=venv: venv.step(venv.random_actions()),
+                num_envs,
+                repeat,
+            )
             del venv
 
 

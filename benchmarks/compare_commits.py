@@ -32,19 +32,67 @@ EXAMPLES = ["rust/engine/examples/generation.rs", "rust/engine/examples/playout.
 # name, example, arguments, arguments of the set-up-only run, units per run, unit,
 # regex of the time it prints (value, unit), regex of the result both builds must agree on.
 WORKLOADS = [
-    ("opening generation", "generation", ["100000", "taikyoku", "0"], ["0", "taikyoku", "0"], 100000, "generation",
-     r"([\d.]+)(ns|µs|ms) per generation", r"^(\d+) moves"),
-    ("midgame generation (200 plies)", "generation", ["50000", "taikyoku", "200"], ["0", "taikyoku", "200"], 50000,
-     "generation", r"([\d.]+)(ns|µs|ms) per generation", r"^(\d+) moves"),
-    ("MCTS, capture priors (200 plies)", "search", ["20", "200"], ["0", "200"], 20 * 400, "simulation",
-     r"([\d.]+)(µs|ms|s) each", r"checksum (\w+)"),
-    ("MCTS, uniform priors (opening)", "search", ["20", "0", "uniform"], ["0", "0", "uniform"], 20 * 400, "simulation",
-     r"([\d.]+)(µs|ms|s) each", r"checksum (\w+)"),
-    ("random play, Taikyoku", "playout", ["60000", "taikyoku"], ["0", "taikyoku"], 60000, "ply",
-     r"in ([\d.]+)(µs|ms|s),", r"checksum (\w+)"),
+    (
+        "opening generation",
+        "generation",
+        ["100000", "taikyoku", "0"],
+        ["0", "taikyoku", "0"],
+        100000,
+        "generation",
+        r"([\d.]+)(ns|µs|ms) per generation",
+        r"^(\d+) moves",
+    ),
+    (
+        "midgame generation (200 plies)",
+        "generation",
+        ["50000", "taikyoku", "200"],
+        ["0", "taikyoku", "200"],
+        50000,
+        "generation",
+        r"([\d.]+)(ns|µs|ms) per generation",
+        r"^(\d+) moves",
+    ),
+    (
+        "MCTS, capture priors (200 plies)",
+        "search",
+        ["20", "200"],
+        ["0", "200"],
+        20 * 400,
+        "simulation",
+        r"([\d.]+)(µs|ms|s) each",
+        r"checksum (\w+)",
+    ),
+    (
+        "MCTS, uniform priors (opening)",
+        "search",
+        ["20", "0", "uniform"],
+        ["0", "0", "uniform"],
+        20 * 400,
+        "simulation",
+        r"([\d.]+)(µs|ms|s) each",
+        r"checksum (\w+)",
+    ),
+    (
+        "random play, Taikyoku",
+        "playout",
+        ["60000", "taikyoku"],
+        ["0", "taikyoku"],
+        60000,
+        "ply",
+        r"in ([\d.]+)(µs|ms|s),",
+        r"checksum (\w+)",
+    ),
     # As the criterion bench `random_playout/1000_plies`: new games (set-up included), cut at 1000 plies.
-    ("random play, 1000-ply games", "playout", ["40000", "taikyoku", "1000"], ["0", "taikyoku"], 40000, "ply",
-     r"in ([\d.]+)(µs|ms|s),", r"checksum (\w+)"),
+    (
+        "random play, 1000-ply games",
+        "playout",
+        ["40000", "taikyoku", "1000"],
+        ["0", "taikyoku"],
+        40000,
+        "ply",
+        r"in ([\d.]+)(µs|ms|s),",
+        r"checksum (\w+)",
+    ),
 ]
 SCALE = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -53,9 +101,17 @@ def build(tree: Path, target: Path, required: bool) -> dict[str, Path]:
     """The examples' binaries. At the base commit an example that does not build (an API it
     uses is newer) is left out, and its workloads are skipped; at this checkout all must build."""
     binaries = {}
-    for crate, example in [("taikyoku-engine", "generation"), ("taikyoku-engine", "playout"), ("taikyoku-search", "search")]:
-        done = subprocess.run(["cargo", "build", "--release", "-q", "-p", crate, "--example", example], cwd=tree,
-                              check=required, env={**os.environ, "CARGO_TARGET_DIR": str(target)})
+    for crate, example in [
+        ("taikyoku-engine", "generation"),
+        ("taikyoku-engine", "playout"),
+        ("taikyoku-search", "search"),
+    ]:
+        done = subprocess.run(
+            ["cargo", "build", "--release", "-q", "-p", crate, "--example", example],
+            cwd=tree,
+            check=required,
+            env={**os.environ, "CARGO_TARGET_DIR": str(target)},
+        )
         if done.returncode == 0:
             binaries[example] = target / "release" / "examples" / example
         else:
@@ -71,8 +127,12 @@ def run(binary: Path, args: list[str], time_re: str, result_re: str) -> tuple[fl
 
 def instructions(binary: Path, args: list[str]) -> int:
     with tempfile.NamedTemporaryFile() as out:
-        err = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", str(binary), *args],
-                             capture_output=True, text=True, check=True).stderr
+        err = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", str(binary), *args],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stderr
     return int(re.search(r"Collected : ([\d,]+)", err).group(1).replace(",", ""))
 
 
@@ -93,7 +153,10 @@ def main() -> int:
             shutil.copy(ROOT / example, base_tree / example)
         print(f"building {options.base} and this checkout ...", file=sys.stderr)
         binaries = {"base": build(base_tree, work / "target-base", False), "this": build(ROOT, ROOT / "target", True)}
-        print(f"{'workload':34} {'base':>12} {'this':>12} {'speed-up':>9}" + ("  instructions per unit: base, this, ratio" if options.callgrind else ""))
+        print(
+            f"{'workload':34} {'base':>12} {'this':>12} {'speed-up':>9}"
+            + ("  instructions per unit: base, this, ratio" if options.callgrind else "")
+        )
         for name, example, args, setup_args, units, unit, time_re, result_re in WORKLOADS:
             if example not in binaries["base"]:
                 print(f"{name:34} skipped: no {example} example at {options.base}", flush=True)
@@ -112,10 +175,15 @@ def main() -> int:
             per = {b: statistics.median(t) / (units if example == "playout" else 1) for b, t in times.items()}
             if example == "search":
                 per = {b: p / 400 for b, p in per.items()}
-            line = f"{name:34} {per['base'] * 1e6:9.2f} µs {per['this'] * 1e6:9.2f} µs {per['base'] / per['this']:8.2f}x"
+            line = (
+                f"{name:34} {per['base'] * 1e6:9.2f} µs {per['this'] * 1e6:9.2f} µs {per['base'] / per['this']:8.2f}x"
+            )
             if options.callgrind:
-                counts = {b: (instructions(binaries[b][example], args) - instructions(binaries[b][example], setup_args)) / units
-                          for b in binaries}
+                counts = {
+                    b: (instructions(binaries[b][example], args) - instructions(binaries[b][example], setup_args))
+                    / units
+                    for b in binaries
+                }
                 line += f"  {counts['base']:9.0f} {counts['this']:9.0f} {counts['base'] / counts['this']:6.2f}x"
             print(f"{line}   (per {unit}, medians of {options.runs})", flush=True)
     finally:

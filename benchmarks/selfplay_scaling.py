@@ -36,8 +36,13 @@ def rate(kind: str, threads: int) -> float:
             summary = taikyoku.selfplay(f"{tmp}/d", threads=threads, **RANDOM)
             return summary["plies"] / summary["seconds"]
         network = kind == "network"
-        summary = taikyoku.selfplay(f"{tmp}/d", threads=threads, evaluator=null_network if network else None,
-                                    concurrent_games=16 if network else 32, **MCTS)
+        summary = taikyoku.selfplay(
+            f"{tmp}/d",
+            threads=threads,
+            evaluator=null_network if network else None,
+            concurrent_games=16 if network else 32,
+            **MCTS,
+        )
         return summary["plies"] * MCTS["simulations"] / summary["seconds"]
 
 

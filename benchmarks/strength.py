@@ -27,13 +27,21 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 DEFAULT_PLAYERS = [
-    "random", "mcts:64", "mcts:256", "pretrained", "mcts:16:pretrained", "gumbel:16:pretrained", "mcts:64:pretrained",
+    "random",
+    "mcts:64",
+    "mcts:256",
+    "pretrained",
+    "mcts:16:pretrained",
+    "gumbel:16:pretrained",
+    "mcts:64:pretrained",
     "gumbel:64:pretrained",
 ]
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     p.add_argument("--variant", default="tenjiku")
     p.add_argument("--players", nargs="+", default=DEFAULT_PLAYERS)
     p.add_argument("--reference", default="mcts:16")
@@ -65,13 +73,36 @@ def ladder(args: argparse.Namespace) -> List[Dict[str, Any]]:
     for spec in args.players:
         player = arena.player_from_spec(spec, args.variant)
         start = time.perf_counter()
-        r = arena.match(player, reference, games=args.games, variant=args.variant, openings=args.openings,
-                        seed=args.seed, max_plies=args.max_plies, threads=args.threads)
+        r = arena.match(
+            player,
+            reference,
+            games=args.games,
+            variant=args.variant,
+            openings=args.openings,
+            seed=args.seed,
+            max_plies=args.max_plies,
+            threads=args.threads,
+        )
         seconds = time.perf_counter() - start
-        rows.append(dict(player=spec, wins=r.wins, draws=r.draws, losses=r.losses, score=r.score, elo=r.elo,
-                         elo_low=r.elo_low, elo_high=r.elo_high, truncated=r.truncated, seconds=seconds))
-        print(f"| `{spec}` | {r.wins} | {r.draws} | {r.losses} | {r.score:.3f} | {signed(r.elo)} "
-              f"[{signed(r.elo_low)}, {signed(r.elo_high)}] | {seconds:.0f} |", flush=True)
+        rows.append(
+            dict(
+                player=spec,
+                wins=r.wins,
+                draws=r.draws,
+                losses=r.losses,
+                score=r.score,
+                elo=r.elo,
+                elo_low=r.elo_low,
+                elo_high=r.elo_high,
+                truncated=r.truncated,
+                seconds=seconds,
+            )
+        )
+        print(
+            f"| `{spec}` | {r.wins} | {r.draws} | {r.losses} | {r.score:.3f} | {signed(r.elo)} "
+            f"[{signed(r.elo_low)}, {signed(r.elo_high)}] | {seconds:.0f} |",
+            flush=True,
+        )
     return rows
 
 
@@ -112,7 +143,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
     rows = ladder(args)
     if args.json is not None:
-        args.json.write_text(json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "rows": rows}, indent=1) + "\n")
+        args.json.write_text(
+            json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "rows": rows}, indent=1) + "\n"
+        )
     return 0
 
 

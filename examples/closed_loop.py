@@ -38,7 +38,9 @@ import taikyoku.nn as tnn
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     p.add_argument("--out", type=Path, default=Path("closed-loop"), help="run directory (datasets, weights, metrics)")
     p.add_argument("--overwrite", action="store_true", help="replace the iterations of an earlier run in --out")
     p.add_argument("--variant", default="taikyoku", help="the variant to play and learn")
@@ -105,8 +107,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         data = args.out / f"iter-{k:02d}"
         start = time.perf_counter()
         summary = taikyoku.selfplay(
-            data, players="mcts", variant=args.variant, evaluator=evaluator, games=args.games, seed=args.seed + k,
-            max_plies=args.max_plies, simulations=args.simulations, threads=args.threads,
+            data,
+            players="mcts",
+            variant=args.variant,
+            evaluator=evaluator,
+            games=args.games,
+            seed=args.seed + k,
+            max_plies=args.max_plies,
+            simulations=args.simulations,
+            threads=args.threads,
         )
         played_s = time.perf_counter() - start
         ds = tds.open(data)

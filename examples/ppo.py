@@ -67,19 +67,33 @@ from taikyoku import arena
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     p.add_argument("--variant", default="tenjiku", help="the variant to play and learn")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    p.add_argument("--threads", type=int, default=None,
-                   help="torch, environment and arena threads (default: torch's and rayon's defaults, all cores)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="torch, environment and arena threads (default: torch's and rayon's defaults, all cores)",
+    )
     g = p.add_argument_group("environment")
-    g.add_argument("--envs", type=int, default=64, help="games played at once, half as Black, half as White (at least 2)")
-    g.add_argument("--opponent", default="random", choices=["random", "mcts"], help="the built-in opponent of the VectorEnv")
+    g.add_argument(
+        "--envs", type=int, default=64, help="games played at once, half as Black, half as White (at least 2)"
+    )
+    g.add_argument(
+        "--opponent", default="random", choices=["random", "mcts"], help="the built-in opponent of the VectorEnv"
+    )
     g.add_argument("--opponent-simulations", type=int, default=16, help="simulations per move of --opponent mcts")
     g.add_argument("--max-plies", type=int, default=300, help="games cut here count as draws (reward 0, no bootstrap)")
-    g.add_argument("--shaping", type=float, default=0.0,
-                   help="coefficient of the potential-based heuristic shaping term (0: the game result only)")
+    g.add_argument(
+        "--shaping",
+        type=float,
+        default=0.0,
+        help="coefficient of the potential-based heuristic shaping term (0: the game result only)",
+    )
     g = p.add_argument_group("network")
     g.add_argument("--channels", type=int, default=32)
     g.add_argument("--blocks", type=int, default=2)
@@ -96,9 +110,15 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     g.add_argument("--value-coef", type=float, default=0.5)
     g.add_argument("--entropy-coef", type=float, default=0.01)
     g.add_argument("--max-grad-norm", type=float, default=0.5)
-    g.add_argument("--target-kl", type=float, default=0.05, help="stop an update's epochs past this approximate KL (0: never)")
-    g.add_argument("--cpu-budget", type=float, default=None,
-                   help="stop updating once this process has used this many CPU minutes (default: no limit)")
+    g.add_argument(
+        "--target-kl", type=float, default=0.05, help="stop an update's epochs past this approximate KL (0: never)"
+    )
+    g.add_argument(
+        "--cpu-budget",
+        type=float,
+        default=None,
+        help="stop updating once this process has used this many CPU minutes (default: no limit)",
+    )
     g = p.add_argument_group("evaluation")
     g.add_argument("--eval-every", type=int, default=0, help="evaluate every K updates (0: only at the end)")
     g.add_argument("--eval-games", type=int, default=40, help="games against RandomPlayer, colours swapped")
@@ -107,7 +127,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     g.add_argument("--eval-seed", type=int, default=1, help="seed of the match (openings) and of RandomPlayer")
     p.add_argument("--save", type=Path, default=Path("ppo.pt"), help="write the final network here (taikyoku.nn.save)")
     p.add_argument("--no-save", action="store_true", help="do not save the network")
-    p.add_argument("--metrics", type=Path, default=None, help="write the settings, per-update figures and evaluations as JSON")
+    p.add_argument(
+        "--metrics", type=Path, default=None, help="write the settings, per-update figures and evaluations as JSON"
+    )
     args = p.parse_args(argv)
     if args.envs < 2 or args.envs % 2:
         p.error("--envs must be even and at least 2 (half play Black, half White)")
@@ -132,8 +154,15 @@ class Games:
         half = args.envs // 2
         self.vecs = [
             taikyoku.VectorEnv(
-                half, variant=args.variant, seed=args.seed * 2 + i, threads=args.threads, max_plies=args.max_plies,
-                compact=True, copy=False, opponent=args.opponent, agent_color=color,
+                half,
+                variant=args.variant,
+                seed=args.seed * 2 + i,
+                threads=args.threads,
+                max_plies=args.max_plies,
+                compact=True,
+                copy=False,
+                opponent=args.opponent,
+                agent_color=color,
                 mcts_simulations=args.opponent_simulations,
             )
             for i, color in enumerate(("black", "white"))
@@ -163,7 +192,7 @@ class Games:
     def step(self, actions: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, List[Dict[str, Any]]]:
         """Plays the agent's actions (and the opponent's answers); returns (boards, rewards,
         terminated, truncated, finished games' infos per row: None where none ended)."""
-        results = [v.step(actions[i * self.half:(i + 1) * self.half]) for i, v in enumerate(self.vecs)]
+        results = [v.step(actions[i * self.half : (i + 1) * self.half]) for i, v in enumerate(self.vecs)]
         observations = self._board([r[0] for r in results])
         rewards = np.concatenate([r[1] for r in results]).astype(np.float32)
         terminated = np.concatenate([r[2] for r in results])
@@ -182,19 +211,33 @@ def evaluate(net: tnn.PolicyValueNet, args: argparse.Namespace) -> arena.MatchRe
     """The greedy network against RandomPlayer: the arena's true game results."""
     player = arena.PolicyPlayer(net)  # a frozen copy, eval mode, temperature 0
     return arena.match(
-        player, arena.RandomPlayer(args.eval_seed), games=args.eval_games, variant=args.variant,
-        openings=args.eval_openings, max_plies=args.eval_max_plies, seed=args.eval_seed, threads=args.threads,
+        player,
+        arena.RandomPlayer(args.eval_seed),
+        games=args.eval_games,
+        variant=args.variant,
+        openings=args.eval_openings,
+        max_plies=args.eval_max_plies,
+        seed=args.eval_seed,
+        threads=args.threads,
     )
 
 
 def evaluation_record(result: arena.MatchResult, update: int, wall: float, cpu: float) -> Dict[str, Any]:
     finite = lambda x: x if math.isfinite(x) else (None if math.isnan(x) else ("+inf" if x > 0 else "-inf"))  # noqa: E731
     return {
-        "update": update, "wins": result.wins, "draws": result.draws, "losses": result.losses,
-        "truncated": result.truncated, "score": result.score, "elo": finite(result.elo),
-        "elo_low": finite(result.elo_low), "elo_high": finite(result.elo_high),
-        "mean_plies": float(np.mean([r.plies for r in result.records])), "line": str(result),
-        "wall_seconds": wall, "cpu_seconds": cpu,
+        "update": update,
+        "wins": result.wins,
+        "draws": result.draws,
+        "losses": result.losses,
+        "truncated": result.truncated,
+        "score": result.score,
+        "elo": finite(result.elo),
+        "elo_low": finite(result.elo_low),
+        "elo_high": finite(result.elo_high),
+        "mean_plies": float(np.mean([r.plies for r in result.records])),
+        "line": str(result),
+        "wall_seconds": wall,
+        "cpu_seconds": cpu,
     }
 
 
@@ -206,22 +249,29 @@ def main(argv: Optional[List[str]] = None) -> int:
     torch.manual_seed(args.seed)
     device = torch.device(args.device)
     games = Games(args)
-    net = tnn.PolicyValueNet(channels=args.channels, blocks=args.blocks, head_channels=args.head_channels,
-                             variant=args.variant).to(device)
+    net = tnn.PolicyValueNet(
+        channels=args.channels, blocks=args.blocks, head_channels=args.head_channels, variant=args.variant
+    ).to(device)
     net.eval()  # and it stays so: see "Batch norm" in the module doc
     optimizer = torch.optim.Adam(net.parameters(), lr=args.lr, eps=1e-5)
-    buffer = tnn.CsrRolloutBuffer(args.steps, args.envs, gamma=args.gamma, gae_lambda=args.gae_lambda,
-                                  alternating=False, crop=games.crop)
+    buffer = tnn.CsrRolloutBuffer(
+        args.steps, args.envs, gamma=args.gamma, gae_lambda=args.gae_lambda, alternating=False, crop=games.crop
+    )
     generator = torch.Generator(device=device).manual_seed(args.seed)
     shuffle = np.random.default_rng(args.seed)
-    print(f"PPO on {args.variant}: {args.envs} games against the {args.opponent} opponent (half as Black, half as "
-          f"White), {args.steps} moves each per update, {args.updates} updates; PolicyValueNet(channels={args.channels}, "
-          f"blocks={args.blocks}), {sum(p.numel() for p in net.parameters()):,} parameters, on {device}")
+    print(
+        f"PPO on {args.variant}: {args.envs} games against the {args.opponent} opponent (half as Black, half as "
+        f"White), {args.steps} moves each per update, {args.updates} updates; PolicyValueNet(channels={args.channels}, "
+        f"blocks={args.blocks}), {sum(p.numel() for p in net.parameters()):,} parameters, on {device}"
+    )
 
     def policy(boards: np.ndarray, actions: np.ndarray, offsets: np.ndarray) -> tnn.PolicyValueOutput:
         with torch.no_grad():
-            return net(torch.from_numpy(boards).to(device), torch.from_numpy(actions).to(device),
-                       torch.from_numpy(offsets).to(device))
+            return net(
+                torch.from_numpy(boards).to(device),
+                torch.from_numpy(actions).to(device),
+                torch.from_numpy(offsets).to(device),
+            )
 
     if args.metrics:
         args.metrics.parent.mkdir(parents=True, exist_ok=True)
@@ -230,8 +280,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     episode_return = np.zeros(args.envs, dtype=np.float64)
     history: List[Dict[str, Any]] = []
     evaluations: List[Dict[str, Any]] = []
-    metrics: Dict[str, Any] = {"settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
-                               "updates": history, "evaluations": evaluations}
+    metrics: Dict[str, Any] = {
+        "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "updates": history,
+        "evaluations": evaluations,
+    }
     if args.eval_every:  # the untrained network's score: the baseline the training is measured against
         result = evaluate(net, args)
         evaluations.append(evaluation_record(result, 0, time.perf_counter() - wall0, cpu_seconds() - cpu0))
@@ -280,7 +333,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         buffer.compute_returns(policy(boards, actions, offsets).values.cpu())
         rollout_wall = time.perf_counter() - start_wall
         # -- optimisation --------------------------------------------------------------------------
-        stats: Dict[str, List[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")}
+        stats: Dict[str, List[float]] = {
+            k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction")
+        }
         epochs_done = 0
         for _ in range(args.epochs):
             kls = []
@@ -290,7 +345,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                 log_ratio = new_log_prob - mb.log_probs
                 ratio = log_ratio.exp()
                 advantages = (mb.advantages - mb.advantages.mean()) / (mb.advantages.std(unbiased=False) + 1e-8)
-                policy_loss = -torch.min(ratio * advantages, ratio.clamp(1 - args.clip, 1 + args.clip) * advantages).mean()
+                policy_loss = -torch.min(
+                    ratio * advantages, ratio.clamp(1 - args.clip, 1 + args.clip) * advantages
+                ).mean()
                 value_loss = (out.values - mb.returns).square().mean()
                 entropy = tnn.segment_entropy(out.logits, mb.offsets).mean()
                 loss = policy_loss + args.value_coef * value_loss - args.entropy_coef * entropy
@@ -310,23 +367,32 @@ def main(argv: Optional[List[str]] = None) -> int:
             if args.target_kl and float(np.mean(kls)) > args.target_kl:
                 break
         record = {
-            "update": update, "lr": lr, "env_steps": update * args.steps * args.envs,
-            "episodes": len(returns), **{f"episodes_{k}": v for k, v in finished.items()},
+            "update": update,
+            "lr": lr,
+            "env_steps": update * args.steps * args.envs,
+            "episodes": len(returns),
+            **{f"episodes_{k}": v for k, v in finished.items()},
             "mean_return": float(np.mean(returns)) if returns else None,
             "mean_plies": float(np.mean(lengths)) if lengths else None,
-            **{k: float(np.mean(v)) for k, v in stats.items()}, "epochs": epochs_done,
-            "rollout_seconds": rollout_wall, "update_seconds": time.perf_counter() - start_wall,
+            **{k: float(np.mean(v)) for k, v in stats.items()},
+            "epochs": epochs_done,
+            "rollout_seconds": rollout_wall,
+            "update_seconds": time.perf_counter() - start_wall,
             "update_cpu_seconds": cpu_seconds() - start_cpu,
-            "wall_seconds": time.perf_counter() - wall0, "cpu_seconds": cpu_seconds() - cpu0,
+            "wall_seconds": time.perf_counter() - wall0,
+            "cpu_seconds": cpu_seconds() - cpu0,
         }
         history.append(record)
         won = finished["win"] / max(1, len(returns))
-        print(f"update {update:3d}: {len(returns):3d} games ended (won {won:.0%}, lost "
-              f"{finished['loss'] / max(1, len(returns)):.0%}, {record['mean_plies'] or 0:.0f} plies), return "
-              f"{record['mean_return'] or 0:+.3f}; policy {record['policy_loss']:+.4f} value "
-              f"{record['value_loss']:.4f} entropy {record['entropy']:.3f} kl {record['approx_kl']:.4f} "
-              f"({epochs_done} epochs); {record['update_seconds']:.1f} s, {record['update_cpu_seconds']:.1f} CPU s; "
-              f"total {record['cpu_seconds'] / 60:.1f} CPU min", flush=True)
+        print(
+            f"update {update:3d}: {len(returns):3d} games ended (won {won:.0%}, lost "
+            f"{finished['loss'] / max(1, len(returns)):.0%}, {record['mean_plies'] or 0:.0f} plies), return "
+            f"{record['mean_return'] or 0:+.3f}; policy {record['policy_loss']:+.4f} value "
+            f"{record['value_loss']:.4f} entropy {record['entropy']:.3f} kl {record['approx_kl']:.4f} "
+            f"({epochs_done} epochs); {record['update_seconds']:.1f} s, {record['update_cpu_seconds']:.1f} CPU s; "
+            f"total {record['cpu_seconds'] / 60:.1f} CPU min",
+            flush=True,
+        )
         if args.eval_every and update % args.eval_every == 0 and update < args.updates:
             result = evaluate(net, args)
             evaluations.append(evaluation_record(result, update, time.perf_counter() - wall0, cpu_seconds() - cpu0))
@@ -347,14 +413,25 @@ def main(argv: Optional[List[str]] = None) -> int:
     wall, cpu = time.perf_counter() - wall0, cpu_seconds() - cpu0
     final = evaluation_record(result, update, wall, cpu)
     evaluations.append(final)
-    metrics.update(final=final, updates_done=update, train_wall_seconds=train_wall, train_cpu_seconds=train_cpu,
-                   wall_seconds=wall, cpu_seconds=cpu, saved=None if args.no_save else str(args.save))
+    metrics.update(
+        final=final,
+        updates_done=update,
+        train_wall_seconds=train_wall,
+        train_cpu_seconds=train_cpu,
+        wall_seconds=wall,
+        cpu_seconds=cpu,
+        saved=None if args.no_save else str(args.save),
+    )
     if args.metrics:
         args.metrics.write_text(json.dumps(metrics, indent=2) + "\n")
-    print(f"greedy network vs RandomPlayer, {args.eval_games} games ({args.variant}, openings {args.eval_openings}, "
-          f"max plies {args.eval_max_plies}, colours swapped): {result}")
-    print(f"time: training {train_cpu / 60:.1f} CPU min ({train_wall / 60:.1f} wall min), "
-          f"in all {cpu / 60:.1f} CPU min ({wall / 60:.1f} wall min)")
+    print(
+        f"greedy network vs RandomPlayer, {args.eval_games} games ({args.variant}, openings {args.eval_openings}, "
+        f"max plies {args.eval_max_plies}, colours swapped): {result}"
+    )
+    print(
+        f"time: training {train_cpu / 60:.1f} CPU min ({train_wall / 60:.1f} wall min), "
+        f"in all {cpu / 60:.1f} CPU min ({wall / 60:.1f} wall min)"
+    )
     return 0
 
 

@@ -44,7 +44,9 @@ from taikyoku import arena
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     p.add_argument("--variant", default="tenjiku")
     p.add_argument("--out", type=Path, default=None, help="run directory (default pretrain-VARIANT)")
     p.add_argument("--seed", type=int, default=0)
@@ -53,7 +55,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     g = p.add_argument_group("teacher games")
     g.add_argument("--teacher-games", type=int, default=2000)
     g.add_argument("--teacher-simulations", type=int, default=1024)
-    g.add_argument("--teacher-max-plies", type=int, default=None, help="ply limit of the teacher's games (default --max-plies)")
+    g.add_argument(
+        "--teacher-max-plies", type=int, default=None, help="ply limit of the teacher's games (default --max-plies)"
+    )
     g = p.add_argument_group("network")
     g.add_argument("--channels", type=int, default=64)
     g.add_argument("--blocks", type=int, default=4)
@@ -64,14 +68,20 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     g.add_argument("--lr", type=float, default=2e-3, help="peak AdamW learning rate (cosine decay to lr/20)")
     g.add_argument("--weight-decay", type=float, default=1e-4)
     g.add_argument("--value-weight", type=float, default=1.0)
-    g.add_argument("--truncated", choices=["mask", "root_value"], default="mask",
-                   help="value target of positions of games cut by the ply limit: none, or the search's root value")
+    g.add_argument(
+        "--truncated",
+        choices=["mask", "root_value"],
+        default="mask",
+        help="value target of positions of games cut by the ply limit: none, or the search's root value",
+    )
     g = p.add_argument_group("Gumbel self-play")
     g.add_argument("--loop-iterations", type=int, default=0)
     g.add_argument("--loop-games", type=int, default=64)
     g.add_argument("--loop-simulations", type=int, default=32)
     g.add_argument("--loop-steps", type=int, default=400)
-    g.add_argument("--loop-window", type=int, default=3, help="latest self-play datasets trained on (with the teacher's)")
+    g.add_argument(
+        "--loop-window", type=int, default=3, help="latest self-play datasets trained on (with the teacher's)"
+    )
     g.add_argument("--loop-lr", type=float, default=5e-4)
     g = p.add_argument_group("evaluation")
     g.add_argument("--eval-every", type=int, default=500)
@@ -93,7 +103,9 @@ class Run:
         self.out.mkdir(parents=True, exist_ok=True)
         self.metrics_path = self.out / "metrics.json"
         self.metrics: Dict[str, Any] = (
-            json.loads(self.metrics_path.read_text()) if self.metrics_path.exists() else {"args": {}, "evaluations": [], "times": {}}
+            json.loads(self.metrics_path.read_text())
+            if self.metrics_path.exists()
+            else {"args": {}, "evaluations": [], "times": {}}
         )
         self.metrics["args"] = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
 
@@ -111,8 +123,15 @@ def teacher_games(run: Run) -> tds.Dataset:
     a = run.args
     start = time.perf_counter()
     summary = taikyoku.selfplay(
-        run.out / "teacher", players="mcts", games=a.teacher_games, simulations=a.teacher_simulations, seed=a.seed,
-        variant=a.variant, max_plies=a.teacher_max_plies or a.max_plies, store_legal_actions=True, threads=a.threads,
+        run.out / "teacher",
+        players="mcts",
+        games=a.teacher_games,
+        simulations=a.teacher_simulations,
+        seed=a.seed,
+        variant=a.variant,
+        max_plies=a.teacher_max_plies or a.max_plies,
+        store_legal_actions=True,
+        threads=a.threads,
         progress=True,
     )
     if summary["generated_games"]:
@@ -140,21 +159,39 @@ def evaluate(run: Run, net: tnn.PolicyValueNet, step: int, stage: str, losses: L
     start = time.perf_counter()
     try:
         result = arena.match(
-            arena.PolicyPlayer(net), arena.MctsPlayer(a.eval_simulations), games=a.eval_games, variant=a.variant,
-            openings=6, seed=a.seed + 7_919 * step, max_plies=a.max_plies, threads=a.threads,
+            arena.PolicyPlayer(net),
+            arena.MctsPlayer(a.eval_simulations),
+            games=a.eval_games,
+            variant=a.variant,
+            openings=6,
+            seed=a.seed + 7_919 * step,
+            max_plies=a.max_plies,
+            threads=a.threads,
         )
     finally:
         torch.set_num_threads(threads)
     entry = {
-        "stage": stage, "step": step, "loss": losses[0], "policy_loss": losses[1], "value_loss": losses[2],
-        "wins": result.wins, "draws": result.draws, "losses": result.losses, "score": result.score,
-        "elo": result.elo, "elo_low": result.elo_low, "elo_high": result.elo_high,
+        "stage": stage,
+        "step": step,
+        "loss": losses[0],
+        "policy_loss": losses[1],
+        "value_loss": losses[2],
+        "wins": result.wins,
+        "draws": result.draws,
+        "losses": result.losses,
+        "score": result.score,
+        "elo": result.elo,
+        "elo_low": result.elo_low,
+        "elo_high": result.elo_high,
         "seconds": time.perf_counter() - start,
     }
     run.metrics["evaluations"].append(entry)
     run.save_metrics()
-    print(f"{stage} step {step}: loss {losses[0]:.3f} (policy {losses[1]:.3f}, value {losses[2]:.3f}); "
-          f"greedy vs mcts:{a.eval_simulations}: {result}", flush=True)
+    print(
+        f"{stage} step {step}: loss {losses[0]:.3f} (policy {losses[1]:.3f}, value {losses[2]:.3f}); "
+        f"greedy vs mcts:{a.eval_simulations}: {result}",
+        flush=True,
+    )
 
 
 def save_state(run: Run, net: tnn.PolicyValueNet, optimizer: torch.optim.Optimizer, stage: str, step: int) -> None:
@@ -164,8 +201,16 @@ def save_state(run: Run, net: tnn.PolicyValueNet, optimizer: torch.optim.Optimiz
     partial.replace(run.out / "state.pt")
 
 
-def train(run: Run, net: tnn.PolicyValueNet, optimizer: torch.optim.Optimizer, data: Iterator[tnn.TrainingBatch],
-          steps: int, lr: float, first: int, total: int) -> List[float]:
+def train(
+    run: Run,
+    net: tnn.PolicyValueNet,
+    optimizer: torch.optim.Optimizer,
+    data: Iterator[tnn.TrainingBatch],
+    steps: int,
+    lr: float,
+    first: int,
+    total: int,
+) -> List[float]:
     """Steps ``first .. steps`` of a cosine schedule over ``total`` steps; the mean losses."""
     a = run.args
     net.train()
@@ -186,7 +231,9 @@ def train(run: Run, net: tnn.PolicyValueNet, optimizer: torch.optim.Optimizer, d
     return (sums / max(steps - first, 1)).tolist()
 
 
-def distill(run: Run, net: tnn.PolicyValueNet, optimizer: torch.optim.Optimizer, teacher: tds.Dataset, done: int) -> None:
+def distill(
+    run: Run, net: tnn.PolicyValueNet, optimizer: torch.optim.Optimizer, teacher: tds.Dataset, done: int
+) -> None:
     a = run.args
     step = done
     while step < a.distill_steps:
@@ -194,7 +241,16 @@ def distill(run: Run, net: tnn.PolicyValueNet, optimizer: torch.optim.Optimizer,
         segment = step // a.eval_every
         end = min((segment + 1) * a.eval_every, a.distill_steps)
         start = time.perf_counter()
-        losses = train(run, net, optimizer, batches([teacher], a.batch_size, a.seed + segment, a.truncated), end, a.lr, step, a.distill_steps)
+        losses = train(
+            run,
+            net,
+            optimizer,
+            batches([teacher], a.batch_size, a.seed + segment, a.truncated),
+            end,
+            a.lr,
+            step,
+            a.distill_steps,
+        )
         run.timed("distill_seconds", time.perf_counter() - start)
         step = end
         save_state(run, net, optimizer, "distill", step)
@@ -206,9 +262,18 @@ def loop(run: Run, net: tnn.PolicyValueNet, optimizer: torch.optim.Optimizer, te
     for k in range(done, a.loop_iterations):
         start = time.perf_counter()
         taikyoku.selfplay(
-            run.out / f"loop-{k:02d}", players="mcts", evaluator=net.evaluator(), root="gumbel", games=a.loop_games,
-            simulations=a.loop_simulations, seed=a.seed + 1 + k, variant=a.variant, max_plies=a.max_plies,
-            store_legal_actions=True, threads=a.threads, progress=True,
+            run.out / f"loop-{k:02d}",
+            players="mcts",
+            evaluator=net.evaluator(),
+            root="gumbel",
+            games=a.loop_games,
+            simulations=a.loop_simulations,
+            seed=a.seed + 1 + k,
+            variant=a.variant,
+            max_plies=a.max_plies,
+            store_legal_actions=True,
+            threads=a.threads,
+            progress=True,
         )
         run.timed("loop_selfplay_seconds", time.perf_counter() - start)
         window = [tds.open(run.out / f"loop-{i:02d}") for i in range(max(0, k + 1 - a.loop_window), k + 1)]

@@ -42,9 +42,13 @@ import taikyoku.nn as tnn
 
 
 def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     p.add_argument("--data", type=Path, help="an existing dataset directory (else one is generated into --out)")
-    p.add_argument("--out", type=Path, default=Path("train-data"), help="where to generate the dataset (resumed if present)")
+    p.add_argument(
+        "--out", type=Path, default=Path("train-data"), help="where to generate the dataset (resumed if present)"
+    )
     p.add_argument("--variant", default="taikyoku", help="variant of the generated games (--data: the dataset's own)")
     p.add_argument("--games", type=int, default=32, help="games to generate (heuristic MCTS)")
     p.add_argument("--simulations", type=int, default=64, help="MCTS simulations per move when generating")
@@ -59,7 +63,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=0, help="seeds generation, shuffling and initialisation")
     p.add_argument("--network-steps", type=int, default=20, help="steps of the network-only timing")
     p.add_argument("--metrics", type=Path, help="write the figures to this JSON file")
-    p.add_argument("--save", type=Path, default=Path("net.pt"), help="where taikyoku.nn.save writes the trained network")
+    p.add_argument(
+        "--save", type=Path, default=Path("net.pt"), help="where taikyoku.nn.save writes the trained network"
+    )
     p.add_argument("--no-save", action="store_true", help="do not save the network")
     return p.parse_args(argv)
 
@@ -68,11 +74,19 @@ def open_dataset(args: argparse.Namespace) -> tds.Dataset:
     if args.data is not None:
         return tds.open(args.data)
     summary = taikyoku.selfplay(
-        args.out, players="mcts", variant=args.variant, games=args.games, seed=args.seed, max_plies=args.max_plies,
-        simulations=args.simulations, threads=args.threads,
+        args.out,
+        players="mcts",
+        variant=args.variant,
+        games=args.games,
+        seed=args.seed,
+        max_plies=args.max_plies,
+        simulations=args.simulations,
+        threads=args.threads,
     )
-    print(f"self-play: {summary['games']} games, {summary['positions']} positions in {args.out} "
-          f"({summary['generated_games']} generated now, {summary['seconds']:.1f} s)")
+    print(
+        f"self-play: {summary['games']} games, {summary['positions']} positions in {args.out} "
+        f"({summary['generated_games']} generated now, {summary['seconds']:.1f} s)"
+    )
     return tds.open(args.out)
 
 
@@ -95,7 +109,9 @@ def train(args: argparse.Namespace) -> Dict[str, float]:
     print(f"legal actions recovered by replay: {len(legal)} positions in {replay_s:.2f} s")
 
     # The dataset's own variant and options: the network reads its planes and runs on its board.
-    net = tnn.PolicyValueNet(channels=args.channels, blocks=args.blocks, variant=ds.variant, options=ds.options).to(device)
+    net = tnn.PolicyValueNet(channels=args.channels, blocks=args.blocks, variant=ds.variant, options=ds.options).to(
+        device
+    )
     optimizer = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
 
     def step(batch: tnn.TrainingBatch) -> torch.Tensor:
@@ -160,18 +176,29 @@ def train(args: argparse.Namespace) -> Dict[str, float]:
         "data_positions_per_s": positions / data_s if timed else float("nan"),
         "network_positions_per_s": network_rate,
         "ratio": network_rate / pipeline_rate if timed else float("nan"),
-        "loss_first": float(first[0]), "loss_last": float(last[0]),
-        "policy_loss_first": float(first[1]), "policy_loss_last": float(last[1]),
-        "value_loss_first": float(first[2]), "value_loss_last": float(last[2]),
+        "loss_first": float(first[0]),
+        "loss_last": float(last[0]),
+        "policy_loss_first": float(first[1]),
+        "policy_loss_last": float(last[1]),
+        "value_loss_first": float(first[2]),
+        "value_loss_last": float(last[2]),
     }
-    print(f"loss (policy + value), mean of {window} steps: {metrics['loss_first']:.3f} -> {metrics['loss_last']:.3f} "
-          f"(policy {metrics['policy_loss_first']:.3f} -> {metrics['policy_loss_last']:.3f}, "
-          f"value {metrics['value_loss_first']:.3f} -> {metrics['value_loss_last']:.3f})")
-    print(f"pipeline, dataset to optimizer step: {pipeline_rate:,.0f} positions/s on {device} "
-          f"(the data side {100 * metrics['data_share']:.0f}% of the time: {metrics['data_positions_per_s']:,.0f} positions/s alone)")
-    print(f"network alone, same batch:          {network_rate:,.0f} positions/s "
-          f"(network / pipeline = {metrics['ratio']:.2f})")
-    print(f"value targets: {100 * metrics['value_target_share']:.0f}% of the positions trained on (games with a result)")
+    print(
+        f"loss (policy + value), mean of {window} steps: {metrics['loss_first']:.3f} -> {metrics['loss_last']:.3f} "
+        f"(policy {metrics['policy_loss_first']:.3f} -> {metrics['policy_loss_last']:.3f}, "
+        f"value {metrics['value_loss_first']:.3f} -> {metrics['value_loss_last']:.3f})"
+    )
+    print(
+        f"pipeline, dataset to optimizer step: {pipeline_rate:,.0f} positions/s on {device} "
+        f"(the data side {100 * metrics['data_share']:.0f}% of the time: {metrics['data_positions_per_s']:,.0f} positions/s alone)"
+    )
+    print(
+        f"network alone, same batch:          {network_rate:,.0f} positions/s "
+        f"(network / pipeline = {metrics['ratio']:.2f})"
+    )
+    print(
+        f"value targets: {100 * metrics['value_target_share']:.0f}% of the positions trained on (games with a result)"
+    )
     if saved is not None:
         print(f"saved the {ds.variant} network to {saved} (taikyoku.nn.load reads it)")
     if args.metrics is not None:

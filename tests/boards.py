@@ -77,8 +77,14 @@ def play(g, square, to, captures=None, promotes=None, unique=True):
 # --------------------------------------------------------------------------------------------
 
 STEPS = {  # direction -> (file step, rank step) for Black; White's are the negatives
-    "f": (0, -1), "b": (0, 1), "l": (1, 0), "r": (-1, 0),
-    "fl": (1, -1), "fr": (-1, -1), "bl": (1, 1), "br": (-1, 1),
+    "f": (0, -1),
+    "b": (0, 1),
+    "l": (1, 0),
+    "r": (-1, 0),
+    "fl": (1, -1),
+    "fr": (-1, -1),
+    "bl": (1, 1),
+    "br": (-1, 1),
 }
 TARGETS = set("○☆!")
 LINES = {  # ranging glyph -> its two directions as (row step, column step) in the diagram
@@ -147,7 +153,7 @@ class VariantBoard:
         if color == "white":
             grid = [list(reversed(row)) for row in reversed(grid)]
         height, width = len(grid), len(grid[0])
-        (hr, hc), = [(r, c) for r in range(height) for c in range(width) if grid[r][c] == "?"]
+        ((hr, hc),) = [(r, c) for r in range(height) for c in range(width) if grid[r][c] == "?"]
         file0, rank0 = self.parse_sq(self.start if start is None else start)
 
         def square(r, c):  # columns to the right are lower file numbers, rows down are higher ranks

@@ -66,7 +66,12 @@ def hold_writer_lock(directory: Path):
 
     lock = open(directory / ".taikyoku-writer.lock", "a+")
     fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    record = {"pid": os.getpid(), "host": "elsewhere", "started": int(time.time()) - 5, "command": "taikyoku selfplay --out x"}
+    record = {
+        "pid": os.getpid(),
+        "host": "elsewhere",
+        "started": int(time.time()) - 5,
+        "command": "taikyoku selfplay --out x",
+    }
     lock.write(json.dumps(record))
     lock.flush()
     return lock

@@ -10,9 +10,9 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import run_cli
 
 import taikyoku
-from conftest import run_cli
 from taikyoku import arena
 from taikyoku.arena import (
     MatchResult,
@@ -116,7 +116,9 @@ def test_progress_bar(capsys):
 
 
 def test_rule_options_are_used():
-    result = match(RandomPlayer(), RandomPlayer(1), games=2, variant=V, max_plies=6, options=["fire-demon-sideways"], threads=1)
+    result = match(
+        RandomPlayer(), RandomPlayer(1), games=2, variant=V, max_plies=6, options=["fire-demon-sideways"], threads=1
+    )
     assert result.games == 2
     with pytest.raises(taikyoku.TaikyokuError, match="bogus"):
         match(RandomPlayer(), RandomPlayer(), games=2, variant=V, options=["bogus"])
@@ -352,21 +354,21 @@ def test_elo_formula():
 
 
 def test_interval_from_the_trinomial():
-    w, d, l = 12, 3, 5
-    n = w + d + l
+    w, d, lost = 12, 3, 5
+    n = w + d + lost
     s = (w + d / 2) / n
-    se = math.sqrt((w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + l * s**2) / n / n)
-    low, high = score_interval(w, d, l)
+    se = math.sqrt((w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + lost * s**2) / n / n)
+    low, high = score_interval(w, d, lost)
     assert s - low == pytest.approx(high - s) == pytest.approx(1.959964 * se, rel=1e-6)  # symmetric in score
-    r = MatchResult(w, d, l)
+    r = MatchResult(w, d, lost)
     assert (r.games, r.score) == (20, 0.675)
     assert r.elo_low < r.elo < r.elo_high
     assert (r.elo_low, r.elo_high) == pytest.approx((elo(low), elo(high)))
     assert r.elo == pytest.approx(127.0, abs=0.5) and r.elo_low == pytest.approx(-8.3, abs=0.5)
     assert str(r) == "W 12  D 3  L 5  score 0.675  Elo +127 [-8, +318] (95%)"
-    wide = score_interval(w, d, l, confidence=0.99)
+    wide = score_interval(w, d, lost, confidence=0.99)
     assert wide[0] < low and wide[1] > high
-    assert elo_interval(w, d, l) == (r.elo_low, r.elo_high)
+    assert elo_interval(w, d, lost) == (r.elo_low, r.elo_high)
     # More games, the same score: a narrower interval.
     assert MatchResult(120, 30, 50).elo_high - MatchResult(120, 30, 50).elo_low < r.elo_high - r.elo_low
 
@@ -405,13 +407,15 @@ def test_bradley_terry_recovers_known_ratings():
     fitted = ratings(expected_rows(truth))
     assert list(fitted) == ["zero", "two", "four"]
     assert fitted == pytest.approx(truth, abs=1e-3)
-    assert ratings(expected_rows(truth), anchor="four") == pytest.approx({k: v - 400 for k, v in truth.items()}, abs=1e-3)
+    assert ratings(expected_rows(truth), anchor="four") == pytest.approx(
+        {k: v - 400 for k, v in truth.items()}, abs=1e-3
+    )
     # A chain (zero-two, two-four only) determines them too.
     chain = [row for row in expected_rows(truth) if {row[0], row[1]} != {"zero", "four"}]
     assert ratings(chain) == pytest.approx(truth, abs=1e-3)
     # Rows the other way round and split in two add up.
-    a, b, w, d, l = expected_rows(truth)[0]
-    flipped = [(b, a, l / 2, d / 2, w / 2), (b, a, l / 2, d / 2, w / 2)] + expected_rows(truth)[1:]
+    a, b, w, d, lost = expected_rows(truth)[0]
+    flipped = [(b, a, lost / 2, d / 2, w / 2), (b, a, lost / 2, d / 2, w / 2)] + expected_rows(truth)[1:]
     assert ratings(flipped, anchor="zero") == pytest.approx(truth, abs=1e-3)
 
 
@@ -490,7 +494,20 @@ def test_network_specifications_load_through_taikyoku_nn(tmp_path, monkeypatch, 
 
 
 def test_cli_match(capsys):
-    argv = ["match", "mcts:32", "random", "--variant", V, "--games", "4", "--openings", "2", "--threads", "2", "--quiet"]
+    argv = [
+        "match",
+        "mcts:32",
+        "random",
+        "--variant",
+        V,
+        "--games",
+        "4",
+        "--openings",
+        "2",
+        "--threads",
+        "2",
+        "--quiet",
+    ]
     code, out, err = run_cli(argv, capsys)
     assert code == 0, err
     assert "A: mcts:32  B: random" in out

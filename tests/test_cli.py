@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import run_cli as run
 
 import taikyoku
-from conftest import run_cli as run
 from taikyoku.__main__ import GAME_SEED_MODULUS, game_seed
 
 U32_MAX = 2**32 - 1
@@ -87,7 +87,13 @@ def test_random_games_never_overwrites_a_file(tmp_path, capsys):
 
 
 def test_random_games_out_in_a_missing_directory(tmp_path, capsys):
-    usage_error("random-games", ["random-games", "--games", "1", "--out", "nowhere/games.txt"], capsys, "nowhere", "does not exist")
+    usage_error(
+        "random-games",
+        ["random-games", "--games", "1", "--out", "nowhere/games.txt"],
+        capsys,
+        "nowhere",
+        "does not exist",
+    )
     assert not (tmp_path / "nowhere").exists()
 
 
@@ -100,7 +106,10 @@ def test_random_games_out_under_a_file(tmp_path, capsys):
 def test_random_games_full_disk_is_exit_1(capsys):
     code, out, err = run(["random-games", "--games", "2", "--max-plies", "5", "--out", "/dev/full"], capsys)
     assert code == 1 and out == ""
-    assert error_line("random-games", err) == "taikyoku random-games: error: cannot write /dev/full: No space left on device"
+    assert (
+        error_line("random-games", err)
+        == "taikyoku random-games: error: cannot write /dev/full: No space left on device"
+    )
     assert not err.startswith("usage:")
 
 
@@ -124,7 +133,10 @@ def test_random_games_write_failure_leaves_no_partial_file(tmp_path, capsys, mon
     monkeypatch.setattr(taikyoku, "random_game", failing)
     code, out, err = run(["random-games", "--games", "2", "--out", "games.txt"], capsys)
     assert code == 1
-    assert error_line("random-games", err) == "taikyoku random-games: error: cannot write games.txt: No space left on device"
+    assert (
+        error_line("random-games", err)
+        == "taikyoku random-games: error: cannot write games.txt: No space left on device"
+    )
     assert not (tmp_path / "games.txt").exists()
 
 
@@ -132,7 +144,9 @@ def test_random_games_write_failure_leaves_no_partial_file(tmp_path, capsys, mon
 
 
 def test_random_games_prints_and_records_the_seed_typed(tmp_path, capsys):
-    code, out, err = run(["random-games", "--games", "2", "--max-plies", "6", "--seed", str(U64_MAX), "--out", "g.txt"], capsys)
+    code, out, err = run(
+        ["random-games", "--games", "2", "--max-plies", "6", "--seed", str(U64_MAX), "--out", "g.txt"], capsys
+    )
     assert code == 0, err
     assert out.startswith(f"2 games (master seed {U64_MAX}), ")
     lines = (tmp_path / "g.txt").read_text().splitlines()
@@ -192,13 +206,21 @@ def test_random_games_seed_zero_and_the_documented_derivation(capsys):
         (["--players", "mcts", "--temperature", "hot"], ["--temperature", "invalid float value"]),
         (["--temperature", "0.5"], ["--temperature applies to --players mcts"]),
         # The engine's ranges (taikyoku._core.MCTS_LIMITS), naming the value given (issue 29, item 4).
-        (["--players", "mcts", "--dirichlet-alpha", "1001"], ["--dirichlet-alpha must be a finite number in (0, 1000], not 1001.0"]),
+        (
+            ["--players", "mcts", "--dirichlet-alpha", "1001"],
+            ["--dirichlet-alpha must be a finite number in (0, 1000], not 1001.0"],
+        ),
         (["--players", "mcts", "--dirichlet-alpha", "5e-324"], ["--dirichlet-alpha must be", "not 5e-324", "float32"]),
         (["--players", "mcts", "--c-puct", "3e38"], ["--c-puct must be a finite number in (0, 1e+06], not 3e+38"]),
-        (["--players", "mcts", "--temperature", "2e6"], ["--temperature must be a finite number in [0, 1e+06], not 2000000.0"]),
+        (
+            ["--players", "mcts", "--temperature", "2e6"],
+            ["--temperature must be a finite number in [0, 1e+06], not 2000000.0"],
+        ),
         (["--players", "mcts", "--root", "gumbel", "--gumbel-scale", "2e6"], ["--gumbel-scale must be", "2000000.0"]),
-        (["--players", "mcts", "--root", "gumbel", "--gumbel-considered", "1048577"],
-         ["--gumbel-considered must be an integer in [1, 1048576], not 1048577"]),
+        (
+            ["--players", "mcts", "--root", "gumbel", "--gumbel-considered", "1048577"],
+            ["--gumbel-considered must be an integer in [1, 1048576], not 1048577"],
+        ),
         (["--players", "alphazero"], ["--players", "invalid choice"]),
         (["--format", "csv"], ["--format", "invalid choice"]),
         (["--variant", "chess"], ["--variant", "invalid choice"]),
@@ -230,7 +252,9 @@ def test_selfplay_out_is_a_foreign_directory(tmp_path, capsys):
 def test_selfplay_other_settings_are_refused(tmp_path, capsys):
     code, _, err = run(["selfplay", "--out", "ds", "--games", "1", "--max-plies", "2", "--quiet"], capsys)
     assert code == 0, err
-    usage_error("selfplay", ["selfplay", "--out", "ds", "--games", "1", "--max-plies", "3", "--quiet"], capsys, "other settings")
+    usage_error(
+        "selfplay", ["selfplay", "--out", "ds", "--games", "1", "--max-plies", "3", "--quiet"], capsys, "other settings"
+    )
 
 
 def test_selfplay_out_under_a_file_is_a_one_line_error(tmp_path, capsys):
@@ -258,7 +282,9 @@ def test_selfplay_unwritable_directory_is_exit_1(tmp_path, capsys):
     locked.mkdir()
     locked.chmod(0o500)
     try:
-        code, out, err = run(["selfplay", "--out", str(locked / "ds"), "--games", "1", "--max-plies", "2", "--quiet"], capsys)
+        code, out, err = run(
+            ["selfplay", "--out", str(locked / "ds"), "--games", "1", "--max-plies", "2", "--quiet"], capsys
+        )
     finally:
         locked.chmod(0o700)
     assert code == 1
@@ -267,8 +293,26 @@ def test_selfplay_unwritable_directory_is_exit_1(tmp_path, capsys):
 
 def test_selfplay_good_values_at_the_bounds(tmp_path, capsys):
     code, out, err = run(
-        ["selfplay", "--out", "ds", "--players", "mcts", "--games", "1", "--max-plies", "2", "--simulations", "2",
-         "--temperature", "0", "--threads", "1", "--games-per-shard", "1", "--quiet"],
+        [
+            "selfplay",
+            "--out",
+            "ds",
+            "--players",
+            "mcts",
+            "--games",
+            "1",
+            "--max-plies",
+            "2",
+            "--simulations",
+            "2",
+            "--temperature",
+            "0",
+            "--threads",
+            "1",
+            "--games-per-shard",
+            "1",
+            "--quiet",
+        ],
         capsys,
     )
     assert code == 0, err
@@ -277,7 +321,9 @@ def test_selfplay_good_values_at_the_bounds(tmp_path, capsys):
 
 def test_selfplay_largest_seed(tmp_path, capsys):
     # Seeds are unsigned 64-bit integers.
-    code, out, err = run(["selfplay", "--out", "ds", "--games", "1", "--max-plies", "2", "--seed", str(2**64 - 1), "--quiet"], capsys)
+    code, out, err = run(
+        ["selfplay", "--out", "ds", "--games", "1", "--max-plies", "2", "--seed", str(2**64 - 1), "--quiet"], capsys
+    )
     assert code == 0, err
     assert taikyoku.datasets.open(tmp_path / "ds").settings["seed"] == 2**64 - 1
 
@@ -308,7 +354,9 @@ def test_check_variant_reports_a_summary_or_the_first_error(tmp_path, capsys):
     assert main(["check-variant", str(source / "taikyoku.rules")]) == 0
     assert "36x36 board, 301 piece types" in capsys.readouterr().out
     for kind in ("rules", "pieces", "setup"):
-        (tmp_path / f"mine.{kind}").write_text((source / f"taikyoku.{kind}").read_text(encoding="utf-8"), encoding="utf-8")
+        (tmp_path / f"mine.{kind}").write_text(
+            (source / f"taikyoku.{kind}").read_text(encoding="utf-8"), encoding="utf-8"
+        )
     (tmp_path / "mine.rules").write_text("board 36x36\nrepetition once\n", encoding="utf-8")
     assert main(["check-variant", str(tmp_path / "mine.rules")]) == 1
     assert "rules file line 2: repetition must be" in capsys.readouterr().err
@@ -323,8 +371,21 @@ def test_check_variant_reports_a_summary_or_the_first_error(tmp_path, capsys):
 def test_ctrl_c_in_random_games_is_one_line_and_leaves_no_partial_record(tmp_path):
     record = tmp_path / "games.txt"
     process = subprocess.Popen(
-        [sys.executable, "-m", "taikyoku", "random-games", "--games", "100000", "--max-plies", "3000", "--out", str(record)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "taikyoku",
+            "random-games",
+            "--games",
+            "100000",
+            "--max-plies",
+            "3000",
+            "--out",
+            str(record),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 30
     while not (record.exists() and record.stat().st_size > 0) and time.monotonic() < deadline:
@@ -337,15 +398,27 @@ def test_ctrl_c_in_random_games_is_one_line_and_leaves_no_partial_record(tmp_pat
     assert not record.exists(), "an interrupted run left a partial record file"
 
 
-@pytest.mark.parametrize("argv", [["info", "DATASET"], ["info", "DATASET", "--json"], ["random-games", "--games", "200"],
-                                  ["--help"], ["selfplay", "--help"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["info", "DATASET"],
+        ["info", "DATASET", "--json"],
+        ["random-games", "--games", "200"],
+        ["--help"],
+        ["selfplay", "--help"],
+    ],
+)
 def test_output_into_a_closed_pipe_is_no_traceback(argv):
     """``taikyoku info DIR | head -1``: the reader stops after one line; the command ends quietly."""
     sample = Path(__file__).resolve().parent.parent / "datasets" / "samples" / "mcts-tiny"
     argv = [str(sample) if a == "DATASET" else a for a in argv]
     command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "taikyoku", *argv])
-    result = subprocess.run(["bash", "-c", f"set -o pipefail; {command} | head -c 1 > /dev/null"],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        ["bash", "-c", f"set -o pipefail; {command} | head -c 1 > /dev/null"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.stderr == "", result.stderr
     assert result.returncode in (0, 141), result.returncode
 

@@ -28,10 +28,10 @@ import random
 from pathlib import Path
 
 import pytest
+from boards import OTHER_SEVEN_LINES_FROM_9I, STEPS, VariantBoard, destinations, k, move_keys, moves_to, pawns, play
 
 import taikyoku
 import taikyoku._core
-from boards import OTHER_SEVEN_LINES_FROM_9I, STEPS, VariantBoard, destinations, k, move_keys, moves_to, pawns, play
 
 pytestmark = pytest.mark.skipif(
     "daidai" not in taikyoku.variants(),
@@ -60,26 +60,37 @@ ALL_SQUARES = BOARD.all_squares
 # name -> (seed lines of its diagram or text, diagram). The seed's diagrams lost their empty cells
 # when flattened; each is rebuilt here row by row from the cell order and the entry's text.
 DIAGRAMS = {
-    "King": ("L117-L135 (K)", """
+    "King": (
+        "L117-L135 (K)",
+        """
 ○ ○ ○
 ○ ? ○
 ○ ○ ○
-"""),
-    "Old kite": ("L206-L207, no diagram (R2fF)", """
+""",
+    ),
+    "Old kite": (
+        "L206-L207, no diagram (R2fF)",
+        """
 . . ○ . .
 . ○ ○ ○ .
 ○ ○ ? ○ ○
 . . ○ . .
 . . ○ . .
-"""),
-    "Poisonous snake": ("L209-L216 (rlWfDbA)", """
+""",
+    ),
+    "Poisonous snake": (
+        "L209-L216 (rlWfDbA)",
+        """
 . . ☆ . .
 . . . . .
 . ○ ? ○ .
 . . . . .
 ☆ . . . ☆
-"""),
-    "Great elephant": ("L220-L251", """
+""",
+    ),
+    "Great elephant": (
+        "L220-L251",
+        """
 . . . . │ . . . .
 . . . . ☆ . . . .
 . . ○ . ☆ . ○ . .
@@ -89,8 +100,11 @@ DIAGRAMS = {
 . . ☆ . ☆ . ☆ . .
 . ☆ . . ☆ . . ☆ .
 ╱ . . . │ . . . ╲
-"""),
-    "Furious fiend": ("L253-L286 (NADaKafavK)", """
+""",
+    ),
+    "Furious fiend": (
+        "L253-L286 (NADaKafavK)",
+        """
 ☆ . . ☆ . . ☆
 . ☆ ☆ ☆ ☆ ☆ .
 . ☆ ! ! ! ☆ .
@@ -98,8 +112,11 @@ DIAGRAMS = {
 . ☆ ! ! ! ☆ .
 . ☆ ☆ ☆ ☆ ☆ .
 ☆ . . ☆ . . ☆
-"""),
-    "Lion dog": ("L290-L319 (KavKafavK)", """
+""",
+    ),
+    "Lion dog": (
+        "L290-L319 (KavKafavK)",
+        """
 ☆ . . ☆ . . ☆
 . ☆ . ☆ . ☆ .
 . . ! ! ! . .
@@ -107,55 +124,79 @@ DIAGRAMS = {
 . . ! ! ! . .
 . ☆ . ☆ . ☆ .
 ☆ . . ☆ . . ☆
-"""),
-    "Lion": ("L321-L349 (NADaK)", """
+""",
+    ),
+    "Lion": (
+        "L321-L349 (NADaK)",
+        """
 ☆ ☆ ☆ ☆ ☆
 ☆ ! ! ! ☆
 ☆ ! ? ! ☆
 ☆ ! ! ! ☆
 ☆ ☆ ☆ ☆ ☆
-"""),
-    "Western barbarian": ("L353-L363 (rlR2fbWfF)", """
+""",
+    ),
+    "Western barbarian": (
+        "L353-L363 (rlR2fbWfF)",
+        """
 . ○ ○ ○ .
 ○ ○ ? ○ ○
 . . ○ . .
-"""),
-    "Eastern barbarian": ("L365-L375 (fbR2rlWfF)", """
+""",
+    ),
+    "Eastern barbarian": (
+        "L365-L375 (fbR2rlWfF)",
+        """
 . ○ .
 ○ ○ ○
 ○ ? ○
 . ○ .
 . ○ .
-"""),
-    "Fragrant elephant": ("L379-L399 (fBR2bB2)", """
+""",
+    ),
+    "Fragrant elephant": (
+        "L379-L399 (fBR2bB2)",
+        """
 ╲ . . . . . ╱
 . ╲ . ○ . ╱ .
 . . ╲ ○ ╱ . .
 . ○ ○ ? ○ ○ .
 . . ○ ○ ○ . .
 . ○ . ○ . ○ .
-"""),
-    "White elephant": ("L400-L420 (bBR2fB2)", """
+""",
+    ),
+    "White elephant": (
+        "L400-L420 (bBR2fB2)",
+        """
 . ○ . ○ . ○ .
 . . ○ ○ ○ . .
 . ○ ○ ? ○ ○ .
 . . ╱ ○ ╲ . .
 . ╱ . ○ . ╲ .
 ╱ . . . . . ╲
-"""),
-    "Northern barbarian": ("L423-L433 (fB2rlWF)", """
+""",
+    ),
+    "Northern barbarian": (
+        "L423-L433 (fB2rlWF)",
+        """
 ○ . . . ○
 . ○ . ○ .
 . ○ ? ○ .
 . ○ . ○ .
-"""),
-    "Southern barbarian": ("L435-L445 (bB2rlWF)", """
+""",
+    ),
+    "Southern barbarian": (
+        "L435-L445 (bB2rlWF)",
+        """
 . ○ . ○ .
 . ○ ? ○ .
 . ○ . ○ .
 ○ . . . ○
-"""),
-    "Free dream-eater": ("L449-L491 (fbRBrlR5; the diagram's vertical lines)", """
+""",
+    ),
+    "Free dream-eater": (
+        "L449-L491 (fbRBrlR5; the diagram's vertical lines)",
+        """
 ╲ . . . . │ . . . . ╱
 . ╲ . . . │ . . . ╱ .
 . . ╲ . . │ . . ╱ . .
@@ -167,8 +208,11 @@ DIAGRAMS = {
 . . ╱ . . │ . . ╲ . .
 . ╱ . . . │ . . . ╲ .
 ╱ . . . . │ . . . . ╲
-"""),
-    "Free demon": ("L492-L534 (rlRBfbR5)", """
+""",
+    ),
+    "Free demon": (
+        "L492-L534 (rlRBfbR5)",
+        """
 ╲ . . . . ○ . . . . ╱
 . ╲ . . . ○ . . . ╱ .
 . . ╲ . . ○ . . ╱ . .
@@ -180,8 +224,11 @@ DIAGRAMS = {
 . . ╱ . . ○ . . ╲ . .
 . ╱ . . . ○ . . . ╲ .
 ╱ . . . . ○ . . . . ╲
-"""),
-    "Water buffalo": ("L537-L561 (rlRBfbR2)", """
+""",
+    ),
+    "Water buffalo": (
+        "L537-L561 (rlRBfbR2)",
+        """
 ╲ . . . . . ╱
 . ╲ . ○ . ╱ .
 . . ╲ ○ ╱ . .
@@ -189,8 +236,11 @@ DIAGRAMS = {
 . . ╱ ○ ╲ . .
 . ╱ . ○ . ╲ .
 ╱ . . . . . ╲
-"""),
-    "Rushing bird": ("L563-L585 (BfrlR)", """
+""",
+    ),
+    "Rushing bird": (
+        "L563-L585 (BfrlR)",
+        """
 ╲ . . │ . . ╱
 . ╲ . │ . ╱ .
 . . ╲ │ ╱ . .
@@ -198,8 +248,11 @@ DIAGRAMS = {
 . . ╱ . ╲ . .
 . ╱ . . . ╲ .
 ╱ . . . . . ╲
-"""),
-    "Queen": ("L589-L614 (Q)", """
+""",
+    ),
+    "Queen": (
+        "L589-L614 (Q)",
+        """
 ╲ . . │ . . ╱
 . ╲ . │ . ╱ .
 . . ╲ │ ╱ . .
@@ -207,27 +260,39 @@ DIAGRAMS = {
 . . ╱ │ ╲ . .
 . ╱ . │ . ╲ .
 ╱ . . │ . . ╲
-"""),
-    "Standard bearer": ("L615-L636 (Q2fQ)", """
+""",
+    ),
+    "Standard bearer": (
+        "L615-L636 (Q2fQ)",
+        """
 ╲ . . │ . . ╱
 . ╲ . │ . ╱ .
 . . ╲ │ ╱ . .
 . ○ ○ ? ○ ○ .
 . . ○ ○ ○ . .
 . ○ . ○ . ○ .
-"""),
-    "Flying horse": ("L639-L649 (fB2W)", """
+""",
+    ),
+    "Flying horse": (
+        "L639-L649 (fB2W)",
+        """
 ○ . . . ○
 . ○ ○ ○ .
 . ○ ? ○ .
 . . ○ . .
-"""),
-    "Neighboring king": ("L651-L660 (K)", """
+""",
+    ),
+    "Neighboring king": (
+        "L651-L660 (K)",
+        """
 ○ ○ ○
 ○ ? ○
 ○ ○ ○
-"""),
-    "Mountain witch": ("L664-L682 (BbRfW)", """
+""",
+    ),
+    "Mountain witch": (
+        "L664-L682 (BbRfW)",
+        """
 ╲ . . . . . ╱
 . ╲ . . . ╱ .
 . . ╲ ○ ╱ . .
@@ -235,8 +300,11 @@ DIAGRAMS = {
 . . ╱ │ ╲ . .
 . ╱ . │ . ╲ .
 ╱ . . │ . . ╲
-"""),
-    "Wizard stork": ("L684-L702 (BfRbW)", """
+""",
+    ),
+    "Wizard stork": (
+        "L684-L702 (BfRbW)",
+        """
 ╲ . . │ . . ╱
 . ╲ . │ . ╱ .
 . . ╲ │ ╱ . .
@@ -244,20 +312,29 @@ DIAGRAMS = {
 . . ╱ ○ ╲ . .
 . ╱ . . . ╲ .
 ╱ . . . . . ╲
-"""),
-    "Blind monkey": ("L706-L713 (FrlW)", """
+""",
+    ),
+    "Blind monkey": (
+        "L706-L713 (FrlW)",
+        """
 ○ . ○
 ○ ? ○
 ○ . ○
-"""),
-    "Old rat": ("L715-L722 (fB2bR2)", """
+""",
+    ),
+    "Old rat": (
+        "L715-L722 (fB2bR2)",
+        """
 ○ . . . ○
 . ○ . ○ .
 . . ? . .
 . . ○ . .
 . . ○ . .
-"""),
-    "Dove": ("L726-L756 (R2B5)", """
+""",
+    ),
+    "Dove": (
+        "L726-L756 (R2B5)",
+        """
 ○ . . . . . . . . . ○
 . ○ . . . . . . . ○ .
 . . ○ . . . . . ○ . .
@@ -269,8 +346,11 @@ DIAGRAMS = {
 . . ○ . . . . . ○ . .
 . ○ . . . . . . . ○ .
 ○ . . . . . . . . . ○
-"""),
-    "She-devil": ("L757-L787 (R5B2)", """
+""",
+    ),
+    "She-devil": (
+        "L757-L787 (R5B2)",
+        """
 . . . . . ○ . . . . .
 . . . . . ○ . . . . .
 . . . . . ○ . . . . .
@@ -282,20 +362,29 @@ DIAGRAMS = {
 . . . . . ○ . . . . .
 . . . . . ○ . . . . .
 . . . . . ○ . . . . .
-"""),
-    "Enchanted badger": ("L790-L797 (frlR2)", """
+""",
+    ),
+    "Enchanted badger": (
+        "L790-L797 (frlR2)",
+        """
 . . ○ . .
 . . ○ . .
 ○ ○ ? ○ ○
-"""),
-    "Enchanted fox": ("L799-L806 (fB2bR2)", """
+""",
+    ),
+    "Enchanted fox": (
+        "L799-L806 (fB2bR2)",
+        """
 ○ . . . ○
 . ○ . ○ .
 . . ? . .
 . . ○ . .
 . . ○ . .
-"""),
-    "Dragon horse": ("L811-L829 (WB)", """
+""",
+    ),
+    "Dragon horse": (
+        "L811-L829 (WB)",
+        """
 ╲ . . . . . ╱
 . ╲ . . . ╱ .
 . . ╲ ○ ╱ . .
@@ -303,8 +392,11 @@ DIAGRAMS = {
 . . ╱ ○ ╲ . .
 . ╱ . . . ╲ .
 ╱ . . . . . ╲
-"""),
-    "Dragon king": ("L831-L849 (FR)", """
+""",
+    ),
+    "Dragon king": (
+        "L831-L849 (FR)",
+        """
 . . . │ . . .
 . . . │ . . .
 . . ○ │ ○ . .
@@ -312,20 +404,29 @@ DIAGRAMS = {
 . . ○ │ ○ . .
 . . . │ . . .
 . . . │ . . .
-"""),
-    "Cat sword": ("L852-L857 (F)", """
+""",
+    ),
+    "Cat sword": (
+        "L852-L857 (F)",
+        """
 ○ . ○
 . ? .
 ○ . ○
-"""),
-    "Flying dragon": ("L860-L869 (B2)", """
+""",
+    ),
+    "Flying dragon": (
+        "L860-L869 (B2)",
+        """
 ○ . . . ○
 . ○ . ○ .
 . . ? . .
 . ○ . ○ .
 ○ . . . ○
-"""),
-    "Racing chariot": ("L874-L890 (RbF)", """
+""",
+    ),
+    "Racing chariot": (
+        "L874-L890 (RbF)",
+        """
 . . . │ . . .
 . . . │ . . .
 . . . │ . . .
@@ -333,8 +434,11 @@ DIAGRAMS = {
 . . ○ │ ○ . .
 . . . │ . . .
 . . . │ . . .
-"""),
-    "Square mover": ("L893-L909 (RfF)", """
+""",
+    ),
+    "Square mover": (
+        "L893-L909 (RfF)",
+        """
 . . . │ . . .
 . . . │ . . .
 . . ○ │ ○ . .
@@ -342,13 +446,19 @@ DIAGRAMS = {
 . . . │ . . .
 . . . │ . . .
 . . . │ . . .
-"""),
-    "Prancing stag": ("L911-L923 (rlR2FfW)", """
+""",
+    ),
+    "Prancing stag": (
+        "L911-L923 (rlR2FfW)",
+        """
 . ○ ○ ○ .
 ○ ○ ? ○ ○
 . ○ . ○ .
-"""),
-    "Golden bird": ("L927-L952 (fbRB3rlR2)", """
+""",
+    ),
+    "Golden bird": (
+        "L927-L952 (fbRB3rlR2)",
+        """
 ○ . . │ . . ○
 . ○ . │ . ○ .
 . . ○ │ ○ . .
@@ -356,8 +466,11 @@ DIAGRAMS = {
 . . ○ │ ○ . .
 . ○ . │ . ○ .
 ○ . . │ . . ○
-"""),
-    "Great dragon": ("L953-L978 (rlRB3fbR2)", """
+""",
+    ),
+    "Great dragon": (
+        "L953-L978 (rlRB3fbR2)",
+        """
 ○ . . . . . ○
 . ○ . ○ . ○ .
 . . ○ ○ ○ . .
@@ -365,22 +478,31 @@ DIAGRAMS = {
 . . ○ ○ ○ . .
 . ○ . ○ . ○ .
 ○ . . . . . ○
-"""),
-    "Phoenix": ("L981-L991 (WA)", """
+""",
+    ),
+    "Phoenix": (
+        "L981-L991 (WA)",
+        """
 ☆ . . . ☆
 . . ○ . .
 . ○ ? ○ .
 . . ○ . .
 ☆ . . . ☆
-"""),
-    "Kirin": ("L993-L1003 (FD)", """
+""",
+    ),
+    "Kirin": (
+        "L993-L1003 (FD)",
+        """
 . . ☆ . .
 . ○ . ○ .
 ☆ . ? . ☆
 . ○ . ○ .
 . . ☆ . .
-"""),
-    "Bishop": ("L1009-L1022 (B)", """
+""",
+    ),
+    "Bishop": (
+        "L1009-L1022 (B)",
+        """
 ╲ . . . . . ╱
 . ╲ . . . ╱ .
 . . ╲ . ╱ . .
@@ -388,8 +510,11 @@ DIAGRAMS = {
 . . ╱ . ╲ . .
 . ╱ . . . ╲ .
 ╱ . . . . . ╲
-"""),
-    "Rook": ("L1024-L1037 (R)", """
+""",
+    ),
+    "Rook": (
+        "L1024-L1037 (R)",
+        """
 . . . │ . . .
 . . . │ . . .
 . . . │ . . .
@@ -397,8 +522,11 @@ DIAGRAMS = {
 . . . │ . . .
 . . . │ . . .
 . . . │ . . .
-"""),
-    "Left chariot": ("L1040-L1052 (fR[fl][br]BbW)", """
+""",
+    ),
+    "Left chariot": (
+        "L1040-L1052 (fR[fl][br]BbW)",
+        """
 ╲ . . │ . . .
 . ╲ . │ . . .
 . . ╲ │ . . .
@@ -406,8 +534,11 @@ DIAGRAMS = {
 . . . ○ ╲ . .
 . . . . . ╲ .
 . . . . . . ╲
-"""),
-    "Right chariot": ("L1053-L1065 (fR[fr][bl]BbW)", """
+""",
+    ),
+    "Right chariot": (
+        "L1053-L1065 (fR[fr][bl]BbW)",
+        """
 . . . │ . . ╱
 . . . │ . ╱ .
 . . . │ ╱ . .
@@ -415,8 +546,11 @@ DIAGRAMS = {
 . . ╱ ○ . . .
 . ╱ . . . . .
 ╱ . . . . . .
-"""),
-    "White tiger": ("L1068-L1085 (fbR[fl]BrlR2fF)", """
+""",
+    ),
+    "White tiger": (
+        "L1068-L1085 (fbR[fl]BrlR2fF)",
+        """
 ╲ . . │ . . .
 . ╲ . │ . . .
 . . ╲ │ ○ . .
@@ -424,21 +558,30 @@ DIAGRAMS = {
 . . . │ . . .
 . . . │ . . .
 . . . │ . . .
-"""),
-    "Blue dragon": ("L1086-L1103 (rlR[fr]BfbR2fF)", """
+""",
+    ),
+    "Blue dragon": (
+        "L1086-L1103 (rlR[fr]BfbR2fF)",
+        """
 . . . . . . ╱
 . . . ○ . ╱ .
 . . ○ ○ ╱ . .
 ─ ─ ─ ? ─ ─ ─
 . . . ○ . . .
 . . . ○ . . .
-"""),
-    "Side mover": ("L1106-L1116 (rlRW)", """
+""",
+    ),
+    "Side mover": (
+        "L1106-L1116 (rlRW)",
+        """
 . . . ○ . . .
 ─ ─ ─ ? ─ ─ ─
 . . . ○ . . .
-"""),
-    "Vertical mover": ("L1117-L1127 (fbRW)", """
+""",
+    ),
+    "Vertical mover": (
+        "L1117-L1127 (fbRW)",
+        """
 . │ .
 . │ .
 . │ .
@@ -446,15 +589,21 @@ DIAGRAMS = {
 . │ .
 . │ .
 . │ .
-"""),
-    "Howling dog": ("L1130-L1136 (fRbW)", """
+""",
+    ),
+    "Howling dog": (
+        "L1130-L1136 (fRbW)",
+        """
 │
 │
 │
 ?
 ○
-"""),
-    "Reverse chariot": ("L1137-L1144 (fbR)", """
+""",
+    ),
+    "Reverse chariot": (
+        "L1137-L1144 (fbR)",
+        """
 │
 │
 │
@@ -462,88 +611,137 @@ DIAGRAMS = {
 │
 │
 │
-"""),
-    "Violent ox": ("L1147-L1156 (R2)", """
+""",
+    ),
+    "Violent ox": (
+        "L1147-L1156 (R2)",
+        """
 . . ○ . .
 . . ○ . .
 ○ ○ ? ○ ○
 . . ○ . .
 . . ○ . .
-"""),
-    "Lance": ("L1157-L1161 (fR)", """
+""",
+    ),
+    "Lance": (
+        "L1157-L1161 (fR)",
+        """
 │
 │
 │
 ?
-"""),
-    "Angry boar": ("L1165-L1170 (W)", """
+""",
+    ),
+    "Angry boar": (
+        "L1165-L1170 (W)",
+        """
 . ○ .
 ○ ? ○
 . ○ .
-"""),
-    "Violent bear": ("L1171-L1179 (fB2rlW)", """
+""",
+    ),
+    "Violent bear": (
+        "L1171-L1179 (fB2rlW)",
+        """
 ○ . . . ○
 . ○ . ○ .
 . ○ ? ○ .
-"""),
-    "Left general": ("L1182-L1190 (FfrbW: not directly left)", """
+""",
+    ),
+    "Left general": (
+        "L1182-L1190 (FfrbW: not directly left)",
+        """
 ○ ○ ○
 . ? ○
 ○ ○ ○
-"""),
-    "Right general": ("L1191-L1199 (FflbW: not directly right)", """
+""",
+    ),
+    "Right general": (
+        "L1191-L1199 (FflbW: not directly right)",
+        """
 ○ ○ ○
 ○ ? .
 ○ ○ ○
-"""),
-    "Gold general": ("L1202-L1210 (WfF)", """
+""",
+    ),
+    "Gold general": (
+        "L1202-L1210 (WfF)",
+        """
 ○ ○ ○
 ○ ? ○
 . ○ .
-"""),
-    "Ferocious leopard": ("L1211-L1219 (FfbW)", """
+""",
+    ),
+    "Ferocious leopard": (
+        "L1211-L1219 (FfbW)",
+        """
 ○ ○ ○
 . ? .
 ○ ○ ○
-"""),
-    "Silver general": ("L1222-L1228 (FfW)", """
+""",
+    ),
+    "Silver general": (
+        "L1222-L1228 (FfW)",
+        """
 ○ ○ ○
 . ? .
 ○ . ○
-"""),
-    "Evil wolf": ("L1229-L1235 (frlK)", """
+""",
+    ),
+    "Evil wolf": (
+        "L1229-L1235 (frlK)",
+        """
 ○ ○ ○
 ○ ? ○
-"""),
-    "Copper general": ("L1238-L1243 (fFfbW)", """
+""",
+    ),
+    "Copper general": (
+        "L1238-L1243 (fFfbW)",
+        """
 ○ ○ ○
 . ? .
 . ○ .
-"""),
-    "Savage tiger": ("L1244-L1252 (fbR2fF)", """
+""",
+    ),
+    "Savage tiger": (
+        "L1244-L1252 (fbR2fF)",
+        """
 . . ○ . .
 . ○ ○ ○ .
 . . ? . .
 . . ○ . .
 . . ○ . .
-"""),
-    "Iron general": ("L1255-L1259 (fK)", """
+""",
+    ),
+    "Iron general": (
+        "L1255-L1259 (fK)",
+        """
 ○ ○ ○
 . ? .
-"""),
-    "Wood general": ("L1261-L1266 (fB2)", """
+""",
+    ),
+    "Wood general": (
+        "L1261-L1266 (fB2)",
+        """
 ○ . . . ○
 . ○ . ○ .
 . . ? . .
-"""),
-    "Stone general": ("L1270-L1273 (fF)", """
+""",
+    ),
+    "Stone general": (
+        "L1270-L1273 (fF)",
+        """
 ○ . ○
 . ? .
-"""),
-    "Pawn": ("L1275-L1277 (fW)", """
+""",
+    ),
+    "Pawn": (
+        "L1275-L1277 (fW)",
+        """
 ○
 ?
-"""),
+""",
+    ),
 }
 
 LION_LIKE = {"Lion", "Lion dog", "Furious fiend", "Great elephant"}  # they may pass
@@ -579,7 +777,11 @@ def test_every_piece_type_has_a_diagram():
     assert len(types) == 68
     assert {t.name for t in types} == set(PIECE_NAMES)
     assert sorted(t.name for t in types if t.promoted_only) == [
-        "Furious fiend", "Great elephant", "Mountain witch", "Wizard stork"]
+        "Furious fiend",
+        "Great elephant",
+        "Mountain witch",
+        "Wizard stork",
+    ]
     assert [t.name for t in types if t.royal] == ["King"]
 
 
@@ -692,9 +894,12 @@ def test_hook_mover_turns_once_and_stops_on_capture():
     right = lambda rank, last: {sq(f, rank) for f in range(last, 9)}  # noqa: E731
     expected = (
         {"9h", "9g", "9f", "9e"}
-        | left(8, 12) | right(8, 1)  # turn at 9h
-        | left(7, 17) | right(7, 7)  # turn at 9g
-        | left(6, 17) | right(6, 1)  # turn at 9f
+        | left(8, 12)
+        | right(8, 1)  # turn at 9h
+        | left(7, 17)
+        | right(7, 7)  # turn at 9g
+        | left(6, 17)
+        | right(6, 1)  # turn at 9f
     )
     assert destinations(g, "9i") == expected
     assert "9d" not in expected and "10e" not in expected
@@ -760,7 +965,6 @@ def test_lion_double_capture_jump_and_friends():
 # ---- the lion dog (L315-L320; docs/notes/daidai_taishin_gaps.md §2.1) ----
 
 
-
 def test_lion_dog_worked_example_three_enemies_in_a_line():
     """Gaps note §2.1: white pawns on 9h, 9g, 9f in front of a black lion dog on 9i: 30 moves."""
     g = make_game(("9i", "Lion dog", "black"), *pawns("white", "9h", "9g", "9f"))
@@ -784,11 +988,16 @@ def test_lion_dog_worked_example_three_enemies_in_a_line():
 
 def test_lion_dog_worked_example_for_white():
     """The same position turned by 180 degrees: White's forward is towards rank q."""
-    g = make_game(("9i", "Lion dog", "white"), *pawns("black", "9j", "9k", "9l"),
-                  to_move="white")
+    g = make_game(("9i", "Lion dog", "white"), *pawns("black", "9j", "9k", "9l"), to_move="white")
     forward = {
-        k("9j", "9j"), k("9k", "9k"), k("9l", "9l"), k("9i", "9j"),
-        k("9k", "9j", "9k"), k("9j", "9j", "9k"), k("9l", "9k", "9l"), k("9l", "9j", "9k", "9l"),
+        k("9j", "9j"),
+        k("9k", "9k"),
+        k("9l", "9l"),
+        k("9i", "9j"),
+        k("9k", "9j", "9k"),
+        k("9j", "9j", "9k"),
+        k("9l", "9k", "9l"),
+        k("9l", "9j", "9k", "9l"),
     }
     plain = {k(rotated(s)) for line in OTHER_SEVEN_LINES_FROM_9I.values() for s in line}
     assert move_keys(g, "9i") == forward | plain | {k("9i")}
@@ -798,10 +1007,19 @@ def test_lion_dog_in_the_corner():
     """On 1a (Black's forward-right corner) only three of its lines are on the board."""
     g = make_game(("1a", "Lion dog", "black"), ("2a", "Pawn", "white"))
     assert move_keys(g, "1a") == {
-        k("1b"), k("1c"), k("1d"),  # backward
-        k("2b"), k("3c"), k("4d"),  # backward-left
+        k("1b"),
+        k("1c"),
+        k("1d"),  # backward
+        k("2b"),
+        k("3c"),
+        k("4d"),  # backward-left
         # left, a white pawn on 2a: capture, jumps, igui, capture and go on one or two squares
-        k("2a", "2a"), k("3a"), k("4a"), k("1a", "2a"), k("3a", "2a"), k("4a", "2a"),
+        k("2a", "2a"),
+        k("3a"),
+        k("4a"),
+        k("1a", "2a"),
+        k("3a", "2a"),
+        k("4a", "2a"),
         k("1a"),  # pass
     }
     assert len(list(g.moves_from("1a"))) == 13
@@ -814,8 +1032,9 @@ def test_multi_capture_notation_and_actions_round_trip(color):
     enemy = "white" if color == "black" else "black"
     for name in ("Lion dog", "Furious fiend"):
         line = ["9h", "9g", "9f"] if color == "black" else ["9j", "9k", "9l"]
-        g = make_game(("9i", name, color), *pawns(enemy, *line),
-                      ("1q", "King", "black"), ("17a", "King", "white"), to_move=color)
+        g = make_game(
+            ("9i", name, color), *pawns(enemy, *line), ("1q", "King", "black"), ("17a", "King", "white"), to_move=color
+        )
         moves = [m for m in g.legal_moves() if m.from_square == "9i"]
         assert moves
         actions = set(int(a) for a in g.legal_actions())
@@ -1024,8 +1243,7 @@ def test_lion_type_moves_match_the_reference(name):
             pieces[p] = "own" if rng.random() < 0.4 else "enemy"
             g.place(sq(*p), "Pawn", color if pieces[p] == "own" else enemy)
         expected = {
-            (sq(*to), frozenset(sq(*c) for c in caps))
-            for to, caps in LION_REFERENCES[name](Board(pieces), s0, color)
+            (sq(*to), frozenset(sq(*c) for c in caps)) for to, caps in LION_REFERENCES[name](Board(pieces), s0, color)
         }
         moves = [(m.to_square, frozenset(m.captures)) for m in g.moves_from(sq(*s0))]
         where = f"{name} ({color}) on {sq(*s0)}, pieces { {sq(*p): v for p, v in pieces.items()} }"
@@ -1188,38 +1406,137 @@ REFERENCE_SETUP = {
     8: ".   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .   .",
 }
 REFERENCE_LEGEND = {
-    "K": "King", "Q": "Queen", "RB": "Rushing bird", "FDM": "Free demon", "FDE": "Free dream-eater",
-    "WB": "Water buffalo", "DK": "Dragon king", "DH": "Dragon horse", "SQM": "Square mover",
-    "RAC": "Racing chariot", "R": "Rook", "B": "Bishop", "GBD": "Golden bird", "GD": "Great dragon",
-    "STB": "Standard bearer", "FE": "Fragrant elephant", "WE": "White elephant", "LN": "Lion",
-    "LD": "Lion dog", "DV": "Dove", "SD": "She-devil", "BD": "Blue dragon", "WT": "White tiger",
-    "RCH": "Right chariot", "LCH": "Left chariot", "PH": "Phoenix", "KR": "Kirin",
-    "PS": "Poisonous snake", "OK": "Old kite", "VO": "Violent ox", "FD": "Flying dragon",
-    "EF": "Enchanted fox", "OR": "Old rat", "EB": "Enchanted badger", "FH": "Flying horse",
-    "PST": "Prancing stag", "ST": "Savage tiger", "HM": "Hook mover", "LNG": "Long-nosed goblin",
-    "NBR": "Northern barbarian", "SBR": "Southern barbarian", "EBR": "Eastern barbarian",
-    "WBR": "Western barbarian", "NK": "Neighboring king", "BM": "Blind monkey",
-    "FL": "Ferocious leopard", "EW": "Evil wolf", "VB": "Violent bear", "RG": "Right general",
-    "LG": "Left general", "G": "Gold general", "S": "Silver general", "C": "Copper general",
-    "I": "Iron general", "WG": "Wood general", "SG": "Stone general", "AB": "Angry boar",
-    "CS": "Cat sword", "RV": "Reverse chariot", "L": "Lance", "SM": "Side mover",
-    "VM": "Vertical mover", "HD": "Howling dog", "P": "Pawn",
+    "K": "King",
+    "Q": "Queen",
+    "RB": "Rushing bird",
+    "FDM": "Free demon",
+    "FDE": "Free dream-eater",
+    "WB": "Water buffalo",
+    "DK": "Dragon king",
+    "DH": "Dragon horse",
+    "SQM": "Square mover",
+    "RAC": "Racing chariot",
+    "R": "Rook",
+    "B": "Bishop",
+    "GBD": "Golden bird",
+    "GD": "Great dragon",
+    "STB": "Standard bearer",
+    "FE": "Fragrant elephant",
+    "WE": "White elephant",
+    "LN": "Lion",
+    "LD": "Lion dog",
+    "DV": "Dove",
+    "SD": "She-devil",
+    "BD": "Blue dragon",
+    "WT": "White tiger",
+    "RCH": "Right chariot",
+    "LCH": "Left chariot",
+    "PH": "Phoenix",
+    "KR": "Kirin",
+    "PS": "Poisonous snake",
+    "OK": "Old kite",
+    "VO": "Violent ox",
+    "FD": "Flying dragon",
+    "EF": "Enchanted fox",
+    "OR": "Old rat",
+    "EB": "Enchanted badger",
+    "FH": "Flying horse",
+    "PST": "Prancing stag",
+    "ST": "Savage tiger",
+    "HM": "Hook mover",
+    "LNG": "Long-nosed goblin",
+    "NBR": "Northern barbarian",
+    "SBR": "Southern barbarian",
+    "EBR": "Eastern barbarian",
+    "WBR": "Western barbarian",
+    "NK": "Neighboring king",
+    "BM": "Blind monkey",
+    "FL": "Ferocious leopard",
+    "EW": "Evil wolf",
+    "VB": "Violent bear",
+    "RG": "Right general",
+    "LG": "Left general",
+    "G": "Gold general",
+    "S": "Silver general",
+    "C": "Copper general",
+    "I": "Iron general",
+    "WG": "Wood general",
+    "SG": "Stone general",
+    "AB": "Angry boar",
+    "CS": "Cat sword",
+    "RV": "Reverse chariot",
+    "L": "Lance",
+    "SM": "Side mover",
+    "VM": "Vertical mover",
+    "HD": "Howling dog",
+    "P": "Pawn",
 }
 # The seed's list, L5-L68 (one side).
 SEED_COUNTS = {
-    "King": 1, "Queen": 1, "Rushing bird": 1, "Free demon": 1, "Free dream-eater": 1,
-    "Water buffalo": 1, "Dragon king": 1, "Dragon horse": 1, "Square mover": 1, "Racing chariot": 1,
-    "Rook": 1, "Bishop": 1, "Golden bird": 1, "Great dragon": 1, "Standard bearer": 1,
-    "Fragrant elephant": 1, "White elephant": 1, "Lion": 1, "Lion dog": 1, "Dove": 1, "She-devil": 1,
-    "Blue dragon": 1, "White tiger": 1, "Right chariot": 1, "Left chariot": 1, "Phoenix": 1,
-    "Kirin": 1, "Poisonous snake": 1, "Old kite": 1, "Violent ox": 2, "Flying dragon": 1,
-    "Enchanted fox": 1, "Old rat": 1, "Enchanted badger": 1, "Flying horse": 1, "Prancing stag": 1,
-    "Savage tiger": 2, "Hook mover": 1, "Long-nosed goblin": 1, "Northern barbarian": 1,
-    "Southern barbarian": 1, "Eastern barbarian": 1, "Western barbarian": 1, "Neighboring king": 1,
-    "Blind monkey": 1, "Ferocious leopard": 2, "Evil wolf": 2, "Violent bear": 2, "Right general": 1,
-    "Left general": 1, "Gold general": 2, "Silver general": 2, "Copper general": 2, "Iron general": 2,
-    "Wood general": 2, "Stone general": 2, "Angry boar": 2, "Cat sword": 1, "Reverse chariot": 2,
-    "Lance": 2, "Side mover": 2, "Vertical mover": 1, "Howling dog": 2, "Pawn": 17,
+    "King": 1,
+    "Queen": 1,
+    "Rushing bird": 1,
+    "Free demon": 1,
+    "Free dream-eater": 1,
+    "Water buffalo": 1,
+    "Dragon king": 1,
+    "Dragon horse": 1,
+    "Square mover": 1,
+    "Racing chariot": 1,
+    "Rook": 1,
+    "Bishop": 1,
+    "Golden bird": 1,
+    "Great dragon": 1,
+    "Standard bearer": 1,
+    "Fragrant elephant": 1,
+    "White elephant": 1,
+    "Lion": 1,
+    "Lion dog": 1,
+    "Dove": 1,
+    "She-devil": 1,
+    "Blue dragon": 1,
+    "White tiger": 1,
+    "Right chariot": 1,
+    "Left chariot": 1,
+    "Phoenix": 1,
+    "Kirin": 1,
+    "Poisonous snake": 1,
+    "Old kite": 1,
+    "Violent ox": 2,
+    "Flying dragon": 1,
+    "Enchanted fox": 1,
+    "Old rat": 1,
+    "Enchanted badger": 1,
+    "Flying horse": 1,
+    "Prancing stag": 1,
+    "Savage tiger": 2,
+    "Hook mover": 1,
+    "Long-nosed goblin": 1,
+    "Northern barbarian": 1,
+    "Southern barbarian": 1,
+    "Eastern barbarian": 1,
+    "Western barbarian": 1,
+    "Neighboring king": 1,
+    "Blind monkey": 1,
+    "Ferocious leopard": 2,
+    "Evil wolf": 2,
+    "Violent bear": 2,
+    "Right general": 1,
+    "Left general": 1,
+    "Gold general": 2,
+    "Silver general": 2,
+    "Copper general": 2,
+    "Iron general": 2,
+    "Wood general": 2,
+    "Stone general": 2,
+    "Angry boar": 2,
+    "Cat sword": 1,
+    "Reverse chariot": 2,
+    "Lance": 2,
+    "Side mover": 2,
+    "Vertical mover": 1,
+    "Howling dog": 2,
+    "Pawn": 17,
 }
 
 
@@ -1323,8 +1640,9 @@ def test_after_an_edit_the_placed_position_counts():
 
 def test_two_consecutive_passes_are_impossible():
     """L1278: a pass is legal, but the second of two consecutive passes repeats the position."""
-    g = make_game(("9q", "King", "black"), ("9i", "Lion", "black"),
-                  ("9a", "King", "white"), ("5c", "Lion dog", "white"))
+    g = make_game(
+        ("9q", "King", "black"), ("9i", "Lion", "black"), ("9a", "King", "white"), ("5c", "Lion dog", "white")
+    )
     black_passes = [m for m in g.legal_moves() if m.is_pass]
     assert len(black_passes) == 1
     g.play(black_passes[0])
@@ -1347,46 +1665,81 @@ def test_repetition_does_not_end_the_game():
 # --------------------------------------------------------------------------------------------
 
 ALIASES = [
-    ("gyokushō", "King"), ("ōshō", "King"),  # L115-L116
-    ("King general", "King"), ("Jeweled general", "King"),  # L5
+    ("gyokushō", "King"),
+    ("ōshō", "King"),  # L115-L116
+    ("King general", "King"),
+    ("Jeweled general", "King"),  # L5
     ("Tengu", "Long-nosed goblin"),  # L138, L92
     ("kōgyō", "Hook mover"),
     ("taizō", "Great elephant"),  # L218
     ("funjin", "Furious fiend"),  # L219
     ("komainu", "Lion dog"),  # L288
     ("shishi", "Lion"),  # L289
-    ("seijū", "Western barbarian"), ("tōi", "Eastern barbarian"),
-    ("kōzō", "Fragrant elephant"), ("hakuzō", "White elephant"),
-    ("hokuteki", "Northern barbarian"), ("namban", "Southern barbarian"),
-    ("honbaku", "Free dream-eater"), ("honki", "Free demon"),
-    ("suigyū", "Water buffalo"), ("gyōchō", "Rushing bird"),
-    ("honnō", "Queen"), ("Free king", "Queen"), ("FK", "Queen"),  # L587, L69, L75
-    ("zenki", "Standard bearer"), ("barin", "Flying horse"),
-    ("kinnō", "Neighboring king"), ("Neighbor king", "Neighboring king"),  # L638, L660
+    ("seijū", "Western barbarian"),
+    ("tōi", "Eastern barbarian"),
+    ("kōzō", "Fragrant elephant"),
+    ("hakuzō", "White elephant"),
+    ("hokuteki", "Northern barbarian"),
+    ("namban", "Southern barbarian"),
+    ("honbaku", "Free dream-eater"),
+    ("honki", "Free demon"),
+    ("suigyū", "Water buffalo"),
+    ("gyōchō", "Rushing bird"),
+    ("honnō", "Queen"),
+    ("Free king", "Queen"),
+    ("FK", "Queen"),  # L587, L69, L75
+    ("zenki", "Standard bearer"),
+    ("barin", "Flying horse"),
+    ("kinnō", "Neighboring king"),
+    ("Neighbor king", "Neighboring king"),  # L638, L660
     ("Neighbouring king", "Neighboring king"),
-    ("sambo", "Mountain witch"), ("senkaku", "Wizard stork"),
-    ("mōen", "Blind monkey"), ("rōso", "Old rat"),
-    ("kyūhan", "Dove"), ("yasha", "She-devil"),
-    ("henri", "Enchanted badger"), ("henko", "Enchanted fox"),
-    ("ryūme", "Dragon horse"), ("ryūō", "Dragon king"),
-    ("myōjin", "Cat sword"), ("hiryū", "Flying dragon"),
-    ("sōsha", "Racing chariot"), ("Side chariot", "Racing chariot"),  # L872, L892
-    ("hōgyō", "Square mover"), ("yōroku", "Prancing stag"),
-    ("kinshi", "Golden bird"), ("dairyū", "Great dragon"),
-    ("hōō", "Phoenix"), ("Kylin", "Kirin"), ("KY", "Kirin"),  # L979, L69, L75
-    ("kakugyō", "Bishop"), ("hisha", "Rook"),
-    ("sasha", "Left chariot"), ("usha", "Right chariot"),
-    ("byakko", "White tiger"), ("seiryū", "Blue dragon"),
-    ("ōgyō", "Side mover"), ("shugyō", "Vertical mover"),
-    ("kiken", "Howling dog"), ("hensha", "Reverse chariot"),
-    ("mōgyū", "Violent ox"), ("kyōsha", "Lance"),
-    ("shincho", "Angry boar"), ("mōyū", "Violent bear"),
-    ("sashō", "Left general"), ("ushō", "Right general"),
-    ("kinshō", "Gold general"), ("mōhyō", "Ferocious leopard"),
-    ("ginshō", "Silver general"), ("akurō", "Evil wolf"),
-    ("dōshō", "Copper general"), ("mōko", "Savage tiger"),
-    ("tesshō", "Iron general"), ("mokushō", "Wood general"),
-    ("sekishō", "Stone general"), ("fuhyō", "Pawn"),
+    ("sambo", "Mountain witch"),
+    ("senkaku", "Wizard stork"),
+    ("mōen", "Blind monkey"),
+    ("rōso", "Old rat"),
+    ("kyūhan", "Dove"),
+    ("yasha", "She-devil"),
+    ("henri", "Enchanted badger"),
+    ("henko", "Enchanted fox"),
+    ("ryūme", "Dragon horse"),
+    ("ryūō", "Dragon king"),
+    ("myōjin", "Cat sword"),
+    ("hiryū", "Flying dragon"),
+    ("sōsha", "Racing chariot"),
+    ("Side chariot", "Racing chariot"),  # L872, L892
+    ("hōgyō", "Square mover"),
+    ("yōroku", "Prancing stag"),
+    ("kinshi", "Golden bird"),
+    ("dairyū", "Great dragon"),
+    ("hōō", "Phoenix"),
+    ("Kylin", "Kirin"),
+    ("KY", "Kirin"),  # L979, L69, L75
+    ("kakugyō", "Bishop"),
+    ("hisha", "Rook"),
+    ("sasha", "Left chariot"),
+    ("usha", "Right chariot"),
+    ("byakko", "White tiger"),
+    ("seiryū", "Blue dragon"),
+    ("ōgyō", "Side mover"),
+    ("shugyō", "Vertical mover"),
+    ("kiken", "Howling dog"),
+    ("hensha", "Reverse chariot"),
+    ("mōgyū", "Violent ox"),
+    ("kyōsha", "Lance"),
+    ("shincho", "Angry boar"),
+    ("mōyū", "Violent bear"),
+    ("sashō", "Left general"),
+    ("ushō", "Right general"),
+    ("kinshō", "Gold general"),
+    ("mōhyō", "Ferocious leopard"),
+    ("ginshō", "Silver general"),
+    ("akurō", "Evil wolf"),
+    ("dōshō", "Copper general"),
+    ("mōko", "Savage tiger"),
+    ("tesshō", "Iron general"),
+    ("mokushō", "Wood general"),
+    ("sekishō", "Stone general"),
+    ("fuhyō", "Pawn"),
 ]
 
 
@@ -1419,14 +1772,19 @@ def test_upper_case_aliases_are_notation_codes():
 
 OPTIONS = {  # option -> the piece it changes (footnote)
     "long-nosed-goblin-no-step": "Long-nosed goblin",  # [1]
-    "old-kite-sz": "Old kite", "old-kite-srz": "Old kite", "old-kite-jawiki": "Old kite",  # [3]
-    "poisonous-snake-srz": "Poisonous snake", "poisonous-snake-jawiki": "Poisonous snake",  # [4]
-    "great-elephant-jawiki": "Great elephant", "great-elephant-english": "Great elephant",  # [5]
+    "old-kite-sz": "Old kite",
+    "old-kite-srz": "Old kite",
+    "old-kite-jawiki": "Old kite",  # [3]
+    "poisonous-snake-srz": "Poisonous snake",
+    "poisonous-snake-jawiki": "Poisonous snake",  # [4]
+    "great-elephant-jawiki": "Great elephant",
+    "great-elephant-english": "Great elephant",  # [5]
     "great-elephant-jcsa": "Great elephant",
     "furious-fiend-english": "Furious fiend",  # [6]
     "lion-dog-english": "Lion dog",  # [7]
     "lion-dog-no-promotion": "Lion dog",  # [5], L320
-    "western-barbarian-sz": "Western barbarian", "western-barbarian-srz": "Western barbarian",  # [8]
+    "western-barbarian-sz": "Western barbarian",
+    "western-barbarian-srz": "Western barbarian",  # [8]
     "eastern-barbarian-sz-text": "Eastern barbarian",  # [9]
     "eastern-barbarian-sz-diagram": "Eastern barbarian",
     "fragrant-elephant-srz-two-every-way": "Fragrant elephant",  # [10]
@@ -1435,17 +1793,21 @@ OPTIONS = {  # option -> the piece it changes (footnote)
     "white-elephant-sz-diagram-no-backward": "White elephant",
     "white-elephant-srz": "White elephant",
     "northern-barbarian-srz": "Northern barbarian",  # [12]
-    "southern-barbarian-sz": "Southern barbarian", "southern-barbarian-srz": "Southern barbarian",  # [13]
+    "southern-barbarian-sz": "Southern barbarian",
+    "southern-barbarian-srz": "Southern barbarian",  # [13]
     "free-dream-eater-prose": "Free dream-eater",  # L490 vs L491
     "free-demon-srz": "Free demon",  # [15]
     "water-buffalo-srz": "Water buffalo",  # [16]
     "rushing-bird-srz": "Rushing bird",  # [17]
-    "standard-bearer-sz-picture": "Standard bearer", "standard-bearer-sz-text": "Standard bearer",  # [18]
+    "standard-bearer-sz-picture": "Standard bearer",
+    "standard-bearer-sz-text": "Standard bearer",  # [18]
     "standard-bearer-srz": "Standard bearer",
-    "flying-horse-sz-picture": "Flying horse", "flying-horse-srz": "Flying horse",  # [19]
+    "flying-horse-sz-picture": "Flying horse",
+    "flying-horse-srz": "Flying horse",  # [19]
     "neighboring-king-srz": "Neighboring king",  # [20]
     "mountain-witch-srz": "Mountain witch",  # [21]
-    "wizard-stork-sz": "Wizard stork", "wizard-stork-ssz": "Wizard stork",  # [22]
+    "wizard-stork-sz": "Wizard stork",
+    "wizard-stork-ssz": "Wizard stork",  # [22]
     "wizard-stork-srz": "Wizard stork",
     "blind-monkey-srz": "Blind monkey",  # [23]
     "old-rat-srz": "Old rat",  # [24]
@@ -1454,15 +1816,22 @@ OPTIONS = {  # option -> the piece it changes (footnote)
     "enchanted-badger-srz": "Enchanted badger",  # [27]
     "enchanted-fox-srz": "Enchanted fox",  # [28]
     "racing-chariot-srz": "Racing chariot",  # [29]
-    "golden-bird-srz-range-forward": "Golden bird", "golden-bird-srz-range-backward": "Golden bird",  # [31]
-    "great-dragon-jawiki": "Great dragon", "great-dragon-sz-picture": "Great dragon",  # [32]
+    "golden-bird-srz-range-forward": "Golden bird",
+    "golden-bird-srz-range-backward": "Golden bird",  # [31]
+    "great-dragon-jawiki": "Great dragon",
+    "great-dragon-sz-picture": "Great dragon",  # [32]
     "great-dragon-srz": "Great dragon",
-    "left-chariot-sz": "Left chariot", "left-chariot-srz": "Left chariot",  # [33]
-    "right-chariot-sz": "Right chariot", "right-chariot-srz": "Right chariot",  # [34]
-    "white-tiger-sz-picture": "White tiger", "white-tiger-srz": "White tiger",  # [35]
-    "blue-dragon-sz-picture": "Blue dragon", "blue-dragon-srz": "Blue dragon",  # [36]
+    "left-chariot-sz": "Left chariot",
+    "left-chariot-srz": "Left chariot",  # [33]
+    "right-chariot-sz": "Right chariot",
+    "right-chariot-srz": "Right chariot",  # [34]
+    "white-tiger-sz-picture": "White tiger",
+    "white-tiger-srz": "White tiger",  # [35]
+    "blue-dragon-sz-picture": "Blue dragon",
+    "blue-dragon-srz": "Blue dragon",  # [36]
     "violent-ox-srz": "Violent ox",  # [37]
-    "left-general-sz-picture": "Left general", "left-general-srz": "Left general",  # [39]
+    "left-general-sz-picture": "Left general",
+    "left-general-srz": "Left general",  # [39]
     "right-general-srz": "Right general",  # [40]
     "savage-tiger-srz": "Savage tiger",  # [41]
 }
@@ -1473,39 +1842,56 @@ PROBE = [("9h", "Pawn", "white"), ("7g", "Pawn", "white"), ("11k", "Pawn", "whit
 
 # option -> (the footnote's reading, diagram); the long-nosed goblin's option is a rule (below).
 OPTION_DIAGRAMS = {
-    "old-kite-sz": ("[3] SZ: two squares orthogonally or range diagonally forward (fBR2)", """
+    "old-kite-sz": (
+        "[3] SZ: two squares orthogonally or range diagonally forward (fBR2)",
+        """
 ╲ . ○ . ╱
 . ╲ ○ ╱ .
 ○ ○ ? ○ ○
 . . ○ . .
 . . ○ . .
-"""),
-    "old-kite-srz": ("[3] SRZ: one square orthogonally or two diagonally (WB2)", """
+""",
+    ),
+    "old-kite-srz": (
+        "[3] SRZ: one square orthogonally or two diagonally (WB2)",
+        """
 ○ . . . ○
 . ○ ○ ○ .
 . ○ ? ○ .
 . ○ ○ ○ .
 ○ . . . ○
-"""),
-    "old-kite-jawiki": ("[3] jawiki: two squares sideways or range diagonally forward (fBsR2)", """
+""",
+    ),
+    "old-kite-jawiki": (
+        "[3] jawiki: two squares sideways or range diagonally forward (fBsR2)",
+        """
 ╲ . . . ╱
 . ╲ . ╱ .
 ○ ○ ? ○ ○
-"""),
-    "poisonous-snake-srz": ("[4] SRZ: two squares orthogonally or one diagonally forward (R2fF)", """
+""",
+    ),
+    "poisonous-snake-srz": (
+        "[4] SRZ: two squares orthogonally or one diagonally forward (R2fF)",
+        """
 . . ○ . .
 . ○ ○ ○ .
 ○ ○ ? ○ ○
 . . ○ . .
 . . ○ . .
-"""),
-    "poisonous-snake-jawiki": ("[4] jawiki: two left, right or forward; one back or diagonally forward", """
+""",
+    ),
+    "poisonous-snake-jawiki": (
+        "[4] jawiki: two left, right or forward; one back or diagonally forward",
+        """
 . . ○ . .
 . ○ ○ ○ .
 ○ ○ ? ○ ○
 . . ○ . .
-"""),
-    "great-elephant-jawiki": ("[5] jawiki note: its ranges, jumping up to three pieces; no lion move", """
+""",
+    ),
+    "great-elephant-jawiki": (
+        "[5] jawiki note: its ranges, jumping up to three pieces; no lion move",
+        """
 . . . │ . . .
 . ○ . │ . ○ .
 . . ○ │ ○ . .
@@ -1513,8 +1899,11 @@ OPTION_DIAGRAMS = {
 . . ╱ │ ╲ . .
 . ╱ . │ . ╲ .
 ╱ . . │ . . ╲
-"""),
-    "great-elephant-english": ("[5] English sources: rlR5bB5fbR3fB3", """
+""",
+    ),
+    "great-elephant-english": (
+        "[5] English sources: rlR5bB5fbR3fB3",
+        """
 . . ○ . . ○ . . ○ . .
 . . . ○ . ○ . ○ . . .
 . . . . ○ ○ ○ . . . .
@@ -1524,8 +1913,11 @@ OPTION_DIAGRAMS = {
 . . ○ . . ○ . . ○ . .
 . ○ . . . . . . . ○ .
 ○ . . . . . . . . . ○
-"""),
-    "great-elephant-jcsa": ("[5] JCSA: the lion dog's move, plus five sideways or diagonally back", """
+""",
+    ),
+    "great-elephant-jcsa": (
+        "[5] JCSA: the lion dog's move, plus five sideways or diagonally back",
+        """
 . . ☆ . . ☆ . . ☆ . .
 . . . ☆ . ☆ . ☆ . . .
 . . . . ! ! ! . . . .
@@ -1535,8 +1927,11 @@ OPTION_DIAGRAMS = {
 . . ☆ . . ☆ . . ☆ . .
 . ○ . . . . . . . ○ .
 ○ . . . . . . . . . ○
-"""),
-    "furious-fiend-english": ("[6] English sources: lion plus three squares in every direction (Q3NADaK)", """
+""",
+    ),
+    "furious-fiend-english": (
+        "[6] English sources: lion plus three squares in every direction (Q3NADaK)",
+        """
 ○ . . ○ . . ○
 . ☆ ☆ ☆ ☆ ☆ .
 . ☆ ! ! ! ☆ .
@@ -1544,8 +1939,11 @@ OPTION_DIAGRAMS = {
 . ☆ ! ! ! ☆ .
 . ☆ ☆ ☆ ☆ ☆ .
 ○ . . ○ . . ○
-"""),
-    "lion-dog-english": ("[7] English sources: three squares in any direction (Q3)", """
+""",
+    ),
+    "lion-dog-english": (
+        "[7] English sources: three squares in any direction (Q3)",
+        """
 ○ . . ○ . . ○
 . ○ . ○ . ○ .
 . . ○ ○ ○ . .
@@ -1553,83 +1951,122 @@ OPTION_DIAGRAMS = {
 . . ○ ○ ○ . .
 . ○ . ○ . ○ .
 ○ . . ○ . . ○
-"""),
-    "western-barbarian-sz": ("[8] SZ: no diagonal move (rlR2fbW)", """
+""",
+    ),
+    "western-barbarian-sz": (
+        "[8] SZ: no diagonal move (rlR2fbW)",
+        """
 . . ○ . .
 ○ ○ ? ○ ○
 . . ○ . .
-"""),
-    "western-barbarian-srz": ("[8] SRZ: two squares vertically, one sideways or diagonally forward", """
+""",
+    ),
+    "western-barbarian-srz": (
+        "[8] SRZ: two squares vertically, one sideways or diagonally forward",
+        """
 . ○ .
 ○ ○ ○
 ○ ? ○
 . ○ .
 . ○ .
-"""),
-    "eastern-barbarian-sz-text": ("[9] SZ words: one or two squares vertically or one directly right", """
+""",
+    ),
+    "eastern-barbarian-sz-text": (
+        "[9] SZ words: one or two squares vertically or one directly right",
+        """
 . ○ .
 . ○ .
 . ? ○
 . ○ .
 . ○ .
-"""),
-    "eastern-barbarian-sz-diagram": ("[9] SZ diagram: one or two squares vertically or one directly left", """
+""",
+    ),
+    "eastern-barbarian-sz-diagram": (
+        "[9] SZ diagram: one or two squares vertically or one directly left",
+        """
 . ○ .
 . ○ .
 ○ ? .
 . ○ .
 . ○ .
-"""),
-    "fragrant-elephant-srz-two-every-way": ("[10] SRZ: two squares in every direction (Q2)", """
+""",
+    ),
+    "fragrant-elephant-srz-two-every-way": (
+        "[10] SRZ: two squares in every direction (Q2)",
+        """
 ○ . ○ . ○
 . ○ ○ ○ .
 ○ ○ ? ○ ○
 . ○ ○ ○ .
 ○ . ○ . ○
-"""),
-    "fragrant-elephant-srz-one-vertical": ("[10] SRZ: two sideways and diagonally, one vertically", """
+""",
+    ),
+    "fragrant-elephant-srz-one-vertical": (
+        "[10] SRZ: two sideways and diagonally, one vertically",
+        """
 ○ . . . ○
 . ○ ○ ○ .
 ○ ○ ? ○ ○
 . ○ ○ ○ .
 ○ . . . ○
-"""),
-    "white-elephant-sz-diagram-no-straight-back": ("[11] SZ diagram: no (straight) backward move", """
+""",
+    ),
+    "white-elephant-sz-diagram-no-straight-back": (
+        "[11] SZ diagram: no (straight) backward move",
+        """
 . ○ . ○ . ○ .
 . . ○ ○ ○ . .
 . ○ ○ ? ○ ○ .
 . . ╱ . ╲ . .
 . ╱ . . . ╲ .
 ╱ . . . . . ╲
-"""),
-    "white-elephant-sz-diagram-no-backward": ("[11] SZ diagram: no backward move at all", """
+""",
+    ),
+    "white-elephant-sz-diagram-no-backward": (
+        "[11] SZ diagram: no backward move at all",
+        """
 ○ . ○ . ○
 . ○ ○ ○ .
 ○ ○ ? ○ ○
-"""),
-    "white-elephant-srz": ("[11] SRZ: two squares in every direction (Q2)", """
+""",
+    ),
+    "white-elephant-srz": (
+        "[11] SRZ: two squares in every direction (Q2)",
+        """
 ○ . ○ . ○
 . ○ ○ ○ .
 ○ ○ ? ○ ○
 . ○ ○ ○ .
 ○ . ○ . ○
-"""),
-    "northern-barbarian-srz": ("[12] SRZ: two sideways, one vertically or diagonally forward (rlR2fKbW)", """
+""",
+    ),
+    "northern-barbarian-srz": (
+        "[12] SRZ: two sideways, one vertically or diagonally forward (rlR2fKbW)",
+        """
 . ○ ○ ○ .
 ○ ○ ? ○ ○
 . . ○ . .
-"""),
-    "southern-barbarian-sz": ("[13] SZ and SSZ: two squares diagonally backward or one to the left", """
+""",
+    ),
+    "southern-barbarian-sz": (
+        "[13] SZ and SSZ: two squares diagonally backward or one to the left",
+        """
 . ○ ? . .
 . ○ . ○ .
 ○ . . . ○
-"""),
-    "southern-barbarian-srz": ("[13] SRZ: two sideways, one vertically or diagonally forward", """
+""",
+    ),
+    "southern-barbarian-srz": (
+        "[13] SRZ: two sideways, one vertically or diagonally forward",
+        """
 . ○ ○ ○ .
 ○ ○ ? ○ ○
 . . ○ . .
-"""),
-    "free-dream-eater-prose": ("L490: ranges diagonally, five squares sideways (no vertical range)", """
+""",
+    ),
+    "free-dream-eater-prose": (
+        "L490: ranges diagonally, five squares sideways (no vertical range)",
+        """
 ╲ . . . . . . . . . ╱
 . ╲ . . . . . . . ╱ .
 . . ╲ . . . . . ╱ . .
@@ -1641,8 +2078,11 @@ OPTION_DIAGRAMS = {
 . . ╱ . . . . . ╲ . .
 . ╱ . . . . . . . ╲ .
 ╱ . . . . . . . . . ╲
-"""),
-    "free-demon-srz": ("[15] SRZ: up to three squares forward or diagonally, up to five backward", """
+""",
+    ),
+    "free-demon-srz": (
+        "[15] SRZ: up to three squares forward or diagonally, up to five backward",
+        """
 ○ . . ○ . . ○
 . ○ . ○ . ○ .
 . . ○ ○ ○ . .
@@ -1652,34 +2092,49 @@ OPTION_DIAGRAMS = {
 ○ . . ○ . . ○
 . . . ○ . . .
 . . . ○ . . .
-"""),
-    "water-buffalo-srz": ("[16] SRZ: ranges diagonally backward only, two squares diagonally forward", """
+""",
+    ),
+    "water-buffalo-srz": (
+        "[16] SRZ: ranges diagonally backward only, two squares diagonally forward",
+        """
 ○ . ○ . ○
 . ○ ○ ○ .
 ─ ─ ? ─ ─
 . ╱ ○ ╲ .
 ╱ . ○ . ╲
-"""),
-    "rushing-bird-srz": ("[17] SRZ: two squares straight forward, one diagonally or sideways", """
+""",
+    ),
+    "rushing-bird-srz": (
+        "[17] SRZ: two squares straight forward, one diagonally or sideways",
+        """
 . ○ .
 ○ ○ ○
 ○ ? ○
 ○ . ○
-"""),
-    "standard-bearer-sz-picture": ("[18] SZ picture: backward moves one step (fQrlR2bK)", """
+""",
+    ),
+    "standard-bearer-sz-picture": (
+        "[18] SZ picture: backward moves one step (fQrlR2bK)",
+        """
 ╲ . │ . ╱
 . ╲ │ ╱ .
 ○ ○ ? ○ ○
 . ○ ○ ○ .
-"""),
-    "standard-bearer-sz-text": ("[18] SZ text and SSZ: ranges sideways too (Q2frlQ, frlQbQ2)", """
+""",
+    ),
+    "standard-bearer-sz-text": (
+        "[18] SZ text and SSZ: ranges sideways too (Q2frlQ, frlQbQ2)",
+        """
 ╲ . │ . ╱
 . ╲ │ ╱ .
 ─ ─ ? ─ ─
 . ○ ○ ○ .
 ○ . ○ . ○
-"""),
-    "standard-bearer-srz": ("[18] SRZ: five squares in every direction (Q5)", """
+""",
+    ),
+    "standard-bearer-srz": (
+        "[18] SRZ: five squares in every direction (Q5)",
+        """
 ○ . . . . ○ . . . . ○
 . ○ . . . ○ . . . ○ .
 . . ○ . . ○ . . ○ . .
@@ -1691,25 +2146,37 @@ OPTION_DIAGRAMS = {
 . . ○ . . ○ . . ○ . .
 . ○ . . . ○ . . . ○ .
 ○ . . . . ○ . . . . ○
-"""),
-    "flying-horse-sz-picture": ("[19] SZ picture: two squares forward too (fQ2W)", """
+""",
+    ),
+    "flying-horse-sz-picture": (
+        "[19] SZ picture: two squares forward too (fQ2W)",
+        """
 ○ . ○ . ○
 . ○ ○ ○ .
 . ○ ? ○ .
 . . ○ . .
-"""),
-    "flying-horse-srz": ("[19] SRZ: two forward orthogonally or diagonally, one sideways or backward", """
+""",
+    ),
+    "flying-horse-srz": (
+        "[19] SRZ: two forward orthogonally or diagonally, one sideways or backward",
+        """
 ○ . ○ . ○
 . ○ ○ ○ .
 . ○ ? ○ .
 . ○ ○ ○ .
-"""),
-    "neighboring-king-srz": ("[20] SRZ: the drunk elephant's move (not straight back)", """
+""",
+    ),
+    "neighboring-king-srz": (
+        "[20] SRZ: the drunk elephant's move (not straight back)",
+        """
 ○ ○ ○
 ○ ? ○
 ○ . ○
-"""),
-    "mountain-witch-srz": ("[21] SRZ: ranges vertically or diagonally backward", """
+""",
+    ),
+    "mountain-witch-srz": (
+        "[21] SRZ: ranges vertically or diagonally backward",
+        """
 . . . │ . . .
 . . . │ . . .
 . . . │ . . .
@@ -1717,8 +2184,11 @@ OPTION_DIAGRAMS = {
 . . ╱ │ ╲ . .
 . ╱ . │ . ╲ .
 ╱ . . │ . . ╲
-"""),
-    "wizard-stork-sz": ("[22] SZ and jawiki: no forward move (BbW)", """
+""",
+    ),
+    "wizard-stork-sz": (
+        "[22] SZ and jawiki: no forward move (BbW)",
+        """
 ╲ . . . . . ╱
 . ╲ . . . ╱ .
 . . ╲ . ╱ . .
@@ -1726,59 +2196,89 @@ OPTION_DIAGRAMS = {
 . . ╱ ○ ╲ . .
 . ╱ . . . ╲ .
 ╱ . . . . . ╲
-"""),
-    "wizard-stork-ssz": ("[22] SSZ: ranges forward orthogonally and diagonally, steps back (fQbW)", """
+""",
+    ),
+    "wizard-stork-ssz": (
+        "[22] SSZ: ranges forward orthogonally and diagonally, steps back (fQbW)",
+        """
 ╲ . │ . ╱
 . ╲ │ ╱ .
 . . ? . .
 . . ○ . .
-"""),
-    "wizard-stork-srz": ("[22] SRZ: ranges vertically and diagonally forward (fBfbR)", """
+""",
+    ),
+    "wizard-stork-srz": (
+        "[22] SRZ: ranges vertically and diagonally forward (fBfbR)",
+        """
 ╲ . │ . ╱
 . ╲ │ ╱ .
 . . ? . .
 . . │ . .
 . . │ . .
-"""),
-    "blind-monkey-srz": ("[23] SRZ: one square orthogonally", """
+""",
+    ),
+    "blind-monkey-srz": (
+        "[23] SRZ: one square orthogonally",
+        """
 . ○ .
 ○ ? ○
 . ○ .
-"""),
-    "old-rat-srz": ("[24] SRZ: one square diagonally forward or on the left backward diagonal", """
+""",
+    ),
+    "old-rat-srz": (
+        "[24] SRZ: one square diagonally forward or on the left backward diagonal",
+        """
 ○ . ○
 . ? .
 ○ . .
-"""),
-    "dove-srz": ("[25] SRZ: unlimited diagonal range", """
+""",
+    ),
+    "dove-srz": (
+        "[25] SRZ: unlimited diagonal range",
+        """
 ╲ . ○ . ╱
 . ╲ ○ ╱ .
 ○ ○ ? ○ ○
 . ╱ ○ ╲ .
 ╱ . ○ . ╲
-"""),
-    "she-devil-srz": ("[26] SRZ's other description: three sideways, one back or diagonally forward", """
+""",
+    ),
+    "she-devil-srz": (
+        "[26] SRZ's other description: three sideways, one back or diagonally forward",
+        """
 . . ○ . ○ . .
 ○ ○ ○ ? ○ ○ ○
 . . . ○ . . .
-"""),
-    "enchanted-badger-srz": ("[27] SRZ: two squares in any orthogonal direction (R2)", """
+""",
+    ),
+    "enchanted-badger-srz": (
+        "[27] SRZ: two squares in any orthogonal direction (R2)",
+        """
 . . ○ . .
 . . ○ . .
 ○ ○ ? ○ ○
 . . ○ . .
 . . ○ . .
-"""),
-    "enchanted-fox-srz": ("[28] SRZ: ranges only to the left and right", """
+""",
+    ),
+    "enchanted-fox-srz": (
+        "[28] SRZ: ranges only to the left and right",
+        """
 ─ ? ─
-"""),
-    "racing-chariot-srz": ("[29] SRZ: no step (a rook)", """
+""",
+    ),
+    "racing-chariot-srz": (
+        "[29] SRZ: no step (a rook)",
+        """
 . │ .
 ─ ? ─
 . │ .
-"""),
-    "golden-bird-srz-range-forward": ("[31] SRZ (a): diagonally forward jumping up to three pieces; "
-                                      "three sideways and diagonally back; range forward", """
+""",
+    ),
+    "golden-bird-srz-range-forward": (
+        "[31] SRZ (a): diagonally forward jumping up to three pieces; "
+        "three sideways and diagonally back; range forward",
+        """
 ╲ . . │ . . ╱
 . ╲ . │ . ╱ .
 . . ╲ │ ╱ . .
@@ -1786,8 +2286,11 @@ OPTION_DIAGRAMS = {
 . . ○ . ○ . .
 . ○ . . . ○ .
 ○ . . . . . ○
-"""),
-    "golden-bird-srz-range-backward": ("[31] SRZ (b): the same with the range straight backward", """
+""",
+    ),
+    "golden-bird-srz-range-backward": (
+        "[31] SRZ (b): the same with the range straight backward",
+        """
 ╲ . . . . . ╱
 . ╲ . . . ╱ .
 . . ╲ . ╱ . .
@@ -1795,17 +2298,23 @@ OPTION_DIAGRAMS = {
 . . ○ │ ○ . .
 . ○ . │ . ○ .
 ○ . . │ . . ○
-"""),
-    "great-dragon-jawiki": ("[32] jawiki (set-up great dragon): range and 2nd/3rd-square jumps "
-                            "sideways, two vertically, three diagonally back", """
+""",
+    ),
+    "great-dragon-jawiki": (
+        "[32] jawiki (set-up great dragon): range and 2nd/3rd-square jumps "
+        "sideways, two vertically, three diagonally back",
+        """
 . . . ○ . . .
 . . . ○ . . .
 ─ ─ ─ ? ─ ─ ─
 . . ○ ○ ○ . .
 . ○ . ○ . ○ .
 ○ . . . . . ○
-"""),
-    "great-dragon-sz-picture": ("[32] SZ picture: three squares sideways only", """
+""",
+    ),
+    "great-dragon-sz-picture": (
+        "[32] SZ picture: three squares sideways only",
+        """
 ○ . . . . . ○
 . ○ . ○ . ○ .
 . . ○ ○ ○ . .
@@ -1813,8 +2322,11 @@ OPTION_DIAGRAMS = {
 . . ○ ○ ○ . .
 . ○ . ○ . ○ .
 ○ . . . . . ○
-"""),
-    "great-dragon-srz": ("[32] SRZ: ranges diagonally, three squares vertically", """
+""",
+    ),
+    "great-dragon-srz": (
+        "[32] SRZ: ranges diagonally, three squares vertically",
+        """
 ╲ . . ○ . . ╱
 . ╲ . ○ . ╱ .
 . . ╲ ○ ╱ . .
@@ -1822,8 +2334,11 @@ OPTION_DIAGRAMS = {
 . . ╱ ○ ╲ . .
 . ╱ . ○ . ╲ .
 ╱ . . ○ . . ╲
-"""),
-    "left-chariot-sz": ("[33] SZ and SSZ: range forward, forward-right, backward-left; one step left", """
+""",
+    ),
+    "left-chariot-sz": (
+        "[33] SZ and SSZ: range forward, forward-right, backward-left; one step left",
+        """
 . . . │ . . ╱
 . . . │ . ╱ .
 . . . │ ╱ . .
@@ -1831,8 +2346,11 @@ OPTION_DIAGRAMS = {
 . . ╱ . . . .
 . ╱ . . . . .
 ╱ . . . . . .
-"""),
-    "left-chariot-srz": ("[33] SRZ: the same without the forward range", """
+""",
+    ),
+    "left-chariot-srz": (
+        "[33] SRZ: the same without the forward range",
+        """
 . . . . . . ╱
 . . . . . ╱ .
 . . . . ╱ . .
@@ -1840,8 +2358,11 @@ OPTION_DIAGRAMS = {
 . . ╱ . . . .
 . ╱ . . . . .
 ╱ . . . . . .
-"""),
-    "right-chariot-sz": ("[34] SZ and SSZ: range forward, forward-left, backward-right; one step right", """
+""",
+    ),
+    "right-chariot-sz": (
+        "[34] SZ and SSZ: range forward, forward-left, backward-right; one step right",
+        """
 ╲ . . │ . . .
 . ╲ . │ . . .
 . . ╲ │ . . .
@@ -1849,8 +2370,11 @@ OPTION_DIAGRAMS = {
 . . . . ╲ . .
 . . . . . ╲ .
 . . . . . . ╲
-"""),
-    "right-chariot-srz": ("[34] SRZ: the same without the forward range", """
+""",
+    ),
+    "right-chariot-srz": (
+        "[34] SRZ: the same without the forward range",
+        """
 ╲ . . . . . .
 . ╲ . . . . .
 . . ╲ . . . .
@@ -1858,8 +2382,11 @@ OPTION_DIAGRAMS = {
 . . . . ╲ . .
 . . . . . ╲ .
 . . . . . . ╲
-"""),
-    "white-tiger-sz-picture": ("[35] SZ picture: left and right reversed", """
+""",
+    ),
+    "white-tiger-sz-picture": (
+        "[35] SZ picture: left and right reversed",
+        """
 . . . │ . . ╱
 . . . │ . ╱ .
 . . ○ │ ╱ . .
@@ -1867,24 +2394,33 @@ OPTION_DIAGRAMS = {
 . . . │ . . .
 . . . │ . . .
 . . . │ . . .
-"""),
-    "white-tiger-srz": ("[35] SRZ: range sideways and forward-left, two vertically and forward-right", """
+""",
+    ),
+    "white-tiger-srz": (
+        "[35] SRZ: range sideways and forward-left, two vertically and forward-right",
+        """
 ╲ . . . . . .
 . ╲ . ○ . ○ .
 . . ╲ ○ ○ . .
 ─ ─ ─ ? ─ ─ ─
 . . . ○ . . .
 . . . ○ . . .
-"""),
-    "blue-dragon-sz-picture": ("[36] SZ picture: left and right reversed", """
+""",
+    ),
+    "blue-dragon-sz-picture": (
+        "[36] SZ picture: left and right reversed",
+        """
 ╲ . . . . . .
 . ╲ . ○ . . .
 . . ╲ ○ ○ . .
 ─ ─ ─ ? ─ ─ ─
 . . . ○ . . .
 . . . ○ . . .
-"""),
-    "blue-dragon-srz": ("[36] SRZ: range vertically and forward-right, two sideways and forward-left", """
+""",
+    ),
+    "blue-dragon-srz": (
+        "[36] SRZ: range vertically and forward-right, two sideways and forward-left",
+        """
 . . . │ . . ╱
 . ○ . │ . ╱ .
 . . ○ │ ╱ . .
@@ -1892,33 +2428,49 @@ OPTION_DIAGRAMS = {
 . . . │ . . .
 . . . │ . . .
 . . . │ . . .
-"""),
-    "violent-ox-srz": ("[37] SRZ: two squares vertically or range diagonally forward", """
+""",
+    ),
+    "violent-ox-srz": (
+        "[37] SRZ: two squares vertically or range diagonally forward",
+        """
 ╲ . ○ . ╱
 . ╲ ○ ╱ .
 . . ? . .
 . . ○ . .
 . . ○ . .
-"""),
-    "left-general-sz-picture": ("[39] SZ picture: not directly backward either", """
+""",
+    ),
+    "left-general-sz-picture": (
+        "[39] SZ picture: not directly backward either",
+        """
 ○ ○ ○
 . ? ○
 ○ . ○
-"""),
-    "left-general-srz": ("[39] SRZ: as a king", """
+""",
+    ),
+    "left-general-srz": (
+        "[39] SRZ: as a king",
+        """
 ○ ○ ○
 ○ ? ○
 ○ ○ ○
-"""),
-    "right-general-srz": ("[40] SRZ: as a king", """
+""",
+    ),
+    "right-general-srz": (
+        "[40] SRZ: as a king",
+        """
 ○ ○ ○
 ○ ? ○
 ○ ○ ○
-"""),
-    "savage-tiger-srz": ("[41] SRZ: ranges straight forward, like the lance", """
+""",
+    ),
+    "savage-tiger-srz": (
+        "[41] SRZ: ranges straight forward, like the lance",
+        """
 │
 ?
-"""),
+""",
+    ),
 }
 OPTION_PASSES = {"great-elephant-jcsa", "furious-fiend-english"}  # they keep a lion power
 
@@ -1940,9 +2492,7 @@ def test_option_moves_on_an_empty_board(option, color):
         expected = {s for s in ALL_SQUARES if same_colour(s, START)} - {START}
     else:
         expected = diagram_destinations(OPTION_DIAGRAMS[option][1], START, color)
-    assert got == expected, (
-        f"{option} ({color}): missing {sorted(expected - got)}, extra {sorted(got - expected)}"
-    )
+    assert got == expected, f"{option} ({color}): missing {sorted(expected - got)}, extra {sorted(got - expected)}"
 
 
 def test_option_list_is_complete():
@@ -1986,8 +2536,7 @@ def test_option_lion_dog_no_promotion():
     assert not m.promotes
     assert (g.piece_at("9h").name, g.piece_at("9h").promoted) == ("Lion dog", False)
     # a western barbarian still becomes a lion dog (L364)
-    g = make_game(("9i", "Western barbarian", "black"), ("9h", "Pawn", "white"),
-                  options=["lion-dog-no-promotion"])
+    g = make_game(("9i", "Western barbarian", "black"), ("9h", "Pawn", "white"), options=["lion-dog-no-promotion"])
     assert play(g, "9i", "9h", captures=["9h"]).promotes
     assert g.piece_at("9h").name == "Lion dog"
 
@@ -2004,7 +2553,9 @@ def test_option_great_elephant_jawiki_jumps_up_to_three_pieces():
     """[5]: jawiki's note: it may jump over up to three pieces and slide on."""
     g = make_game(
         ("9i", "Great elephant", "black"),
-        ("9h", "Pawn", "black"), ("9g", "Pawn", "white"), ("9f", "Pawn", "black"),
+        ("9h", "Pawn", "black"),
+        ("9g", "Pawn", "white"),
+        ("9f", "Pawn", "black"),
         ("9d", "Pawn", "white"),
         options=["great-elephant-jawiki"],
     )

@@ -20,8 +20,8 @@ import pytest
 pa = pytest.importorskip("pyarrow")
 import pyarrow.dataset as pds  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
-
 from conftest import contents  # noqa: E402
+
 import taikyoku  # noqa: E402
 import taikyoku._core as core  # noqa: E402
 import taikyoku.datasets as tds  # noqa: E402
@@ -94,7 +94,9 @@ def test_open_reads_both_tables_with_the_documented_schemas(made, kind, fmt):
     assert "positions" not in ds.__dict__  # lazy: nothing read yet
     games, positions = ds.games, ds.positions
     assert games.schema.equals(tds.games_schema()) and positions.schema.equals(tds.positions_schema())
-    assert games.num_rows == spec["games"] and positions.num_rows == ds.num_positions == sum(games.column("plies").to_pylist())
+    assert games.num_rows == spec["games"] and positions.num_rows == ds.num_positions == sum(
+        games.column("plies").to_pylist()
+    )
     assert games.column("game_id").to_pylist() == list(range(spec["games"]))
     assert set(games.column("black_player").to_pylist()) == {kind}
     visits = positions.column("visits").to_pylist()
@@ -187,7 +189,13 @@ def test_decoded_observations_equal_game_observation(made):
             game = game.clone()
         game.play(int(table.column("action")[p].as_py()))
     picked = table.take(plies)
-    for kwargs in [{}, {"frame": "absolute"}, {"compact": True}, {"compact": True, "frame": "absolute"}, {"dtype": "float32"}]:
+    for kwargs in [
+        {},
+        {"frame": "absolute"},
+        {"compact": True},
+        {"compact": True, "frame": "absolute"},
+        {"dtype": "float32"},
+    ]:
         obs = ds.observations(picked, **kwargs)
         assert obs.shape[0] == len(plies)
         for row, p in enumerate(plies):
@@ -224,7 +232,9 @@ def test_verify_detects_a_tampered_position(made, tmp_path):
         table = pa.ipc.open_file(f).read_all()
     legal = table.column("legal_moves").to_numpy().copy()
     legal[5] += 1
-    table = table.set_column(table.schema.get_field_index("legal_moves"), table.schema.field("legal_moves"), pa.array(legal))
+    table = table.set_column(
+        table.schema.get_field_index("legal_moves"), table.schema.field("legal_moves"), pa.array(legal)
+    )
     with pa.ipc.new_file(str(path), table.schema, options=pa.ipc.IpcWriteOptions(compression="zstd")) as w:
         w.write_table(table)
     with pytest.raises(TaikyokuError, match="part-00001.arrow has .* bytes but the manifest says"):
@@ -246,8 +256,19 @@ def test_batches_follow_the_table_and_carry_sparse_visits(made):
     assert [len(b["action"]) for b in batches] == [5] * (n // 5) + ([n % 5] if n % 5 else [])
     assert len(list(ds.batches(batch_size=5, drop_last=True, compact=True))) == n // 5
     first = batches[0]
-    assert set(first) == {"observation", "action", "outcome", "legal_moves", "root_value", "game_id", "ply",
-                          "visit_actions", "visit_counts", "visit_offsets", "decided"}
+    assert set(first) == {
+        "observation",
+        "action",
+        "outcome",
+        "legal_moves",
+        "root_value",
+        "game_id",
+        "ply",
+        "visit_actions",
+        "visit_counts",
+        "visit_offsets",
+        "decided",
+    }
     assert first["observation"].shape == (5, 36, 36, 8)
     for key in ("action", "legal_moves", "game_id", "ply", "visit_actions", "visit_counts", "visit_offsets"):
         assert first[key].dtype == np.int64, key
@@ -257,7 +278,9 @@ def test_batches_follow_the_table_and_carry_sparse_visits(made):
     np.testing.assert_array_equal(joined["outcome"], ds.positions.column("outcome").to_numpy())
     # decided: the position's game has a result (the games table's, joined on game_id).
     results = dict(zip(ds.games.column("game_id").to_pylist(), ds.games.column("result").to_pylist()))
-    assert np.concatenate([b["decided"] for b in batches]).tolist() == [results[g] is not None for g in joined["game_id"].tolist()]
+    assert np.concatenate([b["decided"] for b in batches]).tolist() == [
+        results[g] is not None for g in joined["game_id"].tolist()
+    ]
     stored = ds.positions.column("visits").to_pylist()
     row = 0
     for b in batches:
@@ -285,7 +308,9 @@ def test_shuffled_batches_are_a_permutation_fixed_by_the_seed(made):
     one = order(ds.batches(batch_size=16, shuffle=True, seed=1, compact=True))
     assert sorted(one) == sorted(plain) == plain and one != plain
     assert order(ds.batches(batch_size=16, shuffle=True, seed=1, compact=True)) == one
-    assert order(ds.batches(batch_size=7, shuffle=True, seed=1, compact=True)) == one  # batch size does not change the order
+    assert (
+        order(ds.batches(batch_size=7, shuffle=True, seed=1, compact=True)) == one
+    )  # batch size does not change the order
     assert order(ds.batches(batch_size=16, shuffle=True, seed=2, compact=True)) != one
     assert sorted(order(ds.batches(batch_size=16, shuffle=True, compact=True))) == plain  # seed=None: fresh order
 
@@ -456,11 +481,26 @@ def test_damage_is_caught_on_open_or_read_and_repaired_by_a_rerun(tmp_path, fmt)
 
     cases = {
         "bit flip": (flip, "CRC-32"),
-        "truncated": (lambda r, m: (r / f"games/part-00001.{fmt}").write_bytes((r / f"games/part-00001.{fmt}").read_bytes()[:-9]), "bytes but the manifest"),
-        "duplicated entry": (lambda r, m: write_manifest(r, {**m, "shards": m["shards"] + m["shards"][:1]}), "listed twice"),
-        "complete but short": (lambda r, m: write_manifest(r, {**m, "shards": m["shards"][1:]}), "lists 3 of its 4 shards"),
-        "wrong game range": (lambda r, m: write_manifest(r, {**m, "shards": [{**m["shards"][0], "games": 2}] + m["shards"][1:]}), "claims games"),
-        "wrong position count": (lambda r, m: write_manifest(r, {**m, "shards": [{**m["shards"][0], "positions": 7}] + m["shards"][1:]}), "manifest says 7 positions"),
+        "truncated": (
+            lambda r, m: (r / f"games/part-00001.{fmt}").write_bytes((r / f"games/part-00001.{fmt}").read_bytes()[:-9]),
+            "bytes but the manifest",
+        ),
+        "duplicated entry": (
+            lambda r, m: write_manifest(r, {**m, "shards": m["shards"] + m["shards"][:1]}),
+            "listed twice",
+        ),
+        "complete but short": (
+            lambda r, m: write_manifest(r, {**m, "shards": m["shards"][1:]}),
+            "lists 3 of its 4 shards",
+        ),
+        "wrong game range": (
+            lambda r, m: write_manifest(r, {**m, "shards": [{**m["shards"][0], "games": 2}] + m["shards"][1:]}),
+            "claims games",
+        ),
+        "wrong position count": (
+            lambda r, m: write_manifest(r, {**m, "shards": [{**m["shards"][0], "positions": 7}] + m["shards"][1:]}),
+            "manifest says 7 positions",
+        ),
     }
     for name, (how, message) in cases.items():
         root = damaged(how)
@@ -544,9 +584,21 @@ def settings_of_args(args):
     """The settings (as the manifest records them) of ``taikyoku.selfplay(out, **args)``, without playing."""
     from taikyoku.selfplay import MCTS_KNOBS, settings_json
 
-    full = dict(players="random", games=8, seed=0, threads=None, format="arrow", max_plies=5000, simulations=64,
-                variant="taikyoku", options=None, games_per_shard=None, progress=False, leaves_per_game=8,
-                concurrent_games=1)
+    full = dict(
+        players="random",
+        games=8,
+        seed=0,
+        threads=None,
+        format="arrow",
+        max_plies=5000,
+        simulations=64,
+        variant="taikyoku",
+        options=None,
+        games_per_shard=None,
+        progress=False,
+        leaves_per_game=8,
+        concurrent_games=1,
+    )
     full.update({k: v for k, v in args.items() if k not in MCTS_KNOBS})
     return json.loads(settings_json(mcts={k: v for k, v in args.items() if k in MCTS_KNOBS}, **full))
 
@@ -583,7 +635,9 @@ def test_recipe_command_runs_through_the_cli(path, tmp_path, capsys):
         pytest.skip(f"taikyoku selfplay is unavailable: exit {e.code}")
     recorded = json.loads((tmp_path / "ds" / "manifest.json").read_text())["settings"]
     small = dict(recipe["args"], games=1, max_plies=2)
-    assert recorded == dict(recipe["settings"], games=1, max_plies=2, games_per_shard=settings_of_args(small)["games_per_shard"])
+    assert recorded == dict(
+        recipe["settings"], games=1, max_plies=2, games_per_shard=settings_of_args(small)["games_per_shard"]
+    )
     capsys.readouterr()
 
 
@@ -722,9 +776,22 @@ def test_the_dataset_card_lets_hugging_face_find_both_tables(made, kind, fmt):
 def test_the_card_of_an_unfinished_run_says_so_and_a_failed_run_removes_it(tmp_path):
     from taikyoku.selfplay import settings_json
 
-    settings = settings_json(players="random", games=4, seed=0, threads=None, format="arrow", max_plies=5,
-                             simulations=64, variant="taikyoku", options=None, games_per_shard=2, progress=False,
-                             leaves_per_game=8, concurrent_games=1, mcts={})
+    settings = settings_json(
+        players="random",
+        games=4,
+        seed=0,
+        threads=None,
+        format="arrow",
+        max_plies=5,
+        simulations=64,
+        variant="taikyoku",
+        options=None,
+        games_per_shard=2,
+        progress=False,
+        leaves_per_game=8,
+        concurrent_games=1,
+        mcts={},
+    )
     writer = core.DatasetWriter(str(tmp_path / "ds"), settings)
     header, body = _card(tmp_path / "ds")
     assert "size_categories" not in header and "**Incomplete:**" in body and "| games |" not in body
@@ -749,7 +816,9 @@ def hugging_face(tmp_path, monkeypatch):
     return hf
 
 
-@pytest.mark.parametrize("kind,fmt", [("random", "arrow"), ("mcts", "parquet"), ("legal", "arrow"), ("legal", "parquet")])
+@pytest.mark.parametrize(
+    "kind,fmt", [("random", "arrow"), ("mcts", "parquet"), ("legal", "arrow"), ("legal", "parquet")]
+)
 def test_hugging_face_load_dataset_reads_the_root_through_the_card(made, kind, fmt, hugging_face, tmp_path):
     """``datasets.load_dataset(DIR)`` finds both tables from the card's configs, in either format, and
     reads every column as taikyoku.datasets does (the stored legal actions included)."""
@@ -767,12 +836,15 @@ def test_hugging_face_load_dataset_reads_the_root_through_the_card(made, kind, f
     assert games[len(ds) - 1] == ds.games.to_pylist()[-1]
     # The files without the card, through the generic builders.
     builder = "arrow" if fmt == "arrow" else "parquet"
-    plain = hugging_face.load_dataset(builder, data_files={"train": str(root / "positions" / f"*.{fmt}")}, split="train",
-                                      cache_dir=cache)
+    plain = hugging_face.load_dataset(
+        builder, data_files={"train": str(root / "positions" / f"*.{fmt}")}, split="train", cache_dir=cache
+    )
     assert plain.num_rows == ds.num_positions
 
 
-@pytest.mark.parametrize("kind,fmt", [("random", "arrow"), ("random", "parquet"), ("legal", "arrow"), ("legal", "parquet")])
+@pytest.mark.parametrize(
+    "kind,fmt", [("random", "arrow"), ("random", "parquet"), ("legal", "arrow"), ("legal", "parquet")]
+)
 def test_pyarrow_reads_a_table_folder_and_the_root(made, kind, fmt):
     root = made(kind, fmt)
     ds = tds.open(root)
@@ -781,8 +853,13 @@ def test_pyarrow_reads_a_table_folder_and_the_root(made, kind, fmt):
     assert positions.schema.metadata[b"taikyoku.table"] == b"positions"
     # The root: one dataset of both folders, told apart by a partition field; the two
     # metadata files (manifest.json, README.md) left out.
-    both = pds.dataset(root, format=PDS_FORMAT[fmt], partitioning=["table"], exclude_invalid_files=True,
-                       schema=tds.positions_schema(ds.has_legal_actions).append(pa.field("table", pa.string())))
+    both = pds.dataset(
+        root,
+        format=PDS_FORMAT[fmt],
+        partitioning=["table"],
+        exclude_invalid_files=True,
+        schema=tds.positions_schema(ds.has_legal_actions).append(pa.field("table", pa.string())),
+    )
     table = both.to_table(filter=pds.field("table") == "positions")
     assert table.num_rows == ds.num_positions
     assert table.drop_columns(["table"]).equals(ds.positions.select(table.schema.names[:-1]))
@@ -802,7 +879,9 @@ def test_split_by_game_is_deterministic_disjoint_and_complete(made):
     again = ds.split(0.34, seed=1)
     assert (ids(again[0]), ids(again[1])) == (ids(train), ids(validation))
     # Positions follow their games: nothing shared, nothing lost.
-    assert set(train.positions.column("game_id").to_pylist()).isdisjoint(validation.positions.column("game_id").to_pylist())
+    assert set(train.positions.column("game_id").to_pylist()).isdisjoint(
+        validation.positions.column("game_id").to_pylist()
+    )
     assert train.positions.num_rows + validation.positions.num_rows == ds.num_positions
     assert train.num_positions + validation.num_positions == ds.num_positions
     assert train.games.column("game_id").to_pylist() == ids(train)
@@ -928,13 +1007,14 @@ def test_replay_legal_actions_gives_every_stored_positions_legal_actions():
     played = [list(a) for a in games.column("actions").to_pylist()]
     offsets = np.cumsum([0] + [len(a) for a in played])
     flat, ends = taikyoku._core.replay_legal_actions(
-        np.array([x for a in played for x in a], dtype=np.int64), offsets.astype(np.int64), variant=ds.variant)
+        np.array([x for a in played for x in a], dtype=np.int64), offsets.astype(np.int64), variant=ds.variant
+    )
     assert flat.dtype == np.int32 and ends[-1] == len(flat) and len(ends) == sum(map(len, played)) + 1
     position = 0
     for actions in played:
         game = ds.new_game()
         for action in actions:
-            assert np.array_equal(flat[ends[position]:ends[position + 1]], game.legal_actions())
+            assert np.array_equal(flat[ends[position] : ends[position + 1]], game.legal_actions())
             game.play(int(action))
             position += 1
     # The stored legal-move counts agree.
@@ -961,7 +1041,9 @@ def test_the_shard_layout_comes_from_a_target_in_positions(tmp_path):
     assert settings_of_args(dict(players="random", shard_positions=6_000))["games_per_shard"] == 2
     assert settings_of_args(dict(players="random", games_per_shard=7))["games_per_shard"] == 7
     # 40-ply random games, 90 positions a shard: shards of 2 games (90 / 40, rounded).
-    summary = taikyoku.selfplay(str(tmp_path / "a"), players="random", games=5, max_plies=40, shard_positions=90, threads=1)
+    summary = taikyoku.selfplay(
+        str(tmp_path / "a"), players="random", games=5, max_plies=40, shard_positions=90, threads=1
+    )
     ds = tds.open(tmp_path / "a")
     assert ds.settings["games_per_shard"] == 2 and "shard_positions" not in ds.settings
     assert [s["positions"] for s in ds.shards] == [80, 80, 40] and summary["positions"] == 200
@@ -1036,7 +1118,7 @@ def test_stored_legal_actions_are_the_replayed_ones(made, fmt):
     assert ds.positions.drop_columns(["legal_actions"]).equals(plain.positions) and ds.games.equals(plain.games)
     stored = ds.positions.column("legal_actions").to_pylist()
     actions, offsets = plain.legal_actions()  # replayed
-    assert [actions[offsets[i]:offsets[i + 1]].tolist() for i in range(len(stored))] == stored
+    assert [actions[offsets[i] : offsets[i + 1]].tolist() for i in range(len(stored))] == stored
     got = ds.legal_actions()  # read from the column
     assert np.array_equal(got[0], actions) and np.array_equal(got[1], offsets) and got[0].dtype == np.int64
     assert np.array_equal(np.diff(offsets), ds.positions.column("legal_moves").to_numpy())
@@ -1059,8 +1141,8 @@ def test_legal_actions_of_any_rows_and_subsets(made):
         picked = source.positions.take(rows)
         for data in (picked, pl.from_arrow(picked), picked.to_batches()[0]):
             actions, offsets = source.legal_actions(data)
-            assert [actions[offsets[i]:offsets[i + 1]].tolist() for i in range(3)] == [
-                all_actions[all_offsets[r]:all_offsets[r + 1]].tolist() for r in rows
+            assert [actions[offsets[i] : offsets[i + 1]].tolist() for i in range(3)] == [
+                all_actions[all_offsets[r] : all_offsets[r + 1]].tolist() for r in rows
             ]
     # A subset's rows; a row of another game, or of a ply the game does not have, is refused.
     one = plain.subset([1])
@@ -1087,7 +1169,7 @@ def test_batches_and_samples_carry_the_stored_legal_actions(made, monkeypatch):
         assert batch["legal_actions"].dtype == np.int64 and offsets[-1] == len(batch["legal_actions"])
         assert np.array_equal(np.diff(offsets), batch["legal_moves"])
         for i in range(len(batch["action"])):
-            assert batch["legal_actions"][offsets[i]:offsets[i + 1]].tolist() == stored[row]
+            assert batch["legal_actions"][offsets[i] : offsets[i + 1]].tolist() == stored[row]
             row += 1
     assert row == ds.num_positions
     assert "legal_actions" not in next(ds.batches(batch_size=2, compact=True, legal_actions=False))
@@ -1114,8 +1196,10 @@ def test_verify_detects_tampered_legal_actions(made, tmp_path):
     ds = tds.open(without_checks(root))
     with pytest.warns(tds.UncheckedShardsWarning):
         assert ds.verify([0])["games"] == 1
-    with pytest.raises(TaikyokuError, match="game 1: ply 2: the stored legal_actions differ"), \
-            pytest.warns(tds.UncheckedShardsWarning):
+    with (
+        pytest.raises(TaikyokuError, match="game 1: ply 2: the stored legal_actions differ"),
+        pytest.warns(tds.UncheckedShardsWarning),
+    ):
         ds.verify()
     # A file without the column in a dataset that stores it: not its schema.
     plain = made("mcts", "arrow") / "positions" / "part-00001.arrow"
@@ -1172,15 +1256,22 @@ def test_taishin_pass_runs_are_stored_and_decoded_as_the_environment_sees_them(t
     assert g.consecutive_passes("black") == 2 and g.consecutive_passes("white") == 0
     last = observations[-1]  # White to move: the opponent (Black) has passed twice
     assert int(last[0, 0, names.index("opponent_passes")]) == 2 and int(last[0, 0, names.index("mover_passes")]) == 0
-    table = pa.table({
-        "board": pa.array([g.compact_board().tolist()], pa.list_(pa.uint16(), 1296)),
-        "white_to_move": [False], "repetitions": pa.array([0], pa.uint8()), "ply": pa.array([4], pa.uint32()),
-        "passes": pa.array([2], pa.uint8()), "opponent_passes": pa.array([0], pa.uint8()),
-    })
+    table = pa.table(
+        {
+            "board": pa.array([g.compact_board().tolist()], pa.list_(pa.uint16(), 1296)),
+            "white_to_move": [False],
+            "repetitions": pa.array([0], pa.uint8()),
+            "ply": pa.array([4], pa.uint32()),
+            "passes": pa.array([2], pa.uint8()),
+            "opponent_passes": pa.array([0], pa.uint8()),
+        }
+    )
     decoded = tds.decode(table, "taishin", compact=True)
     assert np.array_equal(decoded[0], g.observation(compact=True))
     # Self-play stores them, and verify checks them against a replay.
-    taikyoku.selfplay(tmp_path / "taishin", variant="taishin", games=2, max_plies=300, seed=3, threads=1, progress=False)
+    taikyoku.selfplay(
+        tmp_path / "taishin", variant="taishin", games=2, max_plies=300, seed=3, threads=1, progress=False
+    )
     ds = tds.open(tmp_path / "taishin")
     assert {"passes", "opponent_passes"} <= set(ds.positions.schema.names)
     assert ds.verify()["positions"] == ds.num_positions

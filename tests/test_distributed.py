@@ -16,6 +16,7 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from conftest import contents  # noqa: E402
+
 import taikyoku  # noqa: E402
 import taikyoku.datasets as tds  # noqa: E402
 import taikyoku.distributed as td  # noqa: E402
@@ -48,7 +49,9 @@ def test_a_ray_run_equals_a_one_machine_run(cluster, tmp_path, one_machine):
 def test_a_derived_shard_layout_and_stored_legal_actions_match_one_machine(cluster, tmp_path):
     """games_per_shard derived from shard_positions (no games_per_shard given) is the same on the
     driver as on one machine, and so are the files with the legal_actions column."""
-    settings = dict(players="mcts", games=5, seed=2, max_plies=6, simulations=4, shard_positions=12, store_legal_actions=True)
+    settings = dict(
+        players="mcts", games=5, seed=2, max_plies=6, simulations=4, shard_positions=12, store_legal_actions=True
+    )
     taikyoku.selfplay(tmp_path / "one", threads=1, **settings)
     td.selfplay(tmp_path / "ray", shards_per_task=2, **settings)
     assert contents(tmp_path / "ray") == contents(tmp_path / "one")
@@ -104,8 +107,12 @@ td.selfplay(sys.argv[1], address=sys.argv[2], **{settings})
 
 def test_a_driver_killed_mid_run_resumes_exactly(cluster, tmp_path, one_machine):
     out = tmp_path / "data"
-    process = subprocess.Popen([sys.executable, "-c", DRIVER.format(settings=SETTINGS), str(out), cluster],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", DRIVER.format(settings=SETTINGS), str(out), cluster],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert process.stdout.readline().strip() == "started"
     deadline = time.monotonic() + 60
     while not (out / "manifest.json").exists() and time.monotonic() < deadline:
@@ -132,8 +139,12 @@ def test_ray_data_reads_the_tables(cluster, tmp_path, fmt):
 
 def test_the_cli_runs_on_ray(cluster, tmp_path, one_machine):
     flags = ["--games", "12", "--seed", "11", "--max-plies", "1200", "--games-per-shard", "2", "--quiet"]
-    result = subprocess.run([sys.executable, "-m", "taikyoku", "selfplay", "--out", str(tmp_path / "data"),
-                             "--ray", cluster, *flags], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "taikyoku", "selfplay", "--out", str(tmp_path / "data"), "--ray", cluster, *flags],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     assert contents(tmp_path / "data") == one_machine
 

@@ -37,11 +37,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # page -> number of ```python blocks it holds (README.md must have some).
 PAGES = {
-    "README.md": 5,
+    "README.md": 7,
     "docs/ACTIONS.md": 2,
     "docs/RULES.md": 0,
     "docs/PIECE_TABLE.md": 0,
     "docs/PERFORMANCE.md": 0,
+    "docs/STRENGTH.md": 0,
     "datasets/README.md": 12,
 }
 SHELL_LANGUAGES = {"bash", "sh", "shell", "console"}
@@ -90,7 +91,9 @@ def parse_marker(text: str, where: str):
     m = re.fullmatch(r"requires\s+([\w.]+(?:[\s,]+[\w.]+)*)", text)
     if m:
         return None, re.split(r"[\s,]+", m.group(1)), None
-    raise ValueError(f"{where}: unknown doctest marker {text!r} (use 'skip (reason)', 'requires MODULE', 'xfail (reason)')")
+    raise ValueError(
+        f"{where}: unknown doctest marker {text!r} (use 'skip (reason)', 'requires MODULE', 'xfail (reason)')"
+    )
 
 
 def blocks(page: str) -> list:
@@ -112,7 +115,7 @@ def blocks(page: str) -> list:
         i += 1
         while i < len(lines) and lines[i].strip() != "```":
             line = lines[i]
-            body.append(line[len(indent):] if line.startswith(indent) else line.lstrip())
+            body.append(line[len(indent) :] if line.startswith(indent) else line.lstrip())
             i += 1
         assert i < len(lines), f"{page}:{start + 1}: unclosed code fence"
         i += 1
@@ -216,7 +219,9 @@ class PageRun:
                     pytest.fail(f"an earlier block failed: {block.id}: {type(error).__name__}: {error}")
                 if block.xfail:
                     pytest.xfail(f"{block.xfail} ({type(error).__name__}: {error})")
-                raise AssertionError(f"{block.id} failed: {type(error).__name__}: {error}\n--- code ---\n{block.code}") from error
+                raise AssertionError(
+                    f"{block.id} failed: {type(error).__name__}: {error}\n--- code ---\n{block.code}"
+                ) from error
             if target and block.xfail:
                 pytest.fail(f"{block.id} is marked xfail ({block.xfail}) but passed: remove the marker")
 
@@ -328,7 +333,7 @@ def test_the_readme_says_how_long_the_build_takes_and_how_to_watch_it():
 def test_ci_prints_progress_and_runs_the_readme_test_command():
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "set -euo pipefail" in script
-    assert "pip install -v" in script and "--quiet \".[" not in script, "the long build must show its progress"
+    assert "pip install -v" in script and '--quiet ".[' not in script, "the long build must show its progress"
     assert script.count('step "') >= 4, "a timestamped line per step"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "bash .ci/run" in readme

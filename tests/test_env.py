@@ -140,8 +140,15 @@ def test_planes_are_named_and_one_hot():
     kinds = len(taikyoku.piece_types())
     assert len(names) == 2 * kinds + 7 == 609
     assert names[0].startswith("mover/") and names[kinds].startswith("opponent/")
-    assert names[-7:] == ["mover_promoted", "opponent_promoted", "on_board", "repetitions", "white_to_move",
-                          "move_number_high", "move_number_low"]
+    assert names[-7:] == [
+        "mover_promoted",
+        "opponent_promoted",
+        "on_board",
+        "repetitions",
+        "white_to_move",
+        "move_number_high",
+        "move_number_low",
+    ]
     g = taikyoku.Game()
     obs = g.observation()
     assert obs.shape == (GRID, GRID, 609) and obs.dtype == np.uint8
@@ -162,8 +169,16 @@ def test_float32_is_the_same_numbers():
 
 def test_compact_layout():
     names = taikyoku.plane_names(compact=True)
-    assert names == ["mover_piece", "opponent_piece", "promoted", "on_board", "repetitions", "white_to_move",
-                     "move_number_high", "move_number_low"]
+    assert names == [
+        "mover_piece",
+        "opponent_piece",
+        "promoted",
+        "on_board",
+        "repetitions",
+        "white_to_move",
+        "move_number_high",
+        "move_number_low",
+    ]
     g = taikyoku.Game()
     obs = g.observation(compact=True)
     assert obs.shape == (GRID, GRID, 8) and obs.dtype == np.uint16
@@ -305,8 +320,15 @@ def test_illegal_action_raises_by_default_and_loses_on_request():
 
 
 def test_bad_arguments():
-    for kwargs in ({"illegal_action": "shrug"}, {"render_mode": "rgb"}, {"variant": "chess"},
-                   {"opponent": "grandmaster"}, {"frame": "up"}, {"agent_color": "red"}, {"max_plies": -1}):
+    for kwargs in (
+        {"illegal_action": "shrug"},
+        {"render_mode": "rgb"},
+        {"variant": "chess"},
+        {"opponent": "grandmaster"},
+        {"frame": "up"},
+        {"agent_color": "red"},
+        {"max_plies": -1},
+    ):
         with pytest.raises(ValueError):
             taikyoku.TaikyokuEnv(**kwargs)
 
@@ -342,7 +364,7 @@ def test_vector_env_steps_and_resets_in_the_same_step():
     assert env.observation_space.shape == (4, GRID, GRID, 609)
     obs, infos = env.reset(seed=0)
     assert obs.shape == (4, GRID, GRID, 609) and len(infos["legal_actions"]) == 4
-    for step in range(3):
+    for _step in range(3):
         obs, rewards, terminated, truncated, infos = env.step(env.random_actions())
     assert truncated.all() and not terminated.any() and rewards.dtype == np.float32
     assert infos["_final_info"].all()
@@ -413,8 +435,13 @@ def test_vector_env_legal_action_views():
 
 
 def test_vector_env_bad_arguments():
-    for kwargs in ({"num_envs": 0}, {"num_envs": 2, "threads": 0}, {"num_envs": 2, "seed": -1},
-                   {"num_envs": 2, "illegal_action": "x"}, {"num_envs": "2"}):
+    for kwargs in (
+        {"num_envs": 0},
+        {"num_envs": 2, "threads": 0},
+        {"num_envs": 2, "seed": -1},
+        {"num_envs": 2, "illegal_action": "x"},
+        {"num_envs": "2"},
+    ):
         with pytest.raises(ValueError):
             taikyoku.VectorEnv(**kwargs)
 
@@ -434,7 +461,10 @@ def test_mcts_opponent_takes_a_free_king_and_passes_the_checker():
     obs, info = env.reset(seed=0)
     assert env.game.is_over and env.game.result == "black" and env.game.termination == "royal_capture"
     assert taikyoku.mcts_action(kings_face_to_face(), 16, seed=1) == kings_face_to_face().action_of("Kx18q")
-    check_env(gym.make("taikyoku/Taikyoku-v0", opponent="mcts", mcts_simulations=8, illegal_action="lose",
-                       max_plies=10).unwrapped)
+    check_env(
+        gym.make(
+            "taikyoku/Taikyoku-v0", opponent="mcts", mcts_simulations=8, illegal_action="lose", max_plies=10
+        ).unwrapped
+    )
     with pytest.raises(ValueError):
         taikyoku.TaikyokuEnv(opponent="mcts", mcts_simulations=0)

@@ -24,7 +24,10 @@ pytestmark = pytest.mark.usefixtures("no_hang")
 def run(script: str, *args, cwd: Path) -> subprocess.CompletedProcess:
     result = subprocess.run(
         [sys.executable, str(EXAMPLES / script), *map(str, args)],
-        cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT - 10,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT - 10,
     )
     assert result.returncode == 0, f"{script} failed:\n{result.stdout}\n{result.stderr}"
     return result
@@ -32,8 +35,25 @@ def run(script: str, *args, cwd: Path) -> subprocess.CompletedProcess:
 
 def test_train_from_dataset_generates_trains_and_times(tmp_path):
     result = run(
-        "train_from_dataset.py", "--out", "data", "--games", 2, "--simulations", 8, "--max-plies", 16,
-        "--steps", 30, "--batch-size", 16, "--network-steps", 3, "--device", "cpu", "--metrics", "m.json",
+        "train_from_dataset.py",
+        "--out",
+        "data",
+        "--games",
+        2,
+        "--simulations",
+        8,
+        "--max-plies",
+        16,
+        "--steps",
+        30,
+        "--batch-size",
+        16,
+        "--network-steps",
+        3,
+        "--device",
+        "cpu",
+        "--metrics",
+        "m.json",
         cwd=tmp_path,
     )
     metrics = json.loads((tmp_path / "m.json").read_text())
@@ -51,8 +71,19 @@ def test_train_from_dataset_generates_trains_and_times(tmp_path):
 
 def test_train_from_dataset_reads_a_given_dataset(tmp_path):
     result = run(
-        "train_from_dataset.py", "--data", MCTS_SAMPLE, "--steps", 3, "--batch-size", 4, "--network-steps", 1,
-        "--device", "cpu", "--no-save", cwd=tmp_path,
+        "train_from_dataset.py",
+        "--data",
+        MCTS_SAMPLE,
+        "--steps",
+        3,
+        "--batch-size",
+        4,
+        "--network-steps",
+        1,
+        "--device",
+        "cpu",
+        "--no-save",
+        cwd=tmp_path,
     )
     assert "self-play" not in result.stdout and list(tmp_path.iterdir()) == []  # nothing generated, nothing saved
     assert "positions/s" in result.stdout
@@ -60,14 +91,33 @@ def test_train_from_dataset_reads_a_given_dataset(tmp_path):
 
 def test_train_from_dataset_builds_the_datasets_variant_and_saves_it(tmp_path):
     data = tmp_path / "tenjiku-data"
-    taikyoku.selfplay(data, players="mcts", variant="tenjiku", games=4, simulations=8, max_plies=40, seed=1,
-                      threads=1, progress=False)
+    taikyoku.selfplay(
+        data, players="mcts", variant="tenjiku", games=4, simulations=8, max_plies=40, seed=1, threads=1, progress=False
+    )
     summary = tds.open(data).summary()
     assert 0 < summary["truncated"] < summary["games"]  # some games have a value target, some not
     (tmp_path / "run" / "nets").mkdir(parents=True)
     result = run(
-        "train_from_dataset.py", "--data", data, "--steps", 4, "--batch-size", 16, "--network-steps", 1, "--channels", 8,
-        "--blocks", 1, "--device", "cpu", "--save", "nets/tenjiku.pt", "--metrics", "m.json", cwd=tmp_path / "run",
+        "train_from_dataset.py",
+        "--data",
+        data,
+        "--steps",
+        4,
+        "--batch-size",
+        16,
+        "--network-steps",
+        1,
+        "--channels",
+        8,
+        "--blocks",
+        1,
+        "--device",
+        "cpu",
+        "--save",
+        "nets/tenjiku.pt",
+        "--metrics",
+        "m.json",
+        cwd=tmp_path / "run",
     )
     metrics = json.loads((tmp_path / "run" / "m.json").read_text())
     assert metrics["variant"] == "tenjiku" and 0 < metrics["value_target_share"] < 1
@@ -79,8 +129,28 @@ def test_train_from_dataset_builds_the_datasets_variant_and_saves_it(tmp_path):
 
 
 def test_closed_loop_plays_trains_and_saves_each_iteration(tmp_path):
-    args = ["--out", "loop", "--variant", "tenjiku", "--iterations", 2, "--games", 2, "--simulations", 8,
-            "--max-plies", 12, "--steps", 5, "--batch-size", 8, "--channels", 8, "--device", "cpu"]
+    args = [
+        "--out",
+        "loop",
+        "--variant",
+        "tenjiku",
+        "--iterations",
+        2,
+        "--games",
+        2,
+        "--simulations",
+        8,
+        "--max-plies",
+        12,
+        "--steps",
+        5,
+        "--batch-size",
+        8,
+        "--channels",
+        8,
+        "--device",
+        "cpu",
+    ]
     result = run("closed_loop.py", *args, cwd=tmp_path)
     loop = tmp_path / "loop"
     history = json.loads((loop / "metrics.json").read_text())
@@ -98,17 +168,56 @@ def test_closed_loop_plays_trains_and_saves_each_iteration(tmp_path):
         assert tnn.load(loop / f"net-{h['iteration']:02d}.pt", variant="tenjiku").config == net.config
     assert history[1]["train_positions"] == history[0]["positions"] + history[1]["positions"]  # window of 2
     # A second run into the same directory would resume the old datasets: refused without --overwrite.
-    again = subprocess.run([sys.executable, str(EXAMPLES / "closed_loop.py"), *map(str, args)],
-                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    again = subprocess.run(
+        [sys.executable, str(EXAMPLES / "closed_loop.py"), *map(str, args)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert again.returncode != 0 and "--overwrite" in again.stderr
 
 
 def test_ppo_trains_against_random_evaluates_and_saves(tmp_path):
     result = run(
-        "ppo.py", "--updates", 2, "--envs", 4, "--steps", 6, "--epochs", 2, "--minibatch", 8, "--channels", 8,
-        "--blocks", 1, "--head-channels", 8, "--max-plies", 20, "--shaping", 0.5, "--eval-every", 1,
-        "--eval-games", 2, "--eval-max-plies", 20, "--threads", 1, "--device", "cpu", "--seed", 3,
-        "--save", "nets/ppo.pt", "--metrics", "ppo.json", cwd=tmp_path,
+        "ppo.py",
+        "--updates",
+        2,
+        "--envs",
+        4,
+        "--steps",
+        6,
+        "--epochs",
+        2,
+        "--minibatch",
+        8,
+        "--channels",
+        8,
+        "--blocks",
+        1,
+        "--head-channels",
+        8,
+        "--max-plies",
+        20,
+        "--shaping",
+        0.5,
+        "--eval-every",
+        1,
+        "--eval-games",
+        2,
+        "--eval-max-plies",
+        20,
+        "--threads",
+        1,
+        "--device",
+        "cpu",
+        "--seed",
+        3,
+        "--save",
+        "nets/ppo.pt",
+        "--metrics",
+        "ppo.json",
+        cwd=tmp_path,
     )
     metrics = json.loads((tmp_path / "ppo.json").read_text())
     assert metrics["settings"]["variant"] == "tenjiku" and metrics["updates_done"] == 2

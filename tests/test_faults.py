@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import random
 import select
 import signal
@@ -27,7 +26,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import contents, hold_writer_lock
 
 import taikyoku
@@ -70,7 +68,9 @@ def test_torch_dataloader_workers_after_parallel_calls():
         def __getitem__(self, i):
             return np.asarray(parallel_calls())
 
-    loader = torch.utils.data.DataLoader(Positions(), batch_size=2, num_workers=2, multiprocessing_context="fork", timeout=120)
+    loader = torch.utils.data.DataLoader(
+        Positions(), batch_size=2, num_workers=2, multiprocessing_context="fork", timeout=120
+    )
     rows = [tuple(int(v) for v in row) for batch in loader for row in batch]
     assert rows == [expected] * 4
 
@@ -153,7 +153,7 @@ def test_the_cli_reports_an_interruption(tmp_path):
 def test_sigkill_at_random_moments_then_rerun_gives_the_same_bytes(tmp_path, uninterrupted):
     out = tmp_path / "data"
     rng = random.Random(2026)
-    for trial in range(3):
+    for _trial in range(3):
         process = start_run(out)
         time.sleep(rng.uniform(0.05, 0.9))
         process.kill()
@@ -221,8 +221,12 @@ LONG_RUN = ["--players", "random", "--games", "5000", "--max-plies", "1500", "--
 
 
 def _command(out: Path, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "taikyoku", "selfplay", "--out", str(out), *LONG_RUN, *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "taikyoku", "selfplay", "--out", str(out), *LONG_RUN, *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for(condition, seconds=30.0) -> None:
@@ -238,8 +242,12 @@ def test_two_selfplay_commands_on_one_out(tmp_path):
     out = tmp_path / "data"
     first = _command(out)  # minutes long uninterrupted
     _wait_for(lambda: (out / "manifest.json").exists())
-    second = subprocess.run([sys.executable, "-m", "taikyoku", "selfplay", "--out", str(out), *LONG_RUN],
-                            capture_output=True, text=True, timeout=60)
+    second = subprocess.run(
+        [sys.executable, "-m", "taikyoku", "selfplay", "--out", str(out), *LONG_RUN],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert second.returncode == 1 and "Traceback" not in second.stderr, second.stderr
     assert f"is being written by another run (process {first.pid}" in second.stderr, second.stderr
     assert "--wait" in second.stderr and "not empty" not in second.stderr

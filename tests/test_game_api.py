@@ -145,8 +145,15 @@ def test_text_round_trip():
 
 @pytest.mark.parametrize(
     "text",
-    ["", "garbage", "36/36 b 1", Game().to_text().replace(" b 1", " x 1"), Game().to_text().replace(" b 1", " b 0"),
-     Game().to_text().replace("l,wt", "l,zz", 1), Game().to_text().replace("l,wt", "l,3", 1)],
+    [
+        "",
+        "garbage",
+        "36/36 b 1",
+        Game().to_text().replace(" b 1", " x 1"),
+        Game().to_text().replace(" b 1", " b 0"),
+        Game().to_text().replace("l,wt", "l,zz", 1),
+        Game().to_text().replace("l,wt", "l,3", 1),
+    ],
 )
 def test_bad_position_text(text):
     with pytest.raises(taikyoku.PositionTextError):
@@ -235,7 +242,7 @@ def test_fourfold_repetition_is_no_contest():
     g.place("36jj", "R", "black")
     g.place("1a", "R", "white")
     cycle = ["R-36ii", "R-1b", "R-36jj", "R-1a"]
-    for i in range(3):
+    for _i in range(3):
         for notation in cycle:
             assert not g.is_over
             g.play(notation)

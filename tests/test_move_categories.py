@@ -10,12 +10,11 @@ the top. Black moves up (towards rank a), White down. From Black's square 18r:
 
 import functools
 
-import pytest
-
 import boards
-import taikyoku
+import pytest
 from boards import destinations, moves_to
 
+import taikyoku
 
 # --------------------------------------------------------------------------------------------
 # helpers
@@ -114,7 +113,10 @@ def test_knight_jumps_over_pieces():
     # Knight: one square forward plus one diagonally forward (seed line 2987).
     g = make_game(
         ("18r", "N", "black"),
-        ("18q", "P", "black"), ("17q", "P", "white"), ("19q", "P", "black"), ("18p", "P", "white"),
+        ("18q", "P", "black"),
+        ("17q", "P", "white"),
+        ("19q", "P", "black"),
+        ("18p", "P", "white"),
         ("17p", "P", "white"),  # foe on a destination: captured
         ("19p", "P", "black"),  # friend on a destination: no move there
     )
@@ -264,12 +266,7 @@ def test_lion_pass_needs_an_empty_adjacent_square():
 def test_lion_jumps_over_pieces_within_two_squares():
     around = ["17q", "18q", "19q", "17r", "19r", "17s", "18s", "19s"]
     g = make_game(("18r", "LN", "black"), *[(s, "P", "black") for s in around])
-    two_away = {
-        f"{f}{r}"
-        for f in range(16, 21)
-        for r in "pqrst"
-        if abs(f - 18) == 2 or r in "pt"
-    }
+    two_away = {f"{f}{r}" for f in range(16, 21) for r in "pqrst" if abs(f - 18) == 2 or r in "pt"}
     assert len(two_away) == 16
     assert destinations(g, "18r") == two_away
 

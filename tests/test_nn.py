@@ -11,10 +11,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from conftest import contents  # noqa: E402
+
 import taikyoku  # noqa: E402
 import taikyoku.datasets as tds  # noqa: E402
 import taikyoku.nn as tnn  # noqa: E402
-from conftest import contents  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 MCTS_SAMPLE = REPO / "datasets" / "samples" / "mcts-tiny"
@@ -119,7 +120,10 @@ def test_decode_matches_the_engine_and_encode_inverts_it():
 def test_pass_and_igui_end_on_their_start_square():
     g = lion_position("black")
     parts = tnn.decode_actions(g.legal_actions())
-    kinds = {g.move_of(int(a)).notation: (int(f), int(t)) for a, f, t in zip(g.legal_actions(), parts.from_square, parts.to_square)}
+    kinds = {
+        g.move_of(int(a)).notation: (int(f), int(t))
+        for a, f, t in zip(g.legal_actions(), parts.from_square, parts.to_square)
+    }
     assert kinds["LN-!18r"][0] == kinds["LN-!18r"][1]  # the lion's pass
     assert kinds["LNx!18q+"][0] == kinds["LNx!18q+"][1]  # igui
 
@@ -232,7 +236,9 @@ def test_policy_loss_is_cross_entropy_with_normalised_targets():
     want = []
     for row, weight in zip(rows_of(logits, offsets), rows_of(targets, offsets)):
         total = weight.sum()
-        want.append(-(weight / total * torch.log_softmax(row, 0)).sum() if total > 0 else torch.tensor(0.0, dtype=row.dtype))
+        want.append(
+            -(weight / total * torch.log_softmax(row, 0)).sum() if total > 0 else torch.tensor(0.0, dtype=row.dtype)
+        )
     want = torch.stack(want)
     torch.testing.assert_close(tnn.policy_loss(logits, offsets, targets, reduction="none"), want)
     torch.testing.assert_close(tnn.policy_loss(logits, offsets, targets, reduction="sum"), want.sum())
@@ -289,7 +295,9 @@ def test_training_batches_carry_the_visits_and_outcomes():
     assert len(batch) == ds.num_positions
     assert batch.observations.shape == (ds.num_positions, 36, 36, 8)
     per_row = torch.zeros(len(batch), dtype=torch.float32).index_add(0, tnn.segment_ids(batch.offsets), batch.policy)
-    assert per_row.tolist() == np.add.reduceat(raw["visit_counts"], raw["visit_offsets"][:-1]).astype(np.float32).tolist()
+    assert (
+        per_row.tolist() == np.add.reduceat(raw["visit_counts"], raw["visit_offsets"][:-1]).astype(np.float32).tolist()
+    )
     assert batch.value.tolist() == raw["outcome"].astype(np.float32).tolist()
     # Random-play datasets have no visits: the target is the move played.
     rds = tds.open(RANDOM_SAMPLE)
@@ -391,8 +399,15 @@ def test_evaluator_guides_selfplay_reproducibly(tmp_path):
 def test_a_network_for_another_variant_plays_it(tmp_path):
     torch.manual_seed(0)
     net = tnn.PolicyValueNet(channels=8, blocks=1, head_channels=8, variant="tenjiku")
-    summary = taikyoku.selfplay(tmp_path / "tenjiku", players="mcts", variant="tenjiku", games=1, max_plies=6,
-                                simulations=8, evaluator=net.evaluator())
+    summary = taikyoku.selfplay(
+        tmp_path / "tenjiku",
+        players="mcts",
+        variant="tenjiku",
+        games=1,
+        max_plies=6,
+        simulations=8,
+        evaluator=net.evaluator(),
+    )
     ds = tds.open(tmp_path / "tenjiku")
     assert summary["positions"] == ds.num_positions > 0 and ds.variant == "tenjiku"
     batch = next(tnn.training_batches(ds, batch_size=4, seed=0))
@@ -404,7 +419,9 @@ def test_import_without_torch_says_what_to_install():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     assert 'pip install "taikyoku[torch]"' in result.stderr
-    plain = subprocess.run([sys.executable, "-c", "import sys, taikyoku; assert 'torch' not in sys.modules"], timeout=60)
+    plain = subprocess.run(
+        [sys.executable, "-c", "import sys, taikyoku; assert 'torch' not in sys.modules"], timeout=60
+    )
     assert plain.returncode == 0
 
 
@@ -426,7 +443,12 @@ def reference_logits(net, obs, actions, offsets):
             for j in range(int(offsets[b]), int(offsets[b + 1])):
                 fr, fc = divmod(int(parts.from_square[j]), taikyoku.GRID)
                 tr, tc = divmod(int(parts.to_square[j]), taikyoku.GRID)
-                hidden = origin[b, :, fr, fc] + target[b, :, tr, tc] + net.kind_embedding.weight[kinds[j]] + net.policy_global(mean[b])
+                hidden = (
+                    origin[b, :, fr, fc]
+                    + target[b, :, tr, tc]
+                    + net.kind_embedding.weight[kinds[j]]
+                    + net.policy_global(mean[b])
+                )
                 out.append(net.policy_out(torch.relu(hidden)).squeeze(-1))
         return torch.stack(out)
 
@@ -480,8 +502,18 @@ def test_no_weight_depends_on_the_board_size():
 def mixed_results(tmp_path_factory):
     """A Tenjiku MCTS dataset of 4 one-game shards: one decided game, three cut by max_plies."""
     out = tmp_path_factory.mktemp("mixed") / "ds"
-    taikyoku.selfplay(out, players="mcts", variant="tenjiku", games=4, simulations=8, max_plies=40, seed=1,
-                      games_per_shard=1, threads=1, progress=False)
+    taikyoku.selfplay(
+        out,
+        players="mcts",
+        variant="tenjiku",
+        games=4,
+        simulations=8,
+        max_plies=40,
+        seed=1,
+        games_per_shard=1,
+        threads=1,
+        progress=False,
+    )
     ds = tds.open(out)
     results = ds.games.column("result").to_pylist()
     assert None in results and any(r is not None for r in results)
@@ -491,7 +523,9 @@ def mixed_results(tmp_path_factory):
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_batches_say_which_positions_have_a_decided_game(mixed_results, shuffle):
     ds = mixed_results
-    has_result = {g: r is not None for g, r in zip(ds.games.column("game_id").to_pylist(), ds.games.column("result").to_pylist())}
+    has_result = {
+        g: r is not None for g, r in zip(ds.games.column("game_id").to_pylist(), ds.games.column("result").to_pylist())
+    }
     seen = 0
     for batch in ds.batches(batch_size=7, shuffle=shuffle, seed=3, compact=True):  # batches span shards
         assert batch["decided"].dtype == np.bool_
@@ -500,7 +534,9 @@ def test_batches_say_which_positions_have_a_decided_game(mixed_results, shuffle)
     assert seen == ds.num_positions
     # A subset reads only its own games' results.
     one = ds.subset([3])
-    assert all(b["decided"].tolist() == [has_result[3]] * len(b["decided"]) for b in one.batches(batch_size=5, compact=True))
+    assert all(
+        b["decided"].tolist() == [has_result[3]] * len(b["decided"]) for b in one.batches(batch_size=5, compact=True)
+    )
 
 
 def test_the_value_loss_leaves_truncated_games_out(mixed_results):
@@ -524,12 +560,15 @@ def test_the_value_loss_leaves_truncated_games_out(mixed_results):
     total.backward()
     assert all(p.grad is not None for p in small.parameters())
     # A batch without a mask (built by hand) counts every position.
-    plain = tnn.TrainingBatch(random_batch.observations, random_batch.actions, random_batch.offsets,
-                              random_batch.policy, random_batch.value)
+    plain = tnn.TrainingBatch(
+        random_batch.observations, random_batch.actions, random_batch.offsets, random_batch.policy, random_batch.value
+    )
     assert plain.to("cpu").value_mask is None
     torch.testing.assert_close(tnn.value_loss(torch.tensor([0.5, -0.5]), torch.tensor([1.0, 0.0])), torch.tensor(0.25))
-    torch.testing.assert_close(tnn.value_loss(torch.tensor([0.5, -0.5]), torch.tensor([1.0, 0.0]), torch.tensor([0.0, 1.0])),
-                               torch.tensor(0.25))
+    torch.testing.assert_close(
+        tnn.value_loss(torch.tensor([0.5, -0.5]), torch.tensor([1.0, 0.0]), torch.tensor([0.0, 1.0])),
+        torch.tensor(0.25),
+    )
 
 
 def test_truncated_games_can_take_the_search_value_as_a_bootstrapped_target(mixed_results):
@@ -556,11 +595,19 @@ def test_truncated_games_can_take_the_search_value_as_a_bootstrapped_target(mixe
 
 # -- improved-policy targets ------------------------------------------------------------------------
 
+
 def policy_type():
     import pyarrow as pa
 
-    return pa.list_(pa.field("item", pa.struct([pa.field("action", pa.uint32(), nullable=False),
-                                                pa.field("weight", pa.float32(), nullable=False)]), nullable=False))
+    return pa.list_(
+        pa.field(
+            "item",
+            pa.struct(
+                [pa.field("action", pa.uint32(), nullable=False), pa.field("weight", pa.float32(), nullable=False)]
+            ),
+            nullable=False,
+        )
+    )
 
 
 def improved_policy(legal_rows, seed=0):
@@ -578,8 +625,9 @@ def improved_policy(legal_rows, seed=0):
 def with_policy_column(table, legal_rows, seed=0):
     import pyarrow as pa
 
-    return table.append_column(pa.field(tds.POLICY, policy_type(), nullable=False),
-                               pa.array(improved_policy(legal_rows, seed), policy_type()))
+    return table.append_column(
+        pa.field(tds.POLICY, policy_type(), nullable=False), pa.array(improved_policy(legal_rows, seed), policy_type())
+    )
 
 
 def test_batches_carry_the_improved_policy_of_a_synthetic_table():
@@ -675,7 +723,11 @@ def test_a_dataset_with_the_policy_column_trains_on_it(tmp_path):
     assert [[int(a) for a in s["policy_actions"]] for s in samples] == [[e["action"] for e in row] for row in stored]
     # A column of another type is refused, and so is the column in a run that did not use a Gumbel root.
     for name, change, gumbel in (
-        ("mistyped", lambda t, i: t.append_column(tds.POLICY, pa.array([[1]] * t.num_rows, pa.list_(pa.uint32()))), True),
+        (
+            "mistyped",
+            lambda t, i: t.append_column(tds.POLICY, pa.array([[1]] * t.num_rows, pa.list_(pa.uint32()))),
+            True,
+        ),
         ("unannounced", add, False),
     ):
         shutil.copytree(MCTS_SAMPLE, tmp_path / name)
@@ -746,7 +798,9 @@ def test_pretrained_loads_the_shipped_weights(tmp_path, monkeypatch):
     assert tnn.pretrained_variants() == ["tenjiku"]
     got = tnn.pretrained("tenjiku")
     assert got.config == net.config and not got.training
-    with pytest.raises(taikyoku.TaikyokuError, match=r"no pretrained network for taikyoku .*variants with weights: tenjiku"):
+    with pytest.raises(
+        taikyoku.TaikyokuError, match=r"no pretrained network for taikyoku .*variants with weights: tenjiku"
+    ):
         tnn.pretrained("taikyoku")
     with pytest.raises(taikyoku.TaikyokuError, match="unknown variant 'chess'"):
         tnn.pretrained("chess")
@@ -810,7 +864,11 @@ def test_segment_entropy_matches_a_loop_and_has_gradients():
     logits, offsets = csr(LENGTHS)
     got = tnn.segment_entropy(logits, offsets)
     for i, row in enumerate(rows_of(logits, offsets)):
-        want = -(torch.softmax(row, 0) * torch.log_softmax(row, 0)).sum() if len(row) else torch.tensor(0.0, dtype=row.dtype)
+        want = (
+            -(torch.softmax(row, 0) * torch.log_softmax(row, 0)).sum()
+            if len(row)
+            else torch.tensor(0.0, dtype=row.dtype)
+        )
         torch.testing.assert_close(got[i], want)
     logits, offsets = csr([3, 1, 4, 0])
     logits.requires_grad_(True)
@@ -850,11 +908,21 @@ def fill_buffer(buffer, vec, rng, steps):
         choice = offsets[:-1] + (rng.random(vec.num_envs) * np.diff(offsets)).astype(np.int64)
         log_prob, value = rng.standard_normal(vec.num_envs), rng.uniform(-1, 1, vec.num_envs)
         taken = actions[choice]
-        stored.append(dict(obs=observations.copy(), actions=actions.copy(), offsets=offsets.copy(), taken=taken,
-                           log_prob=log_prob, value=value))
+        stored.append(
+            dict(
+                obs=observations.copy(),
+                actions=actions.copy(),
+                offsets=offsets.copy(),
+                taken=taken,
+                log_prob=log_prob,
+                value=value,
+            )
+        )
         next_obs, rewards, terminated, truncated, _ = vec.step(taken)
         stored[-1].update(reward=rewards, done=terminated | truncated)
-        buffer.add(observations, (actions, offsets), choice, log_prob, torch.from_numpy(value), rewards, terminated | truncated)
+        buffer.add(
+            observations, (actions, offsets), choice, log_prob, torch.from_numpy(value), rewards, terminated | truncated
+        )
         observations = next_obs
     return stored
 
@@ -913,8 +981,15 @@ def test_rollout_buffer_minibatches_cover_every_row_once():
     assert len(buffer) == 0 and not buffer.full
     with pytest.raises(ValueError, match="choice"):
         actions, offsets = vec.legal_actions_flat()
-        buffer.add(np.zeros((envs, 36, 36, 8), np.uint16), (actions, offsets), offsets[1:], np.zeros(envs), np.zeros(envs),
-                   np.zeros(envs), np.zeros(envs, bool))
+        buffer.add(
+            np.zeros((envs, 36, 36, 8), np.uint16),
+            (actions, offsets),
+            offsets[1:],
+            np.zeros(envs),
+            np.zeros(envs),
+            np.zeros(envs),
+            np.zeros(envs, bool),
+        )
     assert len(buffer) == 0  # nothing stored by a refused step
 
 
@@ -938,14 +1013,21 @@ def test_a_ppo_step_on_a_vector_env():
         buffer.add(observations, (actions, offsets), choice, log_prob, out.values, rewards, terminated | truncated)
         observations = next_obs
     with torch.no_grad():
-        last = net(torch.from_numpy(observations.astype(np.int32)), *(torch.from_numpy(a.copy()) for a in vec.legal_actions_flat())).values
+        last = net(
+            torch.from_numpy(observations.astype(np.int32)),
+            *(torch.from_numpy(a.copy()) for a in vec.legal_actions_flat()),
+        ).values
     buffer.compute_returns(last)
     for mb in buffer.minibatches(8, seed=0):
         out = net(mb.observations, mb.actions, mb.offsets)
         new_log_prob = tnn.segment_log_prob(out.logits, mb.offsets, mb.index)
         ratio = torch.exp(new_log_prob - mb.log_probs)
         clipped = torch.min(ratio * mb.advantages, ratio.clamp(0.8, 1.2) * mb.advantages)
-        loss = -clipped.mean() + (out.values - mb.returns).square().mean() - 0.01 * tnn.segment_entropy(out.logits, mb.offsets).mean()
+        loss = (
+            -clipped.mean()
+            + (out.values - mb.returns).square().mean()
+            - 0.01 * tnn.segment_entropy(out.logits, mb.offsets).mean()
+        )
         net.zero_grad()
         loss.backward()
         assert torch.isfinite(loss)

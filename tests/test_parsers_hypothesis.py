@@ -14,10 +14,9 @@ import string
 
 import numpy as np
 import pytest
+from conftest import Hang
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
-from conftest import Hang
 
 import taikyoku
 from taikyoku import Game, UnknownSquareError
@@ -62,8 +61,10 @@ def _live(g: Game) -> Game:
     return g
 
 
-POSITIONS = [_live(Game()), *(_live(taikyoku.random_game(seed, max_plies=plies)) for seed, plies in
-                              ((1, 20), (2, 45), (3, 80)))]
+POSITIONS = [
+    _live(Game()),
+    *(_live(taikyoku.random_game(seed, max_plies=plies)) for seed, plies in ((1, 20), (2, 45), (3, 80))),
+]
 POSITIONS = [g for g in POSITIONS if not g.is_over]
 NOTATIONS = sorted({m.notation for g in POSITIONS for m in g.legal_moves()})
 PIECE_NAMES = sorted({t.abbrev for t in taikyoku.piece_types()} | {t.name for t in taikyoku.piece_types()})
@@ -160,17 +161,27 @@ square_like = st.one_of(
     st.text(max_size=6),
     st.text(alphabet=string.digits + "abcdefghijklmnopqrstuvwxyz -+０\x00", max_size=5),
     mutated(SQUARES),
-    st.tuples(st.integers(-2**70, 2**70), st.integers(-2**70, 2**70)),
+    st.tuples(st.integers(-(2**70), 2**70), st.integers(-(2**70), 2**70)),
     st.tuples(st.integers(-2, 40), st.integers(-2, 40)),
 )
-piece_like = st.one_of(st.sampled_from(PIECE_NAMES), st.text(max_size=12), mutated(PIECE_NAMES),
-                       st.sampled_from(PIECE_NAMES).map(str.lower), st.sampled_from(PIECE_NAMES).map(str.upper))
+piece_like = st.one_of(
+    st.sampled_from(PIECE_NAMES),
+    st.text(max_size=12),
+    mutated(PIECE_NAMES),
+    st.sampled_from(PIECE_NAMES).map(str.lower),
+    st.sampled_from(PIECE_NAMES).map(str.upper),
+)
 color_like = st.one_of(st.sampled_from(["black", "white", "Black", "WHITE", "red", "", "b", "w"]), st.text(max_size=6))
 
 
 @FAST
-@given(position=st.sampled_from(range(len(POSITIONS))), square=square_like, piece=piece_like, color=color_like,
-       promoted=st.booleans())
+@given(
+    position=st.sampled_from(range(len(POSITIONS))),
+    square=square_like,
+    piece=piece_like,
+    color=color_like,
+    promoted=st.booleans(),
+)
 def test_place_works_or_is_a_value_error(position, square, piece, color, promoted):
     g = POSITIONS[position].clone()
     ok, _ = works_or_value_error(lambda: g.place(square, piece, color, promoted=promoted), g)
@@ -212,8 +223,9 @@ def test_moves_from_works_or_is_an_unknown_square(position, square):
 # ---------------------------------------------------------------------------------------------
 # Round trips.
 
-random_positions = st.builds(lambda seed, plies: _live(taikyoku.random_game(seed, max_plies=plies)),
-                             st.integers(0, 2**32), st.integers(0, 60))
+random_positions = st.builds(
+    lambda seed, plies: _live(taikyoku.random_game(seed, max_plies=plies)), st.integers(0, 2**32), st.integers(0, 60)
+)
 
 
 # Piece names (codes are shared by a few pieces, e.g. left and right howling dog "HD").
@@ -230,8 +242,15 @@ def crowded_positions(draw):
     g.place("18a", "K", "white")
     for _ in range(draw(st.integers(2, 14))):
         square = (draw(st.integers(14, 22)), draw(st.integers(12, 20)))
-        piece = draw(st.one_of(st.sampled_from(["LN", "FK", "HF", "Free bird", "Buddhist devil"]), st.sampled_from(CROWD)))
-        g.place(square, piece, draw(st.sampled_from(["black", "white"])), promoted=draw(st.booleans()) and piece in PROMOTING)
+        piece = draw(
+            st.one_of(st.sampled_from(["LN", "FK", "HF", "Free bird", "Buddhist devil"]), st.sampled_from(CROWD))
+        )
+        g.place(
+            square,
+            piece,
+            draw(st.sampled_from(["black", "white"])),
+            promoted=draw(st.booleans()) and piece in PROMOTING,
+        )
     return g
 
 
@@ -258,7 +277,9 @@ def assert_notation_round_trip(g: Game):
             continue
         if played != move or by_notation.history()[-1] != move.notation or by_notation.to_text() != by_move.to_text():
             wrong.append(f"{move.notation} played {played.notation}")
-    assert not wrong, f"{len(wrong)} of {g.legal_move_count()} notations do not play back, in {g.to_text()}: {wrong[:5]}"
+    assert not wrong, (
+        f"{len(wrong)} of {g.legal_move_count()} notations do not play back, in {g.to_text()}: {wrong[:5]}"
+    )
 
 
 @SLOW

@@ -70,7 +70,8 @@ def test_wrapped_env_exposes_the_raw_env():
     assert isinstance(env.unwrapped, TaikyokuAEC)
     assert env.metadata["name"] == "taikyoku_v0"
     assert env.metadata["is_parallelizable"] is False
-    with pytest.raises(Exception):  # OrderEnforcingWrapper: no stepping before reset
+    with pytest.raises(Exception):  # noqa: B017 (OrderEnforcingWrapper's class varies by version)
+        # OrderEnforcingWrapper: no stepping before reset
         env.step(0)
 
 
@@ -144,8 +145,8 @@ def test_each_agent_finds_its_own_king_near_itself():
     env.reset()
     env.step(int(env.unwrapped.game.legal_actions()[0]))  # now White is to move
     absolute = env.unwrapped.game.observation(frame="absolute")  # White to move: mover = White
-    (wr, wc), = np.argwhere(absolute[..., PLANE["mover/K"]])
-    (br, bc), = np.argwhere(absolute[..., PLANE["opponent/K"]])
+    ((wr, wc),) = np.argwhere(absolute[..., PLANE["mover/K"]])
+    ((br, bc),) = np.argwhere(absolute[..., PLANE["opponent/K"]])
     white = env.observe("white")["observation"]
     black = env.observe("black")["observation"]
     assert white[35 - wr, 35 - wc, PLANE["mover/K"]] == 1  # White's own king, board turned

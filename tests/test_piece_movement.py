@@ -202,8 +202,7 @@ def engine_types(engine):
 def engine_type_for(block, engine_types):
     matches = [t for t in engine_types if name_keys(t.name) & block_keys(block)]
     assert len(matches) == 1, (
-        f"{block.name}: expected exactly one engine piece type with this name, "
-        f"found {[t.name for t in matches]}"
+        f"{block.name}: expected exactly one engine piece type with this name, found {[t.name for t in matches]}"
     )
     return matches[0]
 
@@ -309,9 +308,7 @@ def test_piece_moves_match_diagram(name, color, engine, engine_types):
     got, moves = destinations_on_empty_board(engine, piece.name, color)
     expected = diagram_destinations(block.grid, START, color)
     missing, extra = sorted(expected - got), sorted(got - expected)
-    assert (missing, extra) == ([], []), (
-        f"{name} ({color}) from {START}: missing {missing}, unexpected {extra}"
-    )
+    assert (missing, extra) == ([], []), f"{name} ({color}) from {START}: missing {missing}, unexpected {extra}"
     if name not in LION_LIKE:
         passes = [m.notation for m in moves if m.to_square == m.from_square]
         assert passes == [], f"{name}: only lion-like pieces may move back to their own square"
@@ -323,8 +320,14 @@ def test_piece_moves_match_diagram(name, color, engine, engine_types):
 
 # (file step, rank step) for Black; White's are the opposite. Left = towards higher file numbers.
 DIRECTIONS = {
-    "f": (0, -1), "b": (0, 1), "l": (1, 0), "r": (-1, 0),
-    "fl": (1, -1), "fr": (-1, -1), "bl": (1, 1), "br": (-1, 1),
+    "f": (0, -1),
+    "b": (0, 1),
+    "l": (1, 0),
+    "r": (-1, 0),
+    "fl": (1, -1),
+    "fr": (-1, -1),
+    "bl": (1, 1),
+    "br": (-1, 1),
 }
 
 

@@ -14,7 +14,7 @@ from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode
 
 import taikyoku
-from taikyoku import Game, IllegalMoveError, TaikyokuError, render
+from taikyoku import Game, IllegalMoveError, render
 from taikyoku.env import LegalActions, TaikyokuEnv
 from taikyoku.vector import LegalMultiDiscrete, VectorEnv, sample_legal_actions
 
@@ -111,8 +111,13 @@ def test_make_vec_sync_and_async_run_many_steps(mode, variant):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_sync_same_step_final_info_batches(variant):
-    envs = gym.make_vec(taikyoku.GYM_IDS[variant], 2, vectorization_mode="sync", max_plies=3,
-                        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
+    envs = gym.make_vec(
+        taikyoku.GYM_IDS[variant],
+        2,
+        vectorization_mode="sync",
+        max_plies=3,
+        vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP},
+    )
     obs, infos = envs.reset(seed=0)
     for _ in range(3):
         obs, rewards, terminated, truncated, infos = envs.step(sample_legal_actions(infos, 0))
@@ -177,11 +182,13 @@ def test_native_infos_are_read_only_and_complete():
     assert not flat.flags.writeable and not offsets.flags.writeable
     assert all(not a.flags.writeable for a in env.legal_actions())
     for i in range(3):
-        assert np.array_equal(infos["legal_actions"][i], flat[offsets[i]:offsets[i + 1]])
+        assert np.array_equal(infos["legal_actions"][i], flat[offsets[i] : offsets[i + 1]])
 
 
 def test_native_infos_work_with_gymnasium_vector_wrappers():
-    env = gym.wrappers.vector.DictInfoToList(gym.wrappers.vector.RecordEpisodeStatistics(VectorEnv(2, seed=0, max_plies=3)))
+    env = gym.wrappers.vector.DictInfoToList(
+        gym.wrappers.vector.RecordEpisodeStatistics(VectorEnv(2, seed=0, max_plies=3))
+    )
     _, infos = env.reset(seed=0)
     assert isinstance(infos, list) and set(infos[0]) == {"legal_actions", "to_play", "ply"}
     assert infos[0]["to_play"] == "black" and len(infos[0]["legal_actions"]) == 265
@@ -229,8 +236,10 @@ def test_sample_legal_actions_method_and_function():
     env.reset(seed=11)
     assert np.array_equal(b, env.sample_legal_actions())  # np_random is seeded by reset
     # An env without legal actions (a finished game in a NEXT_STEP vector env) gets 0.
-    infos = {"legal_actions": np.array([LegalActions([4, 9]), LegalActions([]), None], dtype=object),
-             "_legal_actions": np.array([True, True, False])}
+    infos = {
+        "legal_actions": np.array([LegalActions([4, 9]), LegalActions([]), None], dtype=object),
+        "_legal_actions": np.array([True, True, False]),
+    }
     out = sample_legal_actions(infos, 0)
     assert out[0] in (4, 9) and out[1:].tolist() == [0, 0]
     with pytest.raises(ValueError):
@@ -244,8 +253,9 @@ def test_sample_legal_actions_method_and_function():
 @pytest.mark.parametrize("opponent", ["random", "mcts", "callable"])
 def test_vector_env_opponents(opponent, agent_color):
     chosen = capture_if_you_can if opponent == "callable" else opponent
-    env = VectorEnv(3, variant="daidai", seed=2, opponent=chosen, agent_color=agent_color, max_plies=9,
-                    mcts_simulations=8)
+    env = VectorEnv(
+        3, variant="daidai", seed=2, opponent=chosen, agent_color=agent_color, max_plies=9, mcts_simulations=8
+    )
     obs, infos = env.reset()
     opening = 1 if agent_color == "white" else 0
     assert list(infos["to_play"]) == [agent_color] * 3 and infos["ply"].tolist() == [opening] * 3
@@ -259,7 +269,9 @@ def test_vector_env_opponents(opponent, agent_color):
 def test_vector_opponent_plays_as_the_single_env_opponent():
     # A deterministic opponent: the vector env's games are the single envs' games, move for move.
     vec = VectorEnv(2, variant="daidai", opponent=capture_if_you_can, agent_color="white", max_plies=12)
-    singles = [TaikyokuEnv(variant="daidai", opponent=capture_if_you_can, agent_color="white", max_plies=12) for _ in range(2)]
+    singles = [
+        TaikyokuEnv(variant="daidai", opponent=capture_if_you_can, agent_color="white", max_plies=12) for _ in range(2)
+    ]
     _, infos = vec.reset(seed=0)
     for single in singles:
         single.reset(seed=0)
@@ -297,7 +309,9 @@ def test_vector_opponent_rewards_are_the_agents():
 
 def test_vector_opponents_are_deterministic_across_thread_counts():
     def run(threads, opponent, seed=9):
-        env = VectorEnv(4, variant="daidai", seed=seed, threads=threads, opponent=opponent, max_plies=10, mcts_simulations=4)
+        env = VectorEnv(
+            4, variant="daidai", seed=seed, threads=threads, opponent=opponent, max_plies=10, mcts_simulations=4
+        )
         env.reset()
         for _ in range(6):
             env.step(env.random_actions())
@@ -309,8 +323,14 @@ def test_vector_opponents_are_deterministic_across_thread_counts():
 
 
 def test_vector_opponent_errors():
-    for kwargs in ({"opponent": "grandmaster"}, {"opponent": 5}, {"opponent": "mcts", "mcts_simulations": 0},
-                   {"agent_color": "red"}, {"start": 5}, {"max_episode_steps": 0}):
+    for kwargs in (
+        {"opponent": "grandmaster"},
+        {"opponent": 5},
+        {"opponent": "mcts", "mcts_simulations": 0},
+        {"agent_color": "red"},
+        {"start": 5},
+        {"max_episode_steps": 0},
+    ):
         with pytest.raises(ValueError):
             VectorEnv(2, **kwargs)
     with pytest.raises(taikyoku.PositionTextError):
@@ -485,8 +505,11 @@ def test_record_video_accepts_the_env(tmp_path):
 
 def test_rgb_array_without_its_packages_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(render.importlib.util, "find_spec", lambda name: None)
-    for make in (lambda: TaikyokuEnv(render_mode="rgb_array"), lambda: render.rgb_array(Game()),
-                 lambda: VectorEnv(1, render_mode="rgb_array")):
+    for make in (
+        lambda: TaikyokuEnv(render_mode="rgb_array"),
+        lambda: render.rgb_array(Game()),
+        lambda: VectorEnv(1, render_mode="rgb_array"),
+    ):
         with pytest.raises(ImportError, match="pip install resvg-py pillow"):
             make()
     assert not render.rgb_available()

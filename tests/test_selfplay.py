@@ -69,12 +69,33 @@ class TinyNetwork:
 def test_network_guided_mcts_batches_leaves_and_is_reproducible(tmp_path):
     network = TinyNetwork()
     one_hot = dict(observation="onehot", legal_actions="list")
-    summary = taikyoku.selfplay(tmp_path / "n", players="mcts", games=3, simulations=8, max_plies=4, seed=2,
-                                evaluator=network, leaves_per_game=4, concurrent_games=4, **one_hot)
+    summary = taikyoku.selfplay(
+        tmp_path / "n",
+        players="mcts",
+        games=3,
+        simulations=8,
+        max_plies=4,
+        seed=2,
+        evaluator=network,
+        leaves_per_game=4,
+        concurrent_games=4,
+        **one_hot,
+    )
     assert summary["games"] == 3 and summary["plies"] == 12
     assert max(network.batches) > 3  # leaves of several games (and several per game) in one call
-    again = taikyoku.selfplay(tmp_path / "n2", players="mcts", games=3, simulations=8, max_plies=4, seed=2,
-                              evaluator=TinyNetwork(), leaves_per_game=4, concurrent_games=1, threads=1, **one_hot)
+    taikyoku.selfplay(
+        tmp_path / "n2",
+        players="mcts",
+        games=3,
+        simulations=8,
+        max_plies=4,
+        seed=2,
+        evaluator=TinyNetwork(),
+        leaves_per_game=4,
+        concurrent_games=1,
+        threads=1,
+        **one_hot,
+    )
     assert files(tmp_path / "n") == files(tmp_path / "n2")
     manifest = json.loads((tmp_path / "n" / "manifest.json").read_text())
     assert manifest["settings"]["network"]["leaves_per_game"] == 4
@@ -114,8 +135,18 @@ def test_network_guided_mcts_with_compact_observations_and_csr_actions(tmp_path)
 
 
 def test_a_gumbel_root_stores_the_improved_policy_whatever_the_threads(tmp_path):
-    settings = dict(players="mcts", games=4, simulations=8, max_plies=6, seed=5, leaves_per_game=4, games_per_shard=2,
-                    variant="tenjiku", root="gumbel", gumbel_considered=4)
+    settings = dict(
+        players="mcts",
+        games=4,
+        simulations=8,
+        max_plies=6,
+        seed=5,
+        leaves_per_game=4,
+        games_per_shard=2,
+        variant="tenjiku",
+        root="gumbel",
+        gumbel_considered=4,
+    )
     taikyoku.selfplay(tmp_path / "g", evaluator=CompactNetwork(), concurrent_games=4, threads=2, **settings)
     taikyoku.selfplay(tmp_path / "g1", evaluator=CompactNetwork(), concurrent_games=1, threads=1, **settings)
     assert files(tmp_path / "g") == files(tmp_path / "g1")
@@ -131,8 +162,9 @@ def test_a_gumbel_root_stores_the_improved_policy_whatever_the_threads(tmp_path)
     visited = np.diff(batch["visit_offsets"])
     assert np.all(visited[batch["ply"] == 0] == 4) and visited.max() > 4  # later: reused visits too
     # The heuristic evaluator with a Gumbel root too.
-    summary = taikyoku.selfplay(tmp_path / "h", players="mcts", games=2, simulations=8, max_plies=4, variant="tenjiku",
-                                root="gumbel")
+    summary = taikyoku.selfplay(
+        tmp_path / "h", players="mcts", games=2, simulations=8, max_plies=4, variant="tenjiku", root="gumbel"
+    )
     assert summary["positions"] == 8 and taikyoku.datasets.open(tmp_path / "h").has_policy
     with pytest.raises(taikyoku.TaikyokuError, match="root"):
         taikyoku.selfplay(tmp_path / "bad", players="mcts", root="alphazero")
@@ -143,7 +175,9 @@ def test_a_gumbel_root_stores_the_improved_policy_whatever_the_threads(tmp_path)
 def test_network_guided_runs_store_legal_actions_and_size_shards_conservatively(tmp_path):
     """The network path stores the legal actions (the root's moves) like the heuristic one; its
     default shards assume random-length games (an untrained network plays about randomly)."""
-    settings = dict(players="mcts", games=3, simulations=4, max_plies=5, seed=1, leaves_per_game=2, store_legal_actions=True)
+    settings = dict(
+        players="mcts", games=3, simulations=4, max_plies=5, seed=1, leaves_per_game=2, store_legal_actions=True
+    )
     taikyoku.selfplay(tmp_path / "n", evaluator=CompactNetwork(), concurrent_games=2, threads=2, **settings)
     taikyoku.selfplay(tmp_path / "n1", evaluator=CompactNetwork(), concurrent_games=3, threads=1, **settings)
     assert files(tmp_path / "n") == files(tmp_path / "n1")
@@ -153,9 +187,22 @@ def test_network_guided_runs_store_legal_actions_and_size_shards_conservatively(
     from taikyoku.selfplay import settings_json
 
     def derived(**overrides):
-        arguments = dict(players="mcts", games=1, seed=0, threads=None, format="arrow", max_plies=5000, simulations=4,
-                         variant="tenjiku", options=None, games_per_shard=None, progress=False, leaves_per_game=8,
-                         concurrent_games=1, mcts={})
+        arguments = dict(
+            players="mcts",
+            games=1,
+            seed=0,
+            threads=None,
+            format="arrow",
+            max_plies=5000,
+            simulations=4,
+            variant="tenjiku",
+            options=None,
+            games_per_shard=None,
+            progress=False,
+            leaves_per_game=8,
+            concurrent_games=1,
+            mcts={},
+        )
         arguments.update(overrides)
         return json.loads(settings_json(**arguments))["games_per_shard"]
 
@@ -171,8 +218,9 @@ def test_the_evaluator_gets_reused_buffers(tmp_path):
         actions, offsets = legal
         return np.ones(len(actions), np.float32), np.zeros(len(offsets) - 1, np.float32)
 
-    taikyoku.selfplay(tmp_path / "b", players="mcts", games=4, simulations=4, max_plies=3, evaluator=network,
-                      concurrent_games=4)
+    taikyoku.selfplay(
+        tmp_path / "b", players="mcts", games=4, simulations=4, max_plies=3, evaluator=network, concurrent_games=4
+    )
     assert len(seen) > 4 and len({id(buffer) for buffer in seen}) == 2  # one buffer per half, reused
 
 
@@ -187,8 +235,9 @@ def test_network_errors_surface_as_raised(tmp_path):
         return [np.ones(1) for _ in legal_actions], np.zeros(len(legal_actions))
 
     with pytest.raises(taikyoku.TaikyokuError, match="priors"):
-        taikyoku.selfplay(tmp_path / "y", players="mcts", games=1, simulations=4, max_plies=2, evaluator=short,
-                          legal_actions="list")
+        taikyoku.selfplay(
+            tmp_path / "y", players="mcts", games=1, simulations=4, max_plies=2, evaluator=short, legal_actions="list"
+        )
     with pytest.raises(taikyoku.TaikyokuError, match="mcts"):
         taikyoku.selfplay(tmp_path / "z", games=1, evaluator=TinyNetwork())
 
@@ -208,9 +257,19 @@ def test_resume_after_interruption(tmp_path):
 
 
 def test_bad_arguments_and_directories_lose_nothing(tmp_path):
-    for kwargs in ({"games": 0}, {"players": "alphazero"}, {"format": "csv"}, {"max_plies": -1}, {"threads": 0},
-                   {"seed": -5}, {"games": 1.5}, {"temperature": 0.5}, {"bogus": 1}, {"variant": "chess"},
-                   {"players": "mcts", "simulations": 0}):
+    for kwargs in (
+        {"games": 0},
+        {"players": "alphazero"},
+        {"format": "csv"},
+        {"max_plies": -1},
+        {"threads": 0},
+        {"seed": -5},
+        {"games": 1.5},
+        {"temperature": 0.5},
+        {"bogus": 1},
+        {"variant": "chess"},
+        {"players": "mcts", "simulations": 0},
+    ):
         with pytest.raises(ValueError):
             taikyoku.selfplay(tmp_path / "bad", **kwargs)
     assert not (tmp_path / "bad").exists() or not any((tmp_path / "bad").iterdir())
@@ -270,7 +329,24 @@ def test_cli_errors_exit_nonzero(tmp_path, capsys):
 
 
 def test_python_dash_m_works(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "taikyoku", "selfplay", "--out", str(tmp_path / "m"), "--games", "2",
-                             "--max-plies", "30", "--format", "parquet", "--quiet"], capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "taikyoku",
+            "selfplay",
+            "--out",
+            str(tmp_path / "m"),
+            "--games",
+            "2",
+            "--max-plies",
+            "30",
+            "--format",
+            "parquet",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "m" / "positions" / "part-00000.parquet").is_file()

@@ -45,10 +45,10 @@ import re
 from pathlib import Path
 
 import pytest
+from boards import OTHER_SEVEN_LINES_FROM_9I, VariantBoard, k, play
 
 import taikyoku
 import taikyoku._core
-from boards import OTHER_SEVEN_LINES_FROM_9I, VariantBoard, k, play
 
 pytestmark = pytest.mark.skipif(
     "taishin" not in taikyoku.variants(),
@@ -376,8 +376,10 @@ def test_the_copies_are_the_seed():
     settings, _, pieces = lines[17].partition("symmetry=rotate ")
     assert settings.startswith("files=25 ranks=25 ") and "promoZone=0" in settings
     assert pieces == " ".join(SEED_L18_PIECES.strip().splitlines())
-    bullets = lambda first, last: [  # noqa: E731
-        line.strip().lstrip("• ") for line in lines[first - 1:last] if line.strip()]
+
+    def bullets(first, last):
+        return [line.strip().lstrip("• ") for line in lines[first - 1 : last] if line.strip()]
+
     assert bullets(135, 162) == SEED_L135_L162.strip().splitlines()
     assert bullets(707, 783) == SEED_L707_L783.strip().splitlines()
 
@@ -399,18 +401,43 @@ for _name, _betza in PROMOTED_FORM.values():
 NAMES = sorted(BETZA)
 PROMOTED_ONLY = sorted(set(NAMES) - SET_UP_NAMES)
 # T6: the diagram's "+P tokin" is the gold general (L783); every other + entry names the type.
-PROMOTES = {n: ("Gold general" if PROMOTED_FORM[i.upper()][0] == "Tokin" else PROMOTED_FORM[i.upper()][0])
-            for n, i, _, _ in SET_UP if i.upper() in PROMOTED_FORM}
+PROMOTES = {
+    n: ("Gold general" if PROMOTED_FORM[i.upper()][0] == "Tokin" else PROMOTED_FORM[i.upper()][0])
+    for n, i, _, _ in SET_UP
+    if i.upper() in PROMOTED_FORM
+}
 NON_PROMOTING = sorted(SET_UP_NAMES - set(PROMOTES))
 ROYALS = {"King", "Prince", "Emperor"}  # L795, L816
-CONFERS = {"Deva": "Teaching king", "Teaching king": "Teaching king",  # L789
-           "Dark spirit": "Divine dragon", "Divine dragon": "Divine dragon"}
+CONFERS = {
+    "Deva": "Teaching king",
+    "Teaching king": "Teaching king",  # L789
+    "Dark spirit": "Divine dragon",
+    "Divine dragon": "Divine dragon",
+}
 FARPROMOTE = {"Pawn", "Stone general", "Iron general"}  # L703
 # L697: the pieces that may skip a turn
-PASSERS = {"Fire demon", "Vice general", "Lion hawk", "Free eagle", "Furious fiend", "Lion", "Lion dog",
-           "Soaring eagle", "Horned falcon", "Divine dragon", "Teaching king", "Great dragon", "Golden bird",
-           "Shogun", "Dragon master", "Horse master", "Skyward net", "Earthward net", "Phoenix master",
-           "Kirin master"}
+PASSERS = {
+    "Fire demon",
+    "Vice general",
+    "Lion hawk",
+    "Free eagle",
+    "Furious fiend",
+    "Lion",
+    "Lion dog",
+    "Soaring eagle",
+    "Horned falcon",
+    "Divine dragon",
+    "Teaching king",
+    "Great dragon",
+    "Golden bird",
+    "Shogun",
+    "Dragon master",
+    "Horse master",
+    "Skyward net",
+    "Earthward net",
+    "Phoenix master",
+    "Kirin master",
+}
 
 
 def potentially_royal(name):
@@ -425,11 +452,17 @@ def potentially_royal(name):
 ORTH_V = [(0, 1), (0, -1), (1, 0), (-1, 0)]  # (to the piece's right, forward)
 DIAG_V = [(1, 1), (1, -1), (-1, 1), (-1, -1)]
 ATOMS = {  # atom -> (vectors, rides)
-    "W": (ORTH_V, False), "F": (DIAG_V, False), "K": (ORTH_V + DIAG_V, False),
-    "D": ([(2 * x, 2 * y) for x, y in ORTH_V], False), "H": ([(3 * x, 3 * y) for x, y in ORTH_V], False),
-    "A": ([(2 * x, 2 * y) for x, y in DIAG_V], False), "G": ([(3 * x, 3 * y) for x, y in DIAG_V], False),
+    "W": (ORTH_V, False),
+    "F": (DIAG_V, False),
+    "K": (ORTH_V + DIAG_V, False),
+    "D": ([(2 * x, 2 * y) for x, y in ORTH_V], False),
+    "H": ([(3 * x, 3 * y) for x, y in ORTH_V], False),
+    "A": ([(2 * x, 2 * y) for x, y in DIAG_V], False),
+    "G": ([(3 * x, 3 * y) for x, y in DIAG_V], False),
     "N": ([(1, 2), (-1, 2), (1, -2), (-1, -2), (2, 1), (-2, 1), (2, -1), (-2, -1)], False),
-    "R": (ORTH_V, True), "B": (DIAG_V, True), "Q": (ORTH_V + DIAG_V, True),
+    "R": (ORTH_V, True),
+    "B": (DIAG_V, True),
+    "Q": (ORTH_V + DIAG_V, True),
 }
 VERTICAL, HORIZONTAL = {"f": {1}, "b": {-1}, "v": {1, -1}}, {"l": {-1}, "r": {1}, "s": {1, -1}}
 
@@ -491,8 +524,12 @@ def relative_directions(vectors, letters, prev):
         sx, sy = sign(x), sign(y)
         same, back, perpendicular = (sx, sy) == (px, py), (sx, sy) == (-px, -py), sx * px + sy * py == 0
         assert set(letters) <= set("fbsv"), f"relative directions {letters!r} are not in the subset"
-        if ("f" in letters and same) or ("b" in letters and back) or ("s" in letters and perpendicular) \
-                or ("v" in letters and (same or back)):
+        if (
+            ("f" in letters and same)
+            or ("b" in letters and back)
+            or ("s" in letters and perpendicular)
+            or ("v" in letters and (same or back))
+        ):
             out.append((x, y))
     return out
 
@@ -600,8 +637,11 @@ def test_interpreter_on_known_strings():
     # the rook general's capture over up to two pieces (gaps §2.3): forward, a friend on 13k,
     # enemies on 13i, 13h, 13g: 13l, x13i, x13h; not 13j, 13g
     line = {(13, 11): "own", (13, 9): "enemy", (13, 8): "enemy", (13, 7): "enemy"}
-    forward = {(to, caps) for to, caps in betza_moves("pafpafcRmcRcpR", Position((13, 13), "black", line))
-               if to[0] == 13 and to[1] < 13}
+    forward = {
+        (to, caps)
+        for to, caps in betza_moves("pafpafcRmcRcpR", Position((13, 13), "black", line))
+        if to[0] == 13 and to[1] < 13
+    }
     assert forward == {((13, 12), frozenset()), ((13, 9), frozenset({(13, 9)})), ((13, 8), frozenset({(13, 8)}))}
 
 
@@ -648,8 +688,19 @@ def test_promotions_are_the_diagrams_and_the_lists():
 def test_non_promoting_types_are_the_list_of_l787():
     """L787: the hook mover, tengu, fire demon, heavenly tetrarch, great and vice general, furious
     fiend, free dream eater and free demon do not promote; nor do promoted pieces."""
-    assert NON_PROMOTING == sorted(["Hook mover", "Tengu", "Fire demon", "Heavenly tetrarch", "Great general",
-                                    "Vice general", "Furious fiend", "Free dream eater", "Free demon"])
+    assert NON_PROMOTING == sorted(
+        [
+            "Hook mover",
+            "Tengu",
+            "Fire demon",
+            "Heavenly tetrarch",
+            "Great general",
+            "Vice general",
+            "Furious fiend",
+            "Free dream eater",
+            "Free demon",
+        ]
+    )
     types = piece_types()
     assert all(types[n].promotes_to is None for n in PROMOTED_ONLY)
 
@@ -706,7 +757,8 @@ def test_moves_on_an_empty_board(name, color):
     got = set(keys)
     assert got == expected, (
         f"{name} ({color}), Betza {BETZA[name]}: "
-        f"missing {sorted(expected - got)[:8]}, extra {sorted(got - expected)[:8]}")
+        f"missing {sorted(expected - got)[:8]}, extra {sorted(got - expected)[:8]}"
+    )
 
 
 def test_emperor_reaches_every_square():
@@ -717,8 +769,20 @@ def test_emperor_reaches_every_square():
 
 # ---- random crowded boards ----
 
-FILLERS = ["Pawn", "Pawn", "Gold general", "Silver general", "Dog", "Rook", "Lion", "Knight", "Bishop", "Deva",
-           "Dark spirit", "Great general"]
+FILLERS = [
+    "Pawn",
+    "Pawn",
+    "Gold general",
+    "Silver general",
+    "Dog",
+    "Rook",
+    "Lion",
+    "Knight",
+    "Bishop",
+    "Deva",
+    "Dark spirit",
+    "Great general",
+]
 LINES = [(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)]
 
 
@@ -761,8 +825,12 @@ def reference(board, s0, passes=0):
     view = {p: ("own" if c == color else "enemy") for p, (c, _, _) in board.items() if p != s0}
     out = {}
     for to, caps in betza_moves(BETZA[name], Position(s0, color, view)):
-        if name == "Emperor" and caps and board[to][1] in ROYALS and protected(
-                to, s0, color, {p: (c, n) for p, (c, n, _) in board.items()}):
+        if (
+            name == "Emperor"
+            and caps
+            and board[to][1] in ROYALS
+            and protected(to, s0, color, {p: (c, n) for p, (c, n, _) in board.items()})
+        ):
             continue
         if to == s0 and not caps and passes >= 3:
             continue
@@ -801,15 +869,18 @@ def check_random_position(rng, name, fillers=FILLERS):
     where = f"{name} ({color}) on {sq(*s0)}, pieces { {sq(*p): v[:2] for p, v in board.items() if p != s0} }"
     assert set(got) == set(expected), (
         f"{where}: missing {sorted((t, sorted(c)) for t, c in set(expected) - set(got))[:6]}, "
-        f"extra {sorted((t, sorted(c)) for t, c in set(got) - set(expected))[:6]}")
+        f"extra {sorted((t, sorted(c)) for t, c in set(got) - set(expected))[:6]}"
+    )
     for key, flags in got.items():
         assert flags == expected[key], f"{where}: {key} promotes {flags}, expected {expected[key]}"
 
 
 def blocker_dependent(betza):
     """Moves that depend on other pieces: sliding, hopping, lame, multi-leg."""
-    return any(count is not None or len(legs) > 1 or ATOMS.get(atom, (0, True))[1] or set(legs[0]) & set("npj")
-               for legs, atom, count in parse_betza(betza))
+    return any(
+        count is not None or len(legs) > 1 or ATOMS.get(atom, (0, True))[1] or set(legs[0]) & set("npj")
+        for legs, atom, count in parse_betza(betza)
+    )
 
 
 CROWDED = [n for n in NAMES if blocker_dependent(BETZA[n]) and n != "Emperor"]
@@ -834,8 +905,23 @@ def test_steppers_on_crowded_boards_match_the_betza():
                 check_random_position(rng, name)
 
 
-ROYAL_DEFENDERS = ["Pawn", "Gold general", "Rook", "Bishop", "Lion", "Knight", "Great general", "Lion dog",
-                   "Fire demon", "Hook mover", "Emperor", "King", "Prince", "Heavenly tetrarch", "Free eagle"]
+ROYAL_DEFENDERS = [
+    "Pawn",
+    "Gold general",
+    "Rook",
+    "Bishop",
+    "Lion",
+    "Knight",
+    "Great general",
+    "Lion dog",
+    "Fire demon",
+    "Hook mover",
+    "Emperor",
+    "King",
+    "Prince",
+    "Heavenly tetrarch",
+    "Free eagle",
+]
 
 
 def test_emperor_on_crowded_boards():
@@ -864,10 +950,12 @@ def test_emperor_on_crowded_boards():
         g = make_game(*[(sq(*p), n, c) for p, (c, n, _) in board.items()], to_move=color)
         expected, got = reference(board, s0), engine_moves(g, sq(*s0))
         refused += sum(1 for p, (c, n, _) in board.items() if c != color and n in ROYALS) - sum(
-            1 for (to, caps) in expected if caps and board[parse_sq(to)][1] in ROYALS)
+            1 for (to, caps) in expected if caps and board[parse_sq(to)][1] in ROYALS
+        )
         assert set(got) == set(expected), (
             f"emperor ({color}) on {sq(*s0)}, pieces { {sq(*p): v[:2] for p, v in board.items()} }: "
-            f"missing {sorted(set(expected) - set(got))[:6]}, extra {sorted(set(got) - set(expected))[:6]}")
+            f"missing {sorted(set(expected) - set(got))[:6]}, extra {sorted(set(got) - set(expected))[:6]}"
+        )
     assert refused > 20  # the restriction was exercised
 
 
@@ -881,10 +969,13 @@ PLAIN_LION_DOG = {k(s) for line in OTHER_SEVEN_LINES_FROM_9I.values() for s in l
 def test_lion_dog_worked_example_three_enemies_in_a_line():
     """Gaps §2.1, Taishin column: white pawns on 9h, 9g, 9f before a black lion dog on 9i. Two
     legs, at most two captures (L300-L304): 8 forward moves, 21 plain ones, a pass: 30."""
-    g = make_game(("9i", "Lion dog", "black"), ("9h", "Pawn", "white"), ("9g", "Pawn", "white"),
-                  ("9f", "Pawn", "white"))
+    g = make_game(
+        ("9i", "Lion dog", "black"), ("9h", "Pawn", "white"), ("9g", "Pawn", "white"), ("9f", "Pawn", "white")
+    )
     forward = {
-        k("9h", "9h"), k("9g", "9g"), k("9f", "9f"),  # step, jumps to the 2nd and 3rd square (L300)
+        k("9h", "9h"),
+        k("9g", "9g"),
+        k("9f", "9f"),  # step, jumps to the 2nd and 3rd square (L300)
         k("9i", "9h"),  # igui (L301)
         k("9g", "9h", "9g"),  # capture 9h, on to 9g (L302)
         k("9f", "9h", "9f"),  # capture 9h, jump over 9g to 9f (L302): not Dai dai's three captures
@@ -906,8 +997,9 @@ def test_lion_dog_worked_example_friend_on_the_first_square():
 def test_lion_dog_captures_the_first_and_jumps_a_friend():
     """L302: capture on the first square, then to the third, over whatever stands on the second
     (`cafmpafK`): here a friend on 9g (Dai dai's lion dog cannot do this)."""
-    g = make_game(("9i", "Lion dog", "black"), ("9h", "Pawn", "white"), ("9g", "Pawn", "black"),
-                  ("9f", "Pawn", "white"))
+    g = make_game(
+        ("9i", "Lion dog", "black"), ("9h", "Pawn", "white"), ("9g", "Pawn", "black"), ("9f", "Pawn", "white")
+    )
     got = engine_moves(g, "9i")
     assert {k("9h", "9h"), k("9i", "9h"), k("9f", "9f"), k("9f", "9h", "9f")} <= got.keys()
     assert not any(to == "9g" or "9g" in caps for to, caps in got)
@@ -915,11 +1007,24 @@ def test_lion_dog_captures_the_first_and_jumps_a_friend():
 
 def test_lion_dog_worked_example_for_white():
     """The first example turned by 180 degrees: White's forward is towards rank y."""
-    g = make_game(("17q", "Lion dog", "white"), ("17r", "Pawn", "black"), ("17s", "Pawn", "black"),
-                  ("17t", "Pawn", "black"), to_move="white")
+    g = make_game(
+        ("17q", "Lion dog", "white"),
+        ("17r", "Pawn", "black"),
+        ("17s", "Pawn", "black"),
+        ("17t", "Pawn", "black"),
+        to_move="white",
+    )
     got = engine_moves(g, "17q")
-    forward = {k("17r", "17r"), k("17s", "17s"), k("17t", "17t"), k("17q", "17r"), k("17s", "17r", "17s"),
-               k("17t", "17r", "17t"), k("17r", "17s", "17r"), k("17t", "17s", "17t")}
+    forward = {
+        k("17r", "17r"),
+        k("17s", "17s"),
+        k("17t", "17t"),
+        k("17q", "17r"),
+        k("17s", "17r", "17s"),
+        k("17t", "17r", "17t"),
+        k("17r", "17s", "17r"),
+        k("17t", "17s", "17t"),
+    }
     assert forward <= got.keys() and len(got) == 30
 
 
@@ -928,8 +1033,14 @@ def test_fire_demon_worked_example():
     pawns on 13k and 14n. It cannot reach 13k (four king steps round the wall, no jump: L214);
     its area move reaches 12k, 14k, 11l, 15l; its demon move (L216-L218) takes 14n and goes on to
     any neighbour of 14n, or back (igui); it may pass."""
-    pieces = [("13m", "Fire demon", "black"), ("14l", "Pawn", "black"), ("13l", "Pawn", "black"),
-              ("12l", "Pawn", "black"), ("13k", "Pawn", "white"), ("14n", "Pawn", "white")]
+    pieces = [
+        ("13m", "Fire demon", "black"),
+        ("14l", "Pawn", "black"),
+        ("13l", "Pawn", "black"),
+        ("12l", "Pawn", "black"),
+        ("13k", "Pawn", "white"),
+        ("14n", "Pawn", "white"),
+    ]
     g = make_game(*pieces)
     got = engine_moves(g, "13m")
     assert not any(to == "13k" or "13k" in caps for to, caps in got)
@@ -947,23 +1058,37 @@ def test_great_general_worked_example():
     """Gaps §2.3 (L228): a black great general on 13m; up file 13: 13l empty, a black pawn on 13k,
     13j empty, white pawn 13i, silver 13h, gold 13g, 13f empty. It moves to 13l, captures 13i (over
     one piece) or 13h (over two); not 13j, 13g or 13f."""
-    g = make_game(("13m", "Great general", "black"), ("13k", "Pawn", "black"), ("13i", "Pawn", "white"),
-                  ("13h", "Silver general", "white"), ("13g", "Gold general", "white"))
+    g = make_game(
+        ("13m", "Great general", "black"),
+        ("13k", "Pawn", "black"),
+        ("13i", "Pawn", "white"),
+        ("13h", "Silver general", "white"),
+        ("13g", "Gold general", "white"),
+    )
     ahead = {key for key in engine_moves(g, "13m") if key[0][:2] == "13" and parse_sq(key[0])[1] < 13}
     assert ahead == {k("13l"), k("13i", "13i"), k("13h", "13h")}
 
 
 def test_jumping_generals_jump_and_capture_royals():
     """T8: no rank limit: a great general jumps a king and a prince and captures an emperor."""
-    g = make_game(("13m", "Great general", "black"), ("13l", "King", "white"), ("13k", "Prince", "black"),
-                  ("13j", "Emperor", "white"), ("1y", "King", "black"))
+    g = make_game(
+        ("13m", "Great general", "black"),
+        ("13l", "King", "white"),
+        ("13k", "Prince", "black"),
+        ("13j", "Emperor", "white"),
+        ("1y", "King", "black"),
+    )
     got = engine_moves(g, "13m")
     assert {k("13l", "13l"), k("13j", "13j")} <= got.keys()
 
 
 def emperor_example(gold_square):
-    return make_game(("25y", "Emperor", "black"), ("13b", "King", "white"), (gold_square, "Gold general", "white"),
-                     ("1a", "Pawn", "white"))
+    return make_game(
+        ("25y", "Emperor", "black"),
+        ("13b", "King", "white"),
+        (gold_square, "Gold general", "white"),
+        ("1a", "Pawn", "white"),
+    )
 
 
 def test_emperor_cannot_capture_a_protected_king():
@@ -987,8 +1112,12 @@ def test_emperor_captures_an_unprotected_king_and_wins():
 def test_a_defending_emperor_protects_its_royals():
     """A white emperor anywhere protects the white king (it could capture on 13b), its own
     restriction ignored: the black gold on 13c protects the black emperor there."""
-    g = make_game(("25y", "Emperor", "black"), ("13b", "King", "white"), ("1y", "Emperor", "white"),
-                  ("13c", "Gold general", "black"))
+    g = make_game(
+        ("25y", "Emperor", "black"),
+        ("13b", "King", "white"),
+        ("1y", "Emperor", "white"),
+        ("13c", "Gold general", "black"),
+    )
     assert k("13b", "13b") not in engine_moves(g, "25y")
     g.remove("1y")
     assert k("13b", "13b") in engine_moves(g, "25y")
@@ -1008,8 +1137,9 @@ def capture_result(captor, victims, captor_promoted=False, path=None):
     """Black `captor` on 13m takes white `victims` (on 13l, then 13k for a double capture) and the
     piece it becomes: (name, promoted)."""
     squares = ["13l", "13k"][: len(victims)]
-    g = make_game(("13m", captor, "black", captor_promoted), *[(s, v, "white") for s, v in zip(squares, victims)],
-                  *kings())
+    g = make_game(
+        ("13m", captor, "black", captor_promoted), *[(s, v, "white") for s, v in zip(squares, victims)], *kings()
+    )
     to, captures = path or (squares[-1], squares)
     m = play(g, "13m", to, captures=captures)
     piece = g.piece_at(to)
@@ -1168,22 +1298,31 @@ def test_every_kind_of_pass_counts():
     """A pass is any move back to the mover's square without a capture (T11): the lion's, the fire
     demon's (area and double), the horned falcon's (lionline) and the vice general's (area) count
     together."""
-    g = make_game(("13m", "Lion", "black"), ("5m", "Fire demon", "black"), ("20m", "Horned falcon", "black"),
-                  ("9t", "Vice general", "black"), ("13c", "Lion", "white"), *kings())
+    g = make_game(
+        ("13m", "Lion", "black"),
+        ("5m", "Fire demon", "black"),
+        ("20m", "Horned falcon", "black"),
+        ("9t", "Vice general", "black"),
+        ("13c", "Lion", "white"),
+        *kings(),
+    )
     for square in ("13m", "5m", "20m"):
         g.play(passes_of(g, square)[0])
         g.play(passes_of(g, "13c")[0])
     assert all(passes_of(g, s) == [] for s in ("13m", "5m", "20m", "9t"))
 
 
-@pytest.mark.parametrize("name,open_squares,closed_squares", [
-    ("Free eagle", ["14l", "12l", "14n", "12n"], ["13l", "14m", "12m", "13n"]),  # diagonal neighbours only
-    ("Golden bird", ["13l", "14m", "12m", "13n"], ["14l", "12l", "14n", "12n"]),  # orthogonal ones only
-    ("Horned falcon", ["13l"], ["14l", "12l", "14m", "12m", "14n", "13n", "12n"]),  # the square in front
-    ("Kirin master", ["13l"], ["14l", "12l", "14m", "12m", "14n", "13n", "12n"]),
-    ("Soaring eagle", ["14l", "12l"], ["13l", "14m", "12m", "14n", "13n", "12n"]),  # forward diagonals
-    ("Phoenix master", ["14l", "12l"], ["13l", "14m", "12m", "14n", "13n", "12n"]),
-])
+@pytest.mark.parametrize(
+    "name,open_squares,closed_squares",
+    [
+        ("Free eagle", ["14l", "12l", "14n", "12n"], ["13l", "14m", "12m", "13n"]),  # diagonal neighbours only
+        ("Golden bird", ["13l", "14m", "12m", "13n"], ["14l", "12l", "14n", "12n"]),  # orthogonal ones only
+        ("Horned falcon", ["13l"], ["14l", "12l", "14m", "12m", "14n", "13n", "12n"]),  # the square in front
+        ("Kirin master", ["13l"], ["14l", "12l", "14m", "12m", "14n", "13n", "12n"]),
+        ("Soaring eagle", ["14l", "12l"], ["13l", "14m", "12m", "14n", "13n", "12n"]),  # forward diagonals
+        ("Phoenix master", ["14l", "12l"], ["13l", "14m", "12m", "14n", "13n", "12n"]),
+    ],
+)
 def test_pass_only_through_the_seeds_squares(name, open_squares, closed_squares):
     """L697's parenthesis: each of these may pass only through the squares named; with each of
     them empty (the others held by friends) it may pass, with only the others empty it may not."""
@@ -1268,8 +1407,9 @@ def test_each_royal_keeps_its_side_alive(royal):
 
 
 def test_the_drunk_elephant_is_only_potentially_royal():
-    g = make_game(("13m", "Rook", "black"), ("13c", "King", "white"), ("3c", "Drunk elephant", "white"),
-                  ("1y", "King", "black"))
+    g = make_game(
+        ("13m", "Rook", "black"), ("13c", "King", "white"), ("3c", "Drunk elephant", "white"), ("1y", "King", "black")
+    )
     assert g.royal_count("white") == 1
     play(g, "13m", "13c")
     assert g.is_over and g.result == "black"
@@ -1294,8 +1434,13 @@ def test_moving_into_check_is_legal():
 def test_no_legal_move_loses():
     """L822: a player with no legal move (stalemate) loses. Black's king on 1a is boxed in by its
     own pawns: 2a is dead on the last rank, 1b and 2b are blocked by the king and 2a."""
-    g = make_game(("1a", "King", "black"), ("2a", "Pawn", "black"), ("1b", "Pawn", "black"), ("2b", "Pawn", "black"),
-                  ("25y", "King", "white"))
+    g = make_game(
+        ("1a", "King", "black"),
+        ("2a", "Pawn", "black"),
+        ("1b", "Pawn", "black"),
+        ("2b", "Pawn", "black"),
+        ("25y", "King", "white"),
+    )
     assert g.legal_moves() == []
     assert g.is_over and g.result == "white" and g.termination == "no_moves"
 
@@ -1315,8 +1460,10 @@ def test_repetition_is_a_draw():
 # names: English names, the seed's other names, the diagram's IDs
 # --------------------------------------------------------------------------------------------
 
-ALIASES = [("Gold", "Gold general"),  # L783 "Pawn -> Gold"
-           ("Crown prince", "Prince")]  # L18, the diagram's name
+ALIASES = [
+    ("Gold", "Gold general"),  # L783 "Pawn -> Gold"
+    ("Crown prince", "Prince"),
+]  # L18, the diagram's name
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -1408,13 +1555,14 @@ def test_the_reference_is_the_diagram():
     """The reference is L18's squares (T1: the prose's typos g2 for the lion dog, e3 for the stone
     general, are read as the diagram's g3 and e5)."""
     from_diagram = {}
-    for name, piece_id, _, squares in SET_UP:
+    for _name, piece_id, _, squares in SET_UP:
         for square in diagram_squares(squares):
             assert square not in from_diagram, square
             from_diagram[square] = piece_id.upper()
     assert len(from_diagram) == 177
-    reference = {(i, rank): code for rank, row in REFERENCE_SETUP.items()
-                 for i, code in enumerate(row.split()) if code != "."}
+    reference = {
+        (i, rank): code for rank, row in REFERENCE_SETUP.items() for i, code in enumerate(row.split()) if code != "."
+    }
     assert reference == from_diagram
 
 
@@ -1425,7 +1573,7 @@ def test_board_and_piece_count(start_game):
     pieces = g.pieces()
     assert len(pieces) == 354
     counts = {}
-    for rank, row in REFERENCE_SETUP.items():
+    for _rank, row in REFERENCE_SETUP.items():
         for code in row.split():
             if code != ".":
                 counts[NAME_OF_KEY[code]] = counts.get(NAME_OF_KEY[code], 0) + 1
@@ -1469,9 +1617,20 @@ def test_setup_is_mirror_symmetric_but_for_six_pairs(start_game):
         mirror = start_game.piece_at(sq(SIZE + 1 - f, r))
         if f != 13 and (mirror is None or mirror.name != piece.name):
             asym.add(piece.name)
-    assert asym == {"Deva", "Dark spirit", "Left general", "Right general", "Left chariot", "Right chariot",
-                    "Left mountain eagle", "Right mountain eagle", "Great general", "Vice general", "Tengu",
-                    "Hook mover"}
+    assert asym == {
+        "Deva",
+        "Dark spirit",
+        "Left general",
+        "Right general",
+        "Left chariot",
+        "Right chariot",
+        "Left mountain eagle",
+        "Right mountain eagle",
+        "Great general",
+        "Vice general",
+        "Tengu",
+        "Hook mover",
+    }
 
 
 def test_variant_file_checks():
@@ -1508,7 +1667,8 @@ def check_every_legal_move(g, passes):
             for (to, caps), flags in reference(board, s0, passes).items():
                 expected[(sq(*s0), to, caps)] = flags
     assert set(got) == set(expected), (
-        f"{g.to_text()}: extra {sorted(set(got) - set(expected))[:5]}, missing {sorted(set(expected) - set(got))[:5]}")
+        f"{g.to_text()}: extra {sorted(set(got) - set(expected))[:5]}, missing {sorted(set(expected) - set(got))[:5]}"
+    )
     for key, flags in got.items():
         assert sorted(flags) == expected[key], (g.to_text(), key, flags)
 

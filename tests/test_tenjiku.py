@@ -30,10 +30,10 @@ import random
 from pathlib import Path
 
 import pytest
+from boards import STEPS, VariantBoard, destinations, k, move_keys, moves_to, parse_diagram, pawns, play
 
 import taikyoku
 import taikyoku._core
-from boards import STEPS, VariantBoard, destinations, k, move_keys, moves_to, parse_diagram, pawns, play
 
 pytestmark = pytest.mark.skipif(
     "tenjiku" not in taikyoku.variants(),
@@ -101,24 +101,41 @@ ALL8 = ORTH + DIAG
 
 # shared/reference/tenjiku_promotions.csv (promoted-only targets marked *).
 PROMOTIONS = {
-    "Pawn": "Gold general", "Gold general": "Rook", "Ferocious leopard": "Bishop",
-    "Rook": "Dragon king", "Bishop": "Dragon horse", "Dragon king": "Soaring eagle",
-    "Dragon horse": "Horned falcon", "Soaring eagle": "Rook general",
-    "Horned falcon": "Bishop general", "Rook general": "Great general",
-    "Bishop general": "Vice general", "Drunk elephant": "Crown prince*",
-    "Knight": "Side soldier", "Iron general": "Vertical soldier",
-    "Side soldier": "Water buffalo", "Vertical soldier": "Chariot soldier",
-    "Water buffalo": "Fire demon", "Chariot soldier": "Heavenly tetrarch*",
-    "Phoenix": "Free king", "Kirin": "Lion", "Free king": "Free eagle", "Lion": "Lion hawk",
-    "Copper general": "Side mover", "Silver general": "Vertical mover",
-    "Side mover": "Free boar*", "Vertical mover": "Flying ox*", "Dog": "Multi general*",
-    "Blind tiger": "Flying stag*", "Lance": "White horse*", "Reverse chariot": "Whale*",
+    "Pawn": "Gold general",
+    "Gold general": "Rook",
+    "Ferocious leopard": "Bishop",
+    "Rook": "Dragon king",
+    "Bishop": "Dragon horse",
+    "Dragon king": "Soaring eagle",
+    "Dragon horse": "Horned falcon",
+    "Soaring eagle": "Rook general",
+    "Horned falcon": "Bishop general",
+    "Rook general": "Great general",
+    "Bishop general": "Vice general",
+    "Drunk elephant": "Crown prince*",
+    "Knight": "Side soldier",
+    "Iron general": "Vertical soldier",
+    "Side soldier": "Water buffalo",
+    "Vertical soldier": "Chariot soldier",
+    "Water buffalo": "Fire demon",
+    "Chariot soldier": "Heavenly tetrarch*",
+    "Phoenix": "Free king",
+    "Kirin": "Lion",
+    "Free king": "Free eagle",
+    "Lion": "Lion hawk",
+    "Copper general": "Side mover",
+    "Silver general": "Vertical mover",
+    "Side mover": "Free boar*",
+    "Vertical mover": "Flying ox*",
+    "Dog": "Multi general*",
+    "Blind tiger": "Flying stag*",
+    "Lance": "White horse*",
+    "Reverse chariot": "Whale*",
 }
 PROMOTED_ONLY = {t.rstrip("*") for t in PROMOTIONS.values() if t.endswith("*")}
 NON_PROMOTING_SETUP = {"King", "Great general", "Vice general", "Free eagle", "Lion hawk", "Fire demon"}
 # Range-jump ranks (L25, L29, L32, L34; notes §2.5): royals 0, then GG, VG, RG = BG.
-RANKS_OF = {"King": 0, "Crown prince": 0, "Great general": 1, "Vice general": 2,
-            "Rook general": 3, "Bishop general": 3}
+RANKS_OF = {"King": 0, "Crown prince": 0, "Great general": 1, "Vice general": 2, "Rook general": 3, "Bishop general": 3}
 
 
 def piece_types():
@@ -165,24 +182,35 @@ def igui_rows(text):
 
 # name -> (seed lines of its entry, diagram rebuilt from the text and Betza string)
 DIAGRAMS = {
-    "King": ("L7-L10, L16-L19 (K)", """
+    "King": (
+        "L7-L10, L16-L19 (K)",
+        """
 ○ ○ ○
 ○ ? ○
 ○ ○ ○
-"""),
-    "Crown prince": ("L12-L14 (K)", """
+""",
+    ),
+    "Crown prince": (
+        "L12-L14 (K)",
+        """
 ○ ○ ○
 ○ ? ○
 ○ ○ ○
-"""),
-    "Drunk elephant": ("L21 (FfrlW): every direction but straight back", """
+""",
+    ),
+    "Drunk elephant": (
+        "L21 (FfrlW): every direction but straight back",
+        """
 ○ ○ ○
 ○ ? ○
 ○ . ○
-"""),
+""",
+    ),
     # Range jump along the diagonals (no pieces: plain ranging), or an area move of up to three
     # king steps: every square within three (L23-L27).
-    "Vice general": ("L22-L27 (KddKdd3KmBcppB)", """
+    "Vice general": (
+        "L22-L27 (KddKdd3KmBcppB)",
+        """
 ╲ ○ ○ ○ ○ ○ ╱
 ○ ╲ ○ ○ ○ ╱ ○
 ○ ○ ╲ ○ ╱ ○ ○
@@ -190,74 +218,113 @@ DIAGRAMS = {
 ○ ○ ╱ ○ ╲ ○ ○
 ○ ╱ ○ ○ ○ ╲ ○
 ╱ ○ ○ ○ ○ ○ ╲
-"""),
-    "Great general": ("L28-L29 (mQcppQ)", """
+""",
+    ),
+    "Great general": (
+        "L28-L29 (mQcppQ)",
+        """
 ╲ │ ╱
 ─ ? ─
 ╱ │ ╲
-"""),
-    "Bishop general": ("L31-L32 (mBcppB)", """
+""",
+    ),
+    "Bishop general": (
+        "L31-L32 (mBcppB)",
+        """
 ╲ . ╱
 . ? .
 ╱ . ╲
-"""),
-    "Rook general": ("L33-L34 (mRcppR)", """
+""",
+    ),
+    "Rook general": (
+        "L33-L34 (mRcppR)",
+        """
 . │ .
 ─ ? ─
 . │ .
-"""),
+""",
+    ),
     # Ranges every way but straight forward (L37); lion power straight forward (L38): the igui
     # square L36 (one `!`) and the second square.
-    "Horned falcon": ("L36-L38 (BrlbRdhfW)", """
+    "Horned falcon": (
+        "L36-L38 (BrlbRdhfW)",
+        """
 ╲ . ☆ . ╱
 . ╲ ! ╱ .
 ─ ─ ? ─ ─
 . ╱ │ ╲ .
 ╱ . │ . ╲
-"""),
-    "Soaring eagle": ("L39-L41 (RbBdhfF)", """
+""",
+    ),
+    "Soaring eagle": (
+        "L39-L41 (RbBdhfF)",
+        """
 ☆ . │ . ☆
 . ! │ ! .
 ─ ─ ? ─ ─
 . ╱ │ ╲ .
 ╱ . │ . ╲
-"""),
-    "Dragon horse": ("L43-L45 (WB)", """
+""",
+    ),
+    "Dragon horse": (
+        "L43-L45 (WB)",
+        """
 ╲ ○ ╱
 ○ ? ○
 ╱ ○ ╲
-"""),
-    "Dragon king": ("L46-L48 (FR)", """
+""",
+    ),
+    "Dragon king": (
+        "L46-L48 (FR)",
+        """
 ○ │ ○
 ─ ? ─
 ○ │ ○
-"""),
-    "Bishop": ("L50 (B)", """
+""",
+    ),
+    "Bishop": (
+        "L50 (B)",
+        """
 ╲ . ╱
 . ? .
 ╱ . ╲
-"""),
-    "Rook": ("L54 (R)", """
+""",
+    ),
+    "Rook": (
+        "L54 (R)",
+        """
 . │ .
 ─ ? ─
 . │ .
-"""),
-    "Ferocious leopard": ("L56-L57 (FfbW)", """
+""",
+    ),
+    "Ferocious leopard": (
+        "L56-L57 (FfbW)",
+        """
 ○ ○ ○
 . ? .
 ○ ○ ○
-"""),
-    "Gold general": ("L58-L59 (WfF)", """
+""",
+    ),
+    "Gold general": (
+        "L58-L59 (WfF)",
+        """
 ○ ○ ○
 ○ ? ○
 . ○ .
-"""),
-    "Pawn": ("L61 (fW)", """
+""",
+    ),
+    "Pawn": (
+        "L61 (fW)",
+        """
 ○
 ?
-"""),
+""",
+    ),
     # Range along the diagonals and the file (L67), or an area move of up to three steps (L69).
-    "Fire demon": ("L66-L72 (BfbRKddKdd3K)", """
+    "Fire demon": (
+        "L66-L72 (BfbRKddKdd3K)",
+        """
 ╲ ○ ○ │ ○ ○ ╱
 ○ ╲ ○ │ ○ ╱ ○
 ○ ○ ╲ │ ╱ ○ ○
@@ -265,10 +332,13 @@ DIAGRAMS = {
 ○ ○ ╱ │ ╲ ○ ○
 ○ ╱ ○ │ ○ ╲ ○
 ╱ ○ ○ │ ○ ○ ╲
-"""),
+""",
+    ),
     # Never to an adjacent square: igui there (L76, L80, the `!` rows L77-L79); ranges along the
     # diagonals and the file from the second square (L81); two or three squares sideways (L82).
-    "Heavenly tetrarch": ("L76-L82 (ttfbttrlttshK)", """
+    "Heavenly tetrarch": (
+        "L76-L82 (ttfbttrlttshK)",
+        """
 ╲ . . │ . . ╱
 . ╲ . │ . ╱ .
 . . ! ! ! . .
@@ -276,44 +346,65 @@ DIAGRAMS = {
 . . ! ! ! . .
 . ╱ . │ . ╲ .
 ╱ . . │ . . ╲
-"""),
-    "Water buffalo": ("L89-L90 (BrlRfbR2)", """
+""",
+    ),
+    "Water buffalo": (
+        "L89-L90 (BrlRfbR2)",
+        """
 ╲ . ○ . ╱
 . ╲ ○ ╱ .
 ─ ─ ? ─ ─
 . ╱ ○ ╲ .
 ╱ . ○ . ╲
-"""),
-    "Chariot soldier": ("L94-L95 (BfbRrlR2)", """
+""",
+    ),
+    "Chariot soldier": (
+        "L94-L95 (BfbRrlR2)",
+        """
 ╲ . │ . ╱
 . ╲ │ ╱ .
 ○ ○ ? ○ ○
 . ╱ │ ╲ .
 ╱ . │ . ╲
-"""),
-    "Side soldier": ("L97-L99 (rlRfR2bW)", """
+""",
+    ),
+    "Side soldier": (
+        "L97-L99 (rlRfR2bW)",
+        """
 . . ○ . .
 . . ○ . .
 ─ ─ ? ─ ─
 . . ○ . .
-"""),
-    "Vertical soldier": ("L100-L102 (fRrlR2bW)", """
+""",
+    ),
+    "Vertical soldier": (
+        "L100-L102 (fRrlR2bW)",
+        """
 . . │ . .
 ○ ○ ? ○ ○
 . . ○ . .
-"""),
-    "Knight": ("L104 (ffN)", """
+""",
+    ),
+    "Knight": (
+        "L104 (ffN)",
+        """
 ☆ . ☆
 . . .
 . ? .
-"""),
-    "Iron general": ("L108 (fK)", """
+""",
+    ),
+    "Iron general": (
+        "L108 (fK)",
+        """
 ○ ○ ○
 . ? .
-"""),
+""",
+    ),
     # Queen, a double diagonal step (the `!` rows L114-L115 on the four diagonal squares) and the
     # jumps to the second square orthogonally and diagonally (L116-L119, QdFDA).
-    "Free eagle": ("L113-L119 (QdFDA)", """
+    "Free eagle": (
+        "L113-L119 (QdFDA)",
+        """
 ╲ . . │ . . ╱
 . ☆ . ☆ . ☆ .
 . . ! │ ! . .
@@ -321,9 +412,12 @@ DIAGRAMS = {
 . . ! │ ! . .
 . ☆ . ☆ . ☆ .
 ╱ . . │ . . ╲
-"""),
+""",
+    ),
     # Bishop plus full lion power (L123-L129, the `!` rows L125-L127).
-    "Lion hawk": ("L121-L129 (BKNADdK)", """
+    "Lion hawk": (
+        "L121-L129 (BKNADdK)",
+        """
 ╲ . . . . . ╱
 . ☆ ☆ ☆ ☆ ☆ .
 . ☆ ! ! ! ☆ .
@@ -331,110 +425,167 @@ DIAGRAMS = {
 . ☆ ! ! ! ☆ .
 . ☆ ☆ ☆ ☆ ☆ .
 ╱ . . . . . ╲
-"""),
-    "Free king": ("L140-L141 (Q)", """
+""",
+    ),
+    "Free king": (
+        "L140-L141 (Q)",
+        """
 ╲ │ ╱
 ─ ? ─
 ╱ │ ╲
-"""),
-    "Lion": ("L142-L151 (KNADdK; the `!` rows L143-L145)", """
+""",
+    ),
+    "Lion": (
+        "L142-L151 (KNADdK; the `!` rows L143-L145)",
+        """
 ☆ ☆ ☆ ☆ ☆
 ☆ ! ! ! ☆
 ☆ ! ? ! ☆
 ☆ ! ! ! ☆
 ☆ ☆ ☆ ☆ ☆
-"""),
-    "Phoenix": ("L156-L157 (WA)", """
+""",
+    ),
+    "Phoenix": (
+        "L156-L157 (WA)",
+        """
 ☆ . . . ☆
 . . ○ . .
 . ○ ? ○ .
 . . ○ . .
 ☆ . . . ☆
-"""),
-    "Kirin": ("L158-L159 (FD)", """
+""",
+    ),
+    "Kirin": (
+        "L158-L159 (FD)",
+        """
 . . ☆ . .
 . ○ . ○ .
 ☆ . ? . ☆
 . ○ . ○ .
 . . ☆ . .
-"""),
-    "Free boar": ("L164 (BrlR)", """
+""",
+    ),
+    "Free boar": (
+        "L164 (BrlR)",
+        """
 ╲ . ╱
 ─ ? ─
 ╱ . ╲
-"""),
-    "Flying ox": ("L165 (BfbR)", """
+""",
+    ),
+    "Flying ox": (
+        "L165 (BfbR)",
+        """
 ╲ │ ╱
 . ? .
 ╱ │ ╲
-"""),
-    "Side mover": ("L167-L168 (rlRW)", """
+""",
+    ),
+    "Side mover": (
+        "L167-L168 (rlRW)",
+        """
 . ○ .
 ─ ? ─
 . ○ .
-"""),
-    "Vertical mover": ("L169-L170 (fbRW)", """
+""",
+    ),
+    "Vertical mover": (
+        "L169-L170 (fbRW)",
+        """
 . │ .
 ○ ? ○
 . │ .
-"""),
-    "Copper general": ("L172 (fFfbW)", """
+""",
+    ),
+    "Copper general": (
+        "L172 (fFfbW)",
+        """
 ○ ○ ○
 . ? .
 . ○ .
-"""),
-    "Silver general": ("L173 (FfW)", """
+""",
+    ),
+    "Silver general": (
+        "L173 (FfW)",
+        """
 ○ ○ ○
 . ? .
 ○ . ○
-"""),
-    "Multi general": ("L175 (fRbB)", """
+""",
+    ),
+    "Multi general": (
+        "L175 (fRbB)",
+        """
 . │ .
 . ? .
 ╱ . ╲
-"""),
-    "Flying stag": ("L177-L178 (fbRK)", """
+""",
+    ),
+    "Flying stag": (
+        "L177-L178 (fbRK)",
+        """
 ○ │ ○
 ○ ? ○
 ○ │ ○
-"""),
-    "Dog": ("L180 (fWbF)", """
+""",
+    ),
+    "Dog": (
+        "L180 (fWbF)",
+        """
 . ○ .
 . ? .
 ○ . ○
-"""),
-    "Blind tiger": ("L181 (FrlbW)", """
+""",
+    ),
+    "Blind tiger": (
+        "L181 (FrlbW)",
+        """
 ○ . ○
 ○ ? ○
 ○ ○ ○
-"""),
-    "White horse": ("L183 (fbRfB)", """
+""",
+    ),
+    "White horse": (
+        "L183 (fbRfB)",
+        """
 ╲ │ ╱
 . ? .
 . │ .
-"""),
-    "Whale": ("L184 (fbRbB)", """
+""",
+    ),
+    "Whale": (
+        "L184 (fbRbB)",
+        """
 . │ .
 . ? .
 ╱ │ ╲
-"""),
-    "Lance": ("L186 (fR)", """
+""",
+    ),
+    "Lance": (
+        "L186 (fR)",
+        """
 │
 ?
-"""),
-    "Reverse chariot": ("L190 (fbR)", """
+""",
+    ),
+    "Reverse chariot": (
+        "L190 (fbR)",
+        """
 │
 ?
 │
-"""),
+""",
+    ),
 }
 
 PASSERS = {  # they may pass (skip a turn) on an empty board
     "Vice general",  # L27
-    "Horned falcon", "Soaring eagle",  # L38, L41
+    "Horned falcon",
+    "Soaring eagle",  # L38, L41
     "Fire demon",  # L70
     "Free eagle",  # the double move, as every d piece (gaps §2.4)
-    "Lion hawk", "Lion",  # L129, L149
+    "Lion hawk",
+    "Lion",  # L129, L149
 }
 IGUI_ONLY = {"Heavenly tetrarch"}  # its `!` squares are captured from a distance, never entered
 
@@ -495,8 +646,7 @@ def test_moves_on_an_empty_board(name, color):
     got = {m.to_square for m in moves} - {START}
     expected = diagram_destinations(DIAGRAMS[name][1], START, color, igui_only=name in IGUI_ONLY)
     assert got == expected, (
-        f"{name} ({color}), seed {DIAGRAMS[name][0]}: "
-        f"missing {sorted(expected - got)}, extra {sorted(got - expected)}"
+        f"{name} ({color}), seed {DIAGRAMS[name][0]}: missing {sorted(expected - got)}, extra {sorted(got - expected)}"
     )
     # The zone (ranks a-e for Black, l-p for White): every move into it of a piece that promotes
     # comes twice, promoting (`+`) and declining (`=`), or once, promoting, where the piece
@@ -573,8 +723,7 @@ def test_jumps_pass_over_any_piece():
     )
     assert destinations(g, "8h") == {"8f", "8j", "6h", "9g", "7g", "9i", "7i"}
     # the phoenix jumps diagonally (L157), the knight over anything (L104)
-    g = make_game(("8h", "Phoenix", "black"), ("7g", "Pawn", "white"), ("9g", "Pawn", "black"),
-                  ("6f", "Pawn", "white"))
+    g = make_game(("8h", "Phoenix", "black"), ("7g", "Pawn", "white"), ("9g", "Pawn", "black"), ("6f", "Pawn", "white"))
     assert destinations(g, "8h") == {"8g", "9h", "7h", "8i", "10f", "6f", "10j", "6j"}
     g = make_game(("8h", "Knight", "black"), *pawns("black", "8g", "7g", "9g", "8f"))
     assert destinations(g, "8h") == {"9f", "7f"}
@@ -582,23 +731,26 @@ def test_jumps_pass_over_any_piece():
 
 def test_tetrarch_worked_example():
     """Gaps §2.6 (L76-L82): black tetrarch 8h, black pawns 8g and 6h, white pawns 7g and 9h."""
-    g = make_game(("8h", "Heavenly tetrarch", "black"), *pawns("black", "8g", "6h"),
-                  *pawns("white", "7g", "9h"))
+    g = make_game(("8h", "Heavenly tetrarch", "black"), *pawns("black", "8g", "6h"), *pawns("white", "7g", "9h"))
     got = move_keys(g, "8h")
     assert {k("8h", "7g"), k("8h", "9h")} <= got  # igui (L80)
-    assert {to for to, _ in got if to != "8h"} == (
-        set(ray("8h", "f")[1:])  # forward from 8f, jumping its own pawn (L81)
-        | set(ray("8h", "b")[1:])
-        | set().union(*(ray("8h", d)[1:] for d in DIAG))
-        | {"10h", "11h"}  # left: two or three squares (L82)
+    assert (
+        {to for to, _ in got if to != "8h"}
+        == (
+            set(ray("8h", "f")[1:])  # forward from 8f, jumping its own pawn (L81)
+            | set(ray("8h", "b")[1:])
+            | set().union(*(ray("8h", d)[1:] for d in DIAG))
+            | {"10h", "11h"}  # left: two or three squares (L82)
+        )
     )  # right: nothing, its own pawn on 6h, the second square
     assert not any(to in {"7g", "9h", "7h", "8g"} for to, _ in got)  # never to an adjacent square
     assert len([m for m in g.moves_from("8h") if m.is_igui]) == 2
 
 
 def test_tetrarch_captures_on_the_second_square_and_stops():
-    g = make_game(("8h", "Heavenly tetrarch", "black"), ("10h", "Pawn", "white"), ("8f", "Pawn", "white"),
-                  ("6f", "Pawn", "black"))
+    g = make_game(
+        ("8h", "Heavenly tetrarch", "black"), ("10h", "Pawn", "white"), ("8f", "Pawn", "white"), ("6f", "Pawn", "black")
+    )
     got = move_keys(g, "8h")
     assert k("10h", "10h") in got and not any(to == "11h" for to, _ in got)  # L82
     assert k("8f", "8f") in got and not any(to in {"8e", "8d"} for to, _ in got)  # not a range jumper (L81)
@@ -607,8 +759,7 @@ def test_tetrarch_captures_on_the_second_square_and_stops():
 
 def test_tetrarch_western_option_has_no_file_range():
     """Option heavenly-tetrarch-western (L84): the range along the file is gone."""
-    g = make_game(("8h", "Heavenly tetrarch", "black"), ("7g", "Pawn", "white"),
-                  options=["heavenly-tetrarch-western"])
+    g = make_game(("8h", "Heavenly tetrarch", "black"), ("7g", "Pawn", "white"), options=["heavenly-tetrarch-western"])
     got = move_keys(g, "8h")
     assert k("8h", "7g") in got
     assert not any(to in ray("8h", "f") + ray("8h", "b") for to, _ in got)
@@ -618,8 +769,11 @@ def test_tetrarch_western_option_has_no_file_range():
 # ---- range jumping (L22-L34; gaps §2.1) ----
 
 GG_EXAMPLE = [  # gaps §2.1: black pawn 8g; white pawn 8e, vice general 8d, great general 8c, pawn 8b
-    ("8g", "Pawn", "black"), ("8e", "Pawn", "white"), ("8d", "Vice general", "white"),
-    ("8c", "Great general", "white"), ("8b", "Pawn", "white"),
+    ("8g", "Pawn", "black"),
+    ("8e", "Pawn", "white"),
+    ("8d", "Vice general", "white"),
+    ("8c", "Great general", "white"),
+    ("8b", "Pawn", "white"),
 ]
 
 
@@ -653,8 +807,13 @@ def test_vice_and_bishop_generals_on_the_diagonal():
     another vice general; a bishop general jumps none of them. (Only the squares four or more
     away are looked at: the vice general's area move reaches every nearer square round a piece.)"""
     far = ["4d", "3c", "2b", "1a"]  # the forward-right diagonal from 8h, from the 4th square
-    pieces = [("7g", "Rook general", "white"), ("6f", "Bishop general", "black"),
-              ("4d", "Pawn", "white"), ("3c", "Vice general", "white"), ("2b", "Pawn", "white")]
+    pieces = [
+        ("7g", "Rook general", "white"),
+        ("6f", "Bishop general", "black"),
+        ("4d", "Pawn", "white"),
+        ("3c", "Vice general", "white"),
+        ("2b", "Pawn", "white"),
+    ]
     g = make_game(("8h", "Vice general", "black"), *pieces)
     got = {(to, caps) for to, caps in move_keys(g, "8h") if to in far}
     assert got == {k("4d", "4d"), k("3c", "3c")}
@@ -674,8 +833,13 @@ def test_a_king_or_crown_prince_cannot_be_jumped():
     for royal in ("King", "Crown prince"):
         g = make_game(("8h", "Great general", "black"), ("8f", royal, "black"), ("8d", "Pawn", "white"))
         assert forward_keys(g) == {k("8g")}
-        g = make_game(("8h", "Great general", "black"), ("8g", "Pawn", "black"), ("8e", royal, "white"),
-                      ("8c", "Pawn", "white"), ("1p", "King", "black"))
+        g = make_game(
+            ("8h", "Great general", "black"),
+            ("8g", "Pawn", "black"),
+            ("8e", royal, "white"),
+            ("8c", "Pawn", "white"),
+            ("1p", "King", "black"),
+        )
         assert forward_keys(g) == {k("8e", "8e")}
         m = play(g, "8h", "8e")
         if royal == "King":
@@ -684,8 +848,14 @@ def test_a_king_or_crown_prince_cannot_be_jumped():
 
 def test_unranked_pieces_are_jumped_by_any_general():
     """Every piece outside the rank order (a lion, a free eagle, a fire demon ...) is jumped."""
-    g = make_game(("8h", "Rook general", "black"), ("8g", "Lion", "white"), ("8f", "Free eagle", "black"),
-                  ("8e", "Lion hawk", "white"), ("8d", "Fire demon", "black"), ("8b", "Pawn", "white"))
+    g = make_game(
+        ("8h", "Rook general", "black"),
+        ("8g", "Lion", "white"),
+        ("8f", "Free eagle", "black"),
+        ("8e", "Lion hawk", "white"),
+        ("8d", "Fire demon", "black"),
+        ("8b", "Pawn", "white"),
+    )
     assert forward_keys(g) == {k("8g", "8g"), k("8e", "8e"), k("8b", "8b")}
 
 
@@ -701,8 +871,12 @@ def test_range_jump_always_option():
     """Option range-jump-always ([W-md]): also to the empty squares beyond jumped pieces."""
     g = make_game(("8h", "Great general", "black"), *GG_EXAMPLE, options=["range-jump-always"])
     assert forward_keys(g) == {k("8f"), k("8e", "8e"), k("8d", "8d"), k("8c", "8c")}
-    g = make_game(("8h", "Rook general", "black"), ("8g", "Pawn", "black"), ("8e", "Great general", "white"),
-                  options=["range-jump-always"])
+    g = make_game(
+        ("8h", "Rook general", "black"),
+        ("8g", "Pawn", "black"),
+        ("8e", "Great general", "white"),
+        options=["range-jump-always"],
+    )
     assert forward_keys(g) == {k("8f"), k("8e", "8e")}
     for name in ("Vice general", "Bishop general"):
         g = make_game(("8h", name, "black"), ("7g", "Pawn", "black"), options=["range-jump-always"])
@@ -711,11 +885,17 @@ def test_range_jump_always_option():
 
 def test_range_jump_captures_are_attacks():
     """Checks by jumping (notes §2.5): a king beyond jumped pieces is in check."""
-    g = make_game(("8h", "Great general", "black"), ("8g", "Pawn", "white"), ("8c", "King", "white"),
-                  ("1p", "King", "black"))
+    g = make_game(
+        ("8h", "Great general", "black"), ("8g", "Pawn", "white"), ("8c", "King", "white"), ("1p", "King", "black")
+    )
     assert g.in_check("white")
-    g = make_game(("8h", "Great general", "black"), ("8g", "Vice general", "white"), ("8c", "King", "white"),
-                  ("8f", "Great general", "white"), ("1p", "King", "black"))
+    g = make_game(
+        ("8h", "Great general", "black"),
+        ("8g", "Vice general", "white"),
+        ("8c", "King", "white"),
+        ("8f", "Great general", "white"),
+        ("1p", "King", "black"),
+    )
     assert not g.in_check("white")
 
 
@@ -723,9 +903,20 @@ def test_range_jump_captures_are_attacks():
 
 AREA_EXAMPLE = [*pawns("black", "9g", "8g", "7g", "9i", "8i", "7i"), ("7h", "Pawn", "white")]
 AREA_3 = {
-    k("9h"), k("7h", "7h"),  # one step; a capture ends the move
-    k("10g"), k("10h"), k("10i"),  # two steps
-    k("11f"), k("10f"), k("9f"), k("11g"), k("11h"), k("11i"), k("11j"), k("10j"), k("9j"),
+    k("9h"),
+    k("7h", "7h"),  # one step; a capture ends the move
+    k("10g"),
+    k("10h"),
+    k("10i"),  # two steps
+    k("11f"),
+    k("10f"),
+    k("9f"),
+    k("11g"),
+    k("11h"),
+    k("11i"),
+    k("11j"),
+    k("10j"),
+    k("9j"),
     k("8h"),  # the pass, 8h -> 9h -> 8h (L27)
 }
 
@@ -800,19 +991,33 @@ def test_horned_falcon_three_squares_ahead_is_out_of_reach():
 
 
 def test_free_eagle_worked_example():
-    g = make_game(("8h", "Free eagle", "black"), ("7g", "Pawn", "white"), ("8f", "Silver general", "white"),
-                  ("9g", "Pawn", "black"))
+    g = make_game(
+        ("8h", "Free eagle", "black"),
+        ("7g", "Pawn", "white"),
+        ("8f", "Silver general", "white"),
+        ("9g", "Pawn", "black"),
+    )
     got = move_keys(g, "8h")
     assert {(to, caps) for to, caps in got if "7g" in caps} == {
-        k("7g", "7g"), k("6f", "7g"), k("6h", "7g"), k("8f", "7g", "8f"), k("8h", "7g")}
+        k("7g", "7g"),
+        k("6f", "7g"),
+        k("6h", "7g"),
+        k("8f", "7g", "8f"),
+        k("8h", "7g"),
+    }
     assert {k("10f"), k("8f", "8f")} <= got  # the A jump over its own pawn; the D jump / range
     assert not any(to == "9g" or "9g" in caps for to, caps in got)
     assert k("8h") in got  # a pass through an empty diagonal square
 
 
 def test_free_eagle_options():
-    base = [("8h", "Free eagle", "black"), ("7g", "Pawn", "white"), ("8f", "Silver general", "white"),
-            ("9g", "Pawn", "black"), ("8g", "Pawn", "black")]
+    base = [
+        ("8h", "Free eagle", "black"),
+        ("7g", "Pawn", "white"),
+        ("8f", "Silver general", "white"),
+        ("9g", "Pawn", "black"),
+        ("8g", "Pawn", "black"),
+    ]
     # English sources (L130-L134): queen plus the orthogonal jump; no double move, no A jump
     got = move_keys(make_game(*base, options=["free-eagle-english"]), "8h")
     assert {k("7g", "7g"), k("8f", "8f")} <= got
@@ -850,8 +1055,14 @@ def test_no_chu_lion_restrictions():
 # burning (L71-L74, L92; gaps §2.5): the TSA reading
 # --------------------------------------------------------------------------------------------
 
-BURN_EXAMPLE = [("8i", "Fire demon", "black"), ("7e", "Pawn", "white"), ("9f", "Gold general", "white"),
-                ("7g", "Silver general", "white"), ("9e", "Pawn", "black"), *kings()]
+BURN_EXAMPLE = [
+    ("8i", "Fire demon", "black"),
+    ("7e", "Pawn", "white"),
+    ("9f", "Gold general", "white"),
+    ("7g", "Silver general", "white"),
+    ("9e", "Pawn", "black"),
+    *kings(),
+]
 
 
 def test_active_burn():
@@ -865,7 +1076,11 @@ def test_active_burn():
     assert g.piece_at("9e").name == "Pawn" and g.piece_at("9e").color == "black"
     g.undo()
     assert [g.piece_at(s).name for s in ("8i", "7e", "9f", "7g")] == [
-        "Fire demon", "Pawn", "Gold general", "Silver general"]
+        "Fire demon",
+        "Pawn",
+        "Gold general",
+        "Silver general",
+    ]
 
 
 def test_active_burn_with_a_capture():
@@ -883,7 +1098,11 @@ def test_fire_demon_next_to_an_enemy_fire_demon_tsa():
     g.play(m)
     assert g.piece_at("8f") is None and g.piece_at("8i") is None
     assert [g.piece_at(s).name for s in ("7e", "9f", "7g", "9g")] == [
-        "Pawn", "Gold general", "Silver general", "Fire demon"]
+        "Pawn",
+        "Gold general",
+        "Silver general",
+        "Fire demon",
+    ]
     assert g.side_to_move == "white"
 
 
@@ -895,8 +1114,13 @@ def test_fire_demon_capturing_a_fire_demon_survives():
     g.play(m)
     assert g.piece_at("8d").name == "Fire demon" and g.piece_at("8d").color == "black"
     # another enemy demon beside the landing square burns the mover
-    g = make_game(("8h", "Fire demon", "black"), ("8d", "Fire demon", "white"), ("7c", "Fire demon", "white"),
-                  ("9c", "Pawn", "white"), *kings())
+    g = make_game(
+        ("8h", "Fire demon", "black"),
+        ("8d", "Fire demon", "white"),
+        ("7c", "Fire demon", "white"),
+        ("9c", "Pawn", "white"),
+        *kings(),
+    )
     g.play(moves_to(g, "8h", "8d")[0])
     assert g.piece_at("8d") is None and g.piece_at("9c") is not None and g.piece_at("7c") is not None
 
@@ -904,8 +1128,13 @@ def test_fire_demon_capturing_a_fire_demon_survives():
 def test_passive_burn():
     """L72: a white silver captures a black pawn beside the black demon and is burned; then it is
     Black's turn (it cost Black nothing)."""
-    g = make_game(("8f", "Fire demon", "black"), ("7d", "Silver general", "white"), ("7e", "Pawn", "black"),
-                  *kings(), to_move="white")
+    g = make_game(
+        ("8f", "Fire demon", "black"),
+        ("7d", "Silver general", "white"),
+        ("7e", "Pawn", "black"),
+        *kings(),
+        to_move="white",
+    )
     (m,) = moves_to(g, "7d", "7e")
     assert list(m.captures) == ["7e"]
     g.play(m)
@@ -974,8 +1203,7 @@ def test_burned_piece_next_to_a_promoted_fire_demon():
 
 def test_king_burned_loses():
     """A king that stops next to an enemy fire demon is burned; its side has lost (notes §2.7)."""
-    g = make_game(("8f", "Fire demon", "black"), ("7d", "King", "white"), ("1p", "King", "black"),
-                  to_move="white")
+    g = make_game(("8f", "Fire demon", "black"), ("7d", "King", "white"), ("1p", "King", "black"), to_move="white")
     play(g, "7d", "7e")
     assert g.royal_count("white") == 0
     assert g.is_over and g.result == "black" and g.termination == "royal_capture"
@@ -992,8 +1220,13 @@ def test_burning_the_last_king_wins():
 
 def test_capturing_the_last_king_wins_even_if_burned():
     """The move's captures come first: the mover's side wins though the mover burns."""
-    g = make_game(("8f", "Fire demon", "black"), ("7e", "King", "black"), ("7c", "Lion", "white"),
-                  ("16a", "King", "white"), to_move="white")
+    g = make_game(
+        ("8f", "Fire demon", "black"),
+        ("7e", "King", "black"),
+        ("7c", "Lion", "white"),
+        ("16a", "King", "white"),
+        to_move="white",
+    )
     play(g, "7c", "7e", captures=["7e"])
     assert g.piece_at("7e") is None
     assert g.is_over and g.result == "white"
@@ -1006,8 +1239,13 @@ def test_crown_prince_keeps_the_game_going():
     prince = g.piece_at("8e")
     assert (prince.name, prince.royal, prince.abbrev) == ("Crown prince", True, "+DE")
     assert g.royal_count("black") == 2
-    g = make_game(("8e", "DE", "black", True), ("1p", "King", "black"), ("1a", "Rook", "white"),
-                  ("16a", "King", "white"), to_move="white")
+    g = make_game(
+        ("8e", "DE", "black", True),
+        ("1p", "King", "black"),
+        ("1a", "Rook", "white"),
+        ("16a", "King", "white"),
+        to_move="white",
+    )
     play(g, "1a", "1p", captures=["1p"], promotes=False)
     assert not g.is_over and g.royal_count("black") == 1
     play(g, "8e", "8f")
@@ -1040,8 +1278,7 @@ def test_entering_the_zone_offers_promotion():
     assert (declines.notation, promotes.notation) == ("S-8e=", "S-8e+")
     h = g.clone()
     h.play("S-8e+")
-    assert (h.piece_at("8e").name, h.piece_at("8e").abbrev, h.piece_at("8e").promoted) == (
-        "Vertical mover", "+S", True)
+    assert (h.piece_at("8e").name, h.piece_at("8e").abbrev, h.piece_at("8e").promoted) == ("Vertical mover", "+S", True)
     h = g.clone()
     h.play("S-8e=")
     assert (h.piece_at("8e").name, h.piece_at("8e").promoted) == ("Silver general", False)
@@ -1092,9 +1329,15 @@ def test_declined_piece_promotes_again_by_capture_or_re_entry():
 def test_forced_promotion_on_the_far_ranks():
     """L63, L188, L110: pawn, lance and iron general on the far rank; L106: knight on the last two."""
     cases = [
-        ("Pawn", "8b", "8a"), ("Lance", "8h", "8a"), ("Lance", "8c", "8a"),
-        ("Iron general", "8b", "9a"), ("Iron general", "8b", "8a"), ("Iron general", "8b", "7a"),
-        ("Knight", "8c", "9a"), ("Knight", "8d", "7b"), ("Knight", "8d", "9b"),
+        ("Pawn", "8b", "8a"),
+        ("Lance", "8h", "8a"),
+        ("Lance", "8c", "8a"),
+        ("Iron general", "8b", "9a"),
+        ("Iron general", "8b", "8a"),
+        ("Iron general", "8b", "7a"),
+        ("Knight", "8c", "9a"),
+        ("Knight", "8d", "7b"),
+        ("Knight", "8d", "9b"),
     ]
     for name, frm, to in cases:
         g = make_game((frm, name, "black"), *kings())
@@ -1130,8 +1373,14 @@ def test_white_promotes_in_ranks_l_to_p():
 
 
 def test_white_knight_and_lance_forced_on_ranks_o_and_p():
-    g = make_game(("8n", "Knight", "white"), ("4m", "Knight", "white"), ("12k", "Knight", "white"),
-                  ("14h", "Lance", "white"), *kings(), to_move="white")
+    g = make_game(
+        ("8n", "Knight", "white"),
+        ("4m", "Knight", "white"),
+        ("12k", "Knight", "white"),
+        ("14h", "Lance", "white"),
+        *kings(),
+        to_move="white",
+    )
     assert one(g, "8n", "9p").promotes and one(g, "8n", "7p").promotes  # the far rank
     assert one(g, "4m", "5o").promotes and one(g, "4m", "3o").promotes  # the next one
     both(g, "12k", "11m")  # entering, third rank from the end: a choice
@@ -1140,8 +1389,13 @@ def test_white_knight_and_lance_forced_on_ranks_o_and_p():
 
 
 def test_promoted_and_non_promoting_pieces_never_promote():
-    g = make_game(("8f", "S", "black", True), ("10f", "Whale", "black"), ("12f", "Great general", "black"),
-                  ("14f", "Lion hawk", "black"), *kings())
+    g = make_game(
+        ("8f", "S", "black", True),
+        ("10f", "Whale", "black"),
+        ("12f", "Great general", "black"),
+        ("14f", "Lion hawk", "black"),
+        *kings(),
+    )
     for square, to in (("8f", "8e"), ("10f", "10a"), ("12f", "12a"), ("14f", "12d")):
         here = moves_to(g, square, to)
         assert [m.promotes for m in here] == [False], (square, here)
@@ -1415,14 +1669,17 @@ OPTION_REFERENCES = {
     ("Bishop general", "range-jump-always"): lambda b, s0: ref_rankjump(b, s0, DIAG, 3, hop=True),
     ("Fire demon", "fire-demon-sideways"): lambda b, s0: ref_range(b, s0, DIAG + ["l", "r"]) | ref_area(b, s0, 3),
     ("Heavenly tetrarch", "heavenly-tetrarch-western"): lambda b, s0: {
-        (to, caps) for to, caps in ref_tetrarch(b, s0)
-        if not (to[0] == s0[0] and abs(to[1] - s0[1]) >= 2)},
+        (to, caps) for to, caps in ref_tetrarch(b, s0) if not (to[0] == s0[0] and abs(to[1] - s0[1]) >= 2)
+    },
     ("Free eagle", "free-eagle-english"): lambda b, s0: ref_range(b, s0, ALL8) | ref_jumps(b, s0, ORTH),
     ("Free eagle", "free-eagle-edo-no-jump"): lambda b, s0: ref_range(b, s0, ALL8) | ref_double_diag(b, s0),
     ("Lion hawk", "lion-hawk-tsa"): lambda b, s0: ref_range(b, s0, DIAG) | ref_area(b, s0, 2),
 }
-BLOCKERS = ["Pawn"] * 4 + ["Great general", "Vice general", "Rook general", "Bishop general"] * 2 + [
-    "King", "Crown prince", "Lion", "Fire demon", "Gold general"]
+BLOCKERS = (
+    ["Pawn"] * 4
+    + ["Great general", "Vice general", "Rook general", "Bishop general"] * 2
+    + ["King", "Crown prince", "Lion", "Fire demon", "Gold general"]
+)
 
 
 def ref_burns(b, s0, to, caps, mover):
@@ -1484,7 +1741,7 @@ def check_against_reference(rng, name, reference, options=None, play_moves=False
             h = g.clone()
             h.play(m)
             removed = {sq(*p) for p in caps | burned}
-            for p, (c, piece) in pieces.items():
+            for p, (_c, _piece) in pieces.items():
                 if sq(*p) == m.to_square and not mover_burned:
                     continue  # the mover took its place
                 assert (h.piece_at(sq(*p)) is None) == (sq(*p) in removed), (where, m.notation, sq(*p))
@@ -1536,43 +1793,48 @@ def ref_knight(b, s0):
 
 
 # Every other piece, from its entry (steps are ranges of one square).
-ALL_REFERENCES = dict(REFERENCES, **{
-    "King": lambda b, s0: ref_range(b, s0, ALL8, 1),
-    "Crown prince": lambda b, s0: ref_range(b, s0, ALL8, 1),
-    "Drunk elephant": lambda b, s0: ref_range(b, s0, ["f", "l", "r"] + DIAG, 1),
-    "Dragon horse": lambda b, s0: ref_range(b, s0, DIAG) | ref_range(b, s0, ORTH, 1),
-    "Dragon king": lambda b, s0: ref_range(b, s0, ORTH) | ref_range(b, s0, DIAG, 1),
-    "Bishop": lambda b, s0: ref_range(b, s0, DIAG),
-    "Rook": lambda b, s0: ref_range(b, s0, ORTH),
-    "Ferocious leopard": lambda b, s0: ref_range(b, s0, DIAG + ["f", "b"], 1),
-    "Gold general": lambda b, s0: ref_range(b, s0, ORTH + ["fl", "fr"], 1),
-    "Pawn": lambda b, s0: ref_range(b, s0, ["f"], 1),
-    "Water buffalo": lambda b, s0: ref_range(b, s0, DIAG + ["l", "r"]) | ref_range(b, s0, ["f", "b"], 2),
-    "Chariot soldier": lambda b, s0: ref_range(b, s0, DIAG + ["f", "b"]) | ref_range(b, s0, ["l", "r"], 2),
-    "Side soldier": lambda b, s0: (
-        ref_range(b, s0, ["l", "r"]) | ref_range(b, s0, ["f"], 2) | ref_range(b, s0, ["b"], 1)),
-    "Vertical soldier": lambda b, s0: (
-        ref_range(b, s0, ["f"]) | ref_range(b, s0, ["l", "r"], 2) | ref_range(b, s0, ["b"], 1)),
-    "Knight": ref_knight,
-    "Iron general": lambda b, s0: ref_range(b, s0, ["f", "fl", "fr"], 1),
-    "Free king": lambda b, s0: ref_range(b, s0, ALL8),
-    "Phoenix": lambda b, s0: ref_range(b, s0, ORTH, 1) | ref_jumps(b, s0, DIAG),
-    "Kirin": lambda b, s0: ref_range(b, s0, DIAG, 1) | ref_jumps(b, s0, ORTH),
-    "Free boar": lambda b, s0: ref_range(b, s0, DIAG + ["l", "r"]),
-    "Flying ox": lambda b, s0: ref_range(b, s0, DIAG + ["f", "b"]),
-    "Side mover": lambda b, s0: ref_range(b, s0, ["l", "r"]) | ref_range(b, s0, ["f", "b"], 1),
-    "Vertical mover": lambda b, s0: ref_range(b, s0, ["f", "b"]) | ref_range(b, s0, ["l", "r"], 1),
-    "Copper general": lambda b, s0: ref_range(b, s0, ["f", "b", "fl", "fr"], 1),
-    "Silver general": lambda b, s0: ref_range(b, s0, DIAG + ["f"], 1),
-    "Multi general": lambda b, s0: ref_range(b, s0, ["f", "bl", "br"]),
-    "Flying stag": lambda b, s0: ref_range(b, s0, ["f", "b"]) | ref_range(b, s0, ALL8, 1),
-    "Dog": lambda b, s0: ref_range(b, s0, ["f", "bl", "br"], 1),
-    "Blind tiger": lambda b, s0: ref_range(b, s0, ["l", "r", "b"] + DIAG, 1),
-    "White horse": lambda b, s0: ref_range(b, s0, ["f", "b", "fl", "fr"]),
-    "Whale": lambda b, s0: ref_range(b, s0, ["f", "b", "bl", "br"]),
-    "Lance": lambda b, s0: ref_range(b, s0, ["f"]),
-    "Reverse chariot": lambda b, s0: ref_range(b, s0, ["f", "b"]),
-})
+ALL_REFERENCES = dict(
+    REFERENCES,
+    **{
+        "King": lambda b, s0: ref_range(b, s0, ALL8, 1),
+        "Crown prince": lambda b, s0: ref_range(b, s0, ALL8, 1),
+        "Drunk elephant": lambda b, s0: ref_range(b, s0, ["f", "l", "r"] + DIAG, 1),
+        "Dragon horse": lambda b, s0: ref_range(b, s0, DIAG) | ref_range(b, s0, ORTH, 1),
+        "Dragon king": lambda b, s0: ref_range(b, s0, ORTH) | ref_range(b, s0, DIAG, 1),
+        "Bishop": lambda b, s0: ref_range(b, s0, DIAG),
+        "Rook": lambda b, s0: ref_range(b, s0, ORTH),
+        "Ferocious leopard": lambda b, s0: ref_range(b, s0, DIAG + ["f", "b"], 1),
+        "Gold general": lambda b, s0: ref_range(b, s0, ORTH + ["fl", "fr"], 1),
+        "Pawn": lambda b, s0: ref_range(b, s0, ["f"], 1),
+        "Water buffalo": lambda b, s0: ref_range(b, s0, DIAG + ["l", "r"]) | ref_range(b, s0, ["f", "b"], 2),
+        "Chariot soldier": lambda b, s0: ref_range(b, s0, DIAG + ["f", "b"]) | ref_range(b, s0, ["l", "r"], 2),
+        "Side soldier": lambda b, s0: (
+            ref_range(b, s0, ["l", "r"]) | ref_range(b, s0, ["f"], 2) | ref_range(b, s0, ["b"], 1)
+        ),
+        "Vertical soldier": lambda b, s0: (
+            ref_range(b, s0, ["f"]) | ref_range(b, s0, ["l", "r"], 2) | ref_range(b, s0, ["b"], 1)
+        ),
+        "Knight": ref_knight,
+        "Iron general": lambda b, s0: ref_range(b, s0, ["f", "fl", "fr"], 1),
+        "Free king": lambda b, s0: ref_range(b, s0, ALL8),
+        "Phoenix": lambda b, s0: ref_range(b, s0, ORTH, 1) | ref_jumps(b, s0, DIAG),
+        "Kirin": lambda b, s0: ref_range(b, s0, DIAG, 1) | ref_jumps(b, s0, ORTH),
+        "Free boar": lambda b, s0: ref_range(b, s0, DIAG + ["l", "r"]),
+        "Flying ox": lambda b, s0: ref_range(b, s0, DIAG + ["f", "b"]),
+        "Side mover": lambda b, s0: ref_range(b, s0, ["l", "r"]) | ref_range(b, s0, ["f", "b"], 1),
+        "Vertical mover": lambda b, s0: ref_range(b, s0, ["f", "b"]) | ref_range(b, s0, ["l", "r"], 1),
+        "Copper general": lambda b, s0: ref_range(b, s0, ["f", "b", "fl", "fr"], 1),
+        "Silver general": lambda b, s0: ref_range(b, s0, DIAG + ["f"], 1),
+        "Multi general": lambda b, s0: ref_range(b, s0, ["f", "bl", "br"]),
+        "Flying stag": lambda b, s0: ref_range(b, s0, ["f", "b"]) | ref_range(b, s0, ALL8, 1),
+        "Dog": lambda b, s0: ref_range(b, s0, ["f", "bl", "br"], 1),
+        "Blind tiger": lambda b, s0: ref_range(b, s0, ["l", "r", "b"] + DIAG, 1),
+        "White horse": lambda b, s0: ref_range(b, s0, ["f", "b", "fl", "fr"]),
+        "Whale": lambda b, s0: ref_range(b, s0, ["f", "b", "bl", "br"]),
+        "Lance": lambda b, s0: ref_range(b, s0, ["f"]),
+        "Reverse chariot": lambda b, s0: ref_range(b, s0, ["f", "b"]),
+    },
+)
 
 
 def ref_promotion_flags(name, promoted, color, frm, to, captures, path=()):
@@ -1604,16 +1866,19 @@ def check_every_legal_move(g):
             continue
         moves = list(ALL_REFERENCES[name](b, s0))
         # A pass goes through an empty square next to it that the piece can step to.
-        steps = [sq(*to) for to, caps in moves
-                 if not caps and to != s0 and to not in pieces and max(abs(to[0] - s0[0]), abs(to[1] - s0[1])) == 1]
+        steps = [
+            sq(*to)
+            for to, caps in moves
+            if not caps and to != s0 and to not in pieces and max(abs(to[0] - s0[0]), abs(to[1] - s0[1])) == 1
+        ]
         for to, caps in moves:
             burned, _ = ref_burns(b, s0, to, caps, name)
             key = (sq(*s0), sq(*to), frozenset(sq(*x) for x in caps | burned))
             path = steps if (to == s0 and not caps) else [sq(*x) for x in caps if x != to]
             expected[key] = ref_promotion_flags(name, promoted[s0], color, sq(*s0), sq(*to), caps, path)
     assert set(got) == set(expected), (
-        f"{g.to_text()}: extra {sorted(set(got) - set(expected))[:5]}, "
-        f"missing {sorted(set(expected) - set(got))[:5]}")
+        f"{g.to_text()}: extra {sorted(set(got) - set(expected))[:5]}, missing {sorted(set(expected) - set(got))[:5]}"
+    )
     for key, flags in got.items():
         assert sorted(flags) == expected[key], (g.to_text(), key, flags)
     return legal
@@ -1652,18 +1917,42 @@ REFERENCE_SETUP = {
     8: ".  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .",
 }
 REFERENCE_LEGEND = {
-    "K": ("King", 1), "DE": ("Drunk elephant", 1), "G": ("Gold general", 2),
-    "S": ("Silver general", 2), "C": ("Copper general", 2), "I": ("Iron general", 2),
-    "FL": ("Ferocious leopard", 2), "N": ("Knight", 2), "L": ("Lance", 2),
-    "RC": ("Reverse chariot", 2), "CS": ("Chariot soldier", 4), "BT": ("Blind tiger", 2),
-    "Kr": ("Kirin", 1), "Ln": ("Lion", 1), "FK": ("Free king", 1), "Ph": ("Phoenix", 1),
-    "SS": ("Side soldier", 2), "VS": ("Vertical soldier", 2), "B": ("Bishop", 2),
-    "DH": ("Dragon horse", 2), "DK": ("Dragon king", 2), "WB": ("Water buffalo", 2),
-    "FD": ("Fire demon", 2), "LH": ("Lion hawk", 1), "FE": ("Free eagle", 1),
-    "SM": ("Side mover", 2), "VM": ("Vertical mover", 2), "R": ("Rook", 2),
-    "HF": ("Horned falcon", 2), "SE": ("Soaring eagle", 2), "BG": ("Bishop general", 2),
-    "RG": ("Rook general", 2), "GG": ("Great general", 1), "VG": ("Vice general", 1),
-    "P": ("Pawn", 16), "D": ("Dog", 2),
+    "K": ("King", 1),
+    "DE": ("Drunk elephant", 1),
+    "G": ("Gold general", 2),
+    "S": ("Silver general", 2),
+    "C": ("Copper general", 2),
+    "I": ("Iron general", 2),
+    "FL": ("Ferocious leopard", 2),
+    "N": ("Knight", 2),
+    "L": ("Lance", 2),
+    "RC": ("Reverse chariot", 2),
+    "CS": ("Chariot soldier", 4),
+    "BT": ("Blind tiger", 2),
+    "Kr": ("Kirin", 1),
+    "Ln": ("Lion", 1),
+    "FK": ("Free king", 1),
+    "Ph": ("Phoenix", 1),
+    "SS": ("Side soldier", 2),
+    "VS": ("Vertical soldier", 2),
+    "B": ("Bishop", 2),
+    "DH": ("Dragon horse", 2),
+    "DK": ("Dragon king", 2),
+    "WB": ("Water buffalo", 2),
+    "FD": ("Fire demon", 2),
+    "LH": ("Lion hawk", 1),
+    "FE": ("Free eagle", 1),
+    "SM": ("Side mover", 2),
+    "VM": ("Vertical mover", 2),
+    "R": ("Rook", 2),
+    "HF": ("Horned falcon", 2),
+    "SE": ("Soaring eagle", 2),
+    "BG": ("Bishop general", 2),
+    "RG": ("Rook general", 2),
+    "GG": ("Great general", 1),
+    "VG": ("Vice general", 1),
+    "P": ("Pawn", 16),
+    "D": ("Dog", 2),
 }
 
 
@@ -1724,8 +2013,18 @@ def test_setup_file_is_point_symmetric_and_mostly_mirror_symmetric(start_game):
         mirror = start_game.piece_at(sq(SIZE + 1 - f, r))
         if mirror is None or mirror.name != piece.name:
             asym.add(piece.name)
-    assert asym == {"King", "Drunk elephant", "Lion", "Free king", "Lion hawk", "Free eagle",
-                    "Great general", "Vice general", "Kirin", "Phoenix"}
+    assert asym == {
+        "King",
+        "Drunk elephant",
+        "Lion",
+        "Free king",
+        "Lion hawk",
+        "Free eagle",
+        "Great general",
+        "Vice general",
+        "Kirin",
+        "Phoenix",
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -1733,32 +2032,57 @@ def test_setup_file_is_point_symmetric_and_mostly_mirror_symmetric(start_game):
 # --------------------------------------------------------------------------------------------
 
 ALIASES = [
-    ("gyokushō", "King"), ("ōshō", "King"),  # L7, L16
-    ("Jeweled general", "King"), ("King general", "King"),  # L7, L16
+    ("gyokushō", "King"),
+    ("ōshō", "King"),  # L7, L16
+    ("Jeweled general", "King"),
+    ("King general", "King"),  # L7, L16
     ("taishi", "Crown prince"),  # L7
-    ("suizō", "Drunk elephant"), ("Drunken elephant", "Drunk elephant"),  # L16, L21
-    ("fukushō", "Vice general"), ("taishō", "Great general"),  # L22
-    ("kakushō", "Bishop general"), ("hishō", "Rook general"),  # L30
-    ("kakuō", "Horned falcon"), ("hijū", "Soaring eagle"),  # L35
-    ("ryūme", "Dragon horse"), ("ryūō", "Dragon king"),  # L42
-    ("kakugyō", "Bishop"), ("hisha", "Rook"),  # L49
-    ("mōhyō", "Ferocious leopard"), ("Leopard", "Ferocious leopard"),  # L55, L56
-    ("kinshō", "Gold general"), ("fuhyō", "Pawn"),  # L55, L60
-    ("kaki", "Fire demon"), ("shitennō", "Heavenly tetrarch"),  # L65
-    ("Heavenly tetrarchs", "Heavenly tetrarch"), ("Four Heavenly Kings", "Heavenly tetrarch"),  # L86
-    ("suigyū", "Water buffalo"), ("shahei", "Chariot soldier"),  # L88
-    ("ōhei", "Side soldier"), ("shuhei", "Vertical soldier"),  # L96
-    ("keima", "Knight"), ("tesshō", "Iron general"),  # L103
-    ("honjū", "Free eagle"), ("shiō", "Lion hawk"),  # L112
-    ("honnō", "Free king"), ("shishi", "Lion"),  # L139
-    ("hōō", "Phoenix"), ("Kylin", "Kirin"),  # L155; Kylin: the common English spelling
-    ("honcho", "Free boar"), ("higyū", "Flying ox"),  # L163
-    ("ōgyō", "Side mover"), ("shugyō", "Vertical mover"),  # L166
-    ("dōshō", "Copper general"), ("ginshō", "Silver general"),  # L171
-    ("suishō", "Multi general"), ("hiroku", "Flying stag"),  # L174
-    ("inu", "Dog"), ("mōko", "Blind tiger"),  # L179
-    ("hokku", "White horse"), ("keigei", "Whale"),  # L182
-    ("kyōsha", "Lance"), ("hensha", "Reverse chariot"),  # L185
+    ("suizō", "Drunk elephant"),
+    ("Drunken elephant", "Drunk elephant"),  # L16, L21
+    ("fukushō", "Vice general"),
+    ("taishō", "Great general"),  # L22
+    ("kakushō", "Bishop general"),
+    ("hishō", "Rook general"),  # L30
+    ("kakuō", "Horned falcon"),
+    ("hijū", "Soaring eagle"),  # L35
+    ("ryūme", "Dragon horse"),
+    ("ryūō", "Dragon king"),  # L42
+    ("kakugyō", "Bishop"),
+    ("hisha", "Rook"),  # L49
+    ("mōhyō", "Ferocious leopard"),
+    ("Leopard", "Ferocious leopard"),  # L55, L56
+    ("kinshō", "Gold general"),
+    ("fuhyō", "Pawn"),  # L55, L60
+    ("kaki", "Fire demon"),
+    ("shitennō", "Heavenly tetrarch"),  # L65
+    ("Heavenly tetrarchs", "Heavenly tetrarch"),
+    ("Four Heavenly Kings", "Heavenly tetrarch"),  # L86
+    ("suigyū", "Water buffalo"),
+    ("shahei", "Chariot soldier"),  # L88
+    ("ōhei", "Side soldier"),
+    ("shuhei", "Vertical soldier"),  # L96
+    ("keima", "Knight"),
+    ("tesshō", "Iron general"),  # L103
+    ("honjū", "Free eagle"),
+    ("shiō", "Lion hawk"),  # L112
+    ("honnō", "Free king"),
+    ("shishi", "Lion"),  # L139
+    ("hōō", "Phoenix"),
+    ("Kylin", "Kirin"),  # L155; Kylin: the common English spelling
+    ("honcho", "Free boar"),
+    ("higyū", "Flying ox"),  # L163
+    ("ōgyō", "Side mover"),
+    ("shugyō", "Vertical mover"),  # L166
+    ("dōshō", "Copper general"),
+    ("ginshō", "Silver general"),  # L171
+    ("suishō", "Multi general"),
+    ("hiroku", "Flying stag"),  # L174
+    ("inu", "Dog"),
+    ("mōko", "Blind tiger"),  # L179
+    ("hokku", "White horse"),
+    ("keigei", "Whale"),  # L182
+    ("kyōsha", "Lance"),
+    ("hensha", "Reverse chariot"),  # L185
 ]
 
 
@@ -1795,7 +2119,10 @@ OPTIONS = {  # option -> the pieces it changes
     "lion-hawk-tsa": {"Lion hawk"},
 }
 OPTION_DIAGRAMS = {  # options that change the moves on an empty board
-    "fire-demon-sideways": ("Fire demon", "L68: diagonally and to the sides", """
+    "fire-demon-sideways": (
+        "Fire demon",
+        "L68: diagonally and to the sides",
+        """
 ╲ ○ ○ ○ ○ ○ ╱
 ○ ╲ ○ ○ ○ ╱ ○
 ○ ○ ╲ ○ ╱ ○ ○
@@ -1803,8 +2130,12 @@ OPTION_DIAGRAMS = {  # options that change the moves on an empty board
 ○ ○ ╱ ○ ╲ ○ ○
 ○ ╱ ○ ○ ○ ╲ ○
 ╱ ○ ○ ○ ○ ○ ╲
-"""),
-    "heavenly-tetrarch-western": ("Heavenly tetrarch", "L84 (ttfbttshK)", """
+""",
+    ),
+    "heavenly-tetrarch-western": (
+        "Heavenly tetrarch",
+        "L84 (ttfbttshK)",
+        """
 ╲ . . . . . ╱
 . ╲ . . . ╱ .
 . . ! ! ! . .
@@ -1812,12 +2143,17 @@ OPTION_DIAGRAMS = {  # options that change the moves on an empty board
 . . ! ! ! . .
 . ╱ . . . ╲ .
 ╱ . . . . . ╲
-"""),
-    "free-eagle-english": ("Free eagle", "L130-L132 (QD)", """
+""",
+    ),
+    "free-eagle-english": (
+        "Free eagle",
+        "L130-L132 (QD)",
+        """
 ╲ │ ╱
 ─ ? ─
 ╱ │ ╲
-"""),
+""",
+    ),
 }
 OPTION_PASSERS = {"fire-demon-sideways", "free-eagle-edo-no-jump", "lion-hawk-tsa", "range-jump-always"}
 PROBE = [*pawns("black", "8g", "7g", "9i"), *pawns("white", "8e", "6f", "7h", "10f"), ("8c", "Pawn", "white")]
@@ -1898,8 +2234,7 @@ def test_variant_checks_with_every_option():
     """The three files as they are in the tree (also before the package is rebuilt)."""
     texts = [(VARIANT_DIR / f"tenjiku.{ext}").read_text(encoding="utf-8") for ext in ("rules", "pieces", "setup")]
     summary = taikyoku._core.check_variant(VARIANT, *texts)
-    assert summary == ("tenjiku: 16x16 board, 44 piece types (8 promoted-only), 78 pieces a side, "
-                       "13 rule options")
+    assert summary == ("tenjiku: 16x16 board, 44 piece types (8 promoted-only), 78 pieces a side, 13 rule options")
 
 
 @pytest.mark.parametrize("option", sorted(OPTIONS))
@@ -1947,8 +2282,13 @@ def test_moving_into_check_is_legal():
 
 def test_no_moves_loses():
     """tenjiku.rules `no-moves loses` (not in the sources; the shogi convention)."""
-    g = make_game(("1a", "King", "black"), ("2a", "Pawn", "black"), ("1b", "Pawn", "black"),
-                  ("2b", "Pawn", "black"), ("16p", "King", "white"))
+    g = make_game(
+        ("1a", "King", "black"),
+        ("2a", "Pawn", "black"),
+        ("1b", "Pawn", "black"),
+        ("2b", "Pawn", "black"),
+        ("16p", "King", "white"),
+    )
     # the pawns on 2a cannot move, 1b and 2b are blocked by the king and the pawn on 2a
     assert g.legal_moves() == []
     assert g.is_over and g.result == "white" and g.termination == "no_moves"

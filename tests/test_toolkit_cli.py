@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli as run
 
 import taikyoku
-from conftest import run_cli as run
 from taikyoku.__main__ import MCTS_FLAGS, RECIPE_ARGS, RECIPE_KEYS
 from taikyoku.selfplay import MCTS_KNOBS, mcts_defaults
 
@@ -87,8 +87,10 @@ def test_version_through_python_dash_m():
 def test_info_tells_what_the_dataset_holds(small, capsys):
     code, out, err = run(["info", str(small)], capsys)
     assert code == 0 and err == "", err
-    fields = dict(line.split(None, 1) if not line.startswith("written by") else ("written by", line[10:].strip())
-                  for line in out.splitlines())
+    fields = dict(
+        line.split(None, 1) if not line.startswith("written by") else ("written by", line[10:].strip())
+        for line in out.splitlines()
+    )
     ds = taikyoku.datasets.open(small)
     assert fields["variant"] == "taikyoku (standard rules)"
     assert fields["players"].startswith("mcts, 4 simulations (c_puct 1.5, ")
@@ -100,7 +102,10 @@ def test_info_tells_what_the_dataset_holds(small, capsys):
     )
     assert fields["shards"] == "2 arrow shards of up to 2 games"
     assert fields["seed"] == "5, max plies 8"
-    assert fields["written by"] == f"taikyoku {taikyoku.__version__}, dataset schema version {taikyoku._core.SCHEMA_VERSION}"
+    assert (
+        fields["written by"]
+        == f"taikyoku {taikyoku.__version__}, dataset schema version {taikyoku._core.SCHEMA_VERSION}"
+    )
 
 
 def test_info_json_is_the_dataset_summary(small, capsys):
@@ -137,7 +142,9 @@ def test_info_of_an_incomplete_dataset(small, tmp_path, capsys):
 def test_info_of_the_committed_samples(capsys):
     for name in ("random-tiny", "mcts-tiny"):
         code, out, err = run(["info", str(SAMPLES / name)], capsys)
-        assert code == 0 and any(line.split() == ["games", "2", "of", "2", "(complete)"] for line in out.splitlines()), err
+        assert code == 0 and any(
+            line.split() == ["games", "2", "of", "2", "(complete)"] for line in out.splitlines()
+        ), err
 
 
 @pytest.mark.parametrize("command", ["info", "verify"])
@@ -223,7 +230,9 @@ def test_verify_finds_a_rewritten_file(small, tmp_path, capsys):
     assert code == 1 and "legal_moves" in one_error("verify", err)
     # Intact again, it passes with a note that only the replay vouches for those shards.
     shutil.copy(small / "positions" / "part-00000.arrow", path)
-    manifest["shards"][0]["bytes"] = sum((root / manifest["shards"][0][k]).stat().st_size for k in ("games_file", "positions_file"))
+    manifest["shards"][0]["bytes"] = sum(
+        (root / manifest["shards"][0][k]).stat().st_size for k in ("games_file", "positions_file")
+    )
     (root / "manifest.json").write_text(json.dumps(manifest))
     code, out, err = run(["verify", str(root)], capsys)
     assert code == 0 and out.startswith("note: ") and "no checksums" in out, (out, err)
@@ -259,7 +268,10 @@ def test_verify_an_incomplete_dataset_checks_its_complete_shards(small, tmp_path
 def test_verify_the_committed_samples_through_python_dash_m():
     for name in ("random-tiny", "mcts-tiny"):
         result = subprocess.run(
-            [sys.executable, "-m", "taikyoku", "verify", str(SAMPLES / name)], capture_output=True, text=True, timeout=120
+            [sys.executable, "-m", "taikyoku", "verify", str(SAMPLES / name)],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert result.returncode == 0 and result.stdout.startswith("ok:"), result.stderr
 
@@ -286,10 +298,26 @@ def test_a_recipe_supplies_out_and_every_arg(tmp_path, capsys):
     recipe = {
         "name": "mine",
         "out": "from-recipe",
-        "args": {"players": "mcts", "games": 2, "seed": 4, "max_plies": 3, "simulations": 5, "games_per_shard": 1,
-                 "format": "parquet", "threads": 1, "temperature": 0.0, "temperature_plies": 3, "c_puct": 2.5,
-                 "dirichlet_alpha": 0.5, "dirichlet_fraction": 0.0, "priors": "uniform", "rollout_plies": 1,
-                 "reuse_tree": False, "variant": "taikyoku", "options": []},
+        "args": {
+            "players": "mcts",
+            "games": 2,
+            "seed": 4,
+            "max_plies": 3,
+            "simulations": 5,
+            "games_per_shard": 1,
+            "format": "parquet",
+            "threads": 1,
+            "temperature": 0.0,
+            "temperature_plies": 3,
+            "c_puct": 2.5,
+            "dirichlet_alpha": 0.5,
+            "dirichlet_fraction": 0.0,
+            "priors": "uniform",
+            "rollout_plies": 1,
+            "reuse_tree": False,
+            "variant": "taikyoku",
+            "options": [],
+        },
     }
     (tmp_path / "mine.json").write_text(json.dumps(recipe))
     code, _, err = run(["selfplay", "--recipe", "mine.json", "--quiet"], capsys)
@@ -299,14 +327,39 @@ def test_a_recipe_supplies_out_and_every_arg(tmp_path, capsys):
     assert players.pop("kind") == "mcts"
     args = recipe["args"]
     assert players == {k: args[k] for k in players}
-    assert (settings["games"], settings["seed"], settings["format"], settings["games_per_shard"]) == (2, 4, "parquet", 1)
+    assert (settings["games"], settings["seed"], settings["format"], settings["games_per_shard"]) == (
+        2,
+        4,
+        "parquet",
+        1,
+    )
 
 
 def test_flags_override_the_recipe(tmp_path, capsys):
     path = next(p for p in RECIPES if p.stem == "mcts-heuristic-small")
     code, _, err = run(
-        ["selfplay", "--recipe", str(path), "--out", "ds", "--games", "1", "--max-plies", "2", "--simulations", "3",
-         "--c-puct", "0.5", "--priors", "uniform", "--format", "parquet", "--seed", "9", "--quiet"],
+        [
+            "selfplay",
+            "--recipe",
+            str(path),
+            "--out",
+            "ds",
+            "--games",
+            "1",
+            "--max-plies",
+            "2",
+            "--simulations",
+            "3",
+            "--c-puct",
+            "0.5",
+            "--priors",
+            "uniform",
+            "--format",
+            "parquet",
+            "--seed",
+            "9",
+            "--quiet",
+        ],
         capsys,
     )
     assert code == 0, err
@@ -347,7 +400,9 @@ def test_bad_recipes_are_usage_errors(content, words, tmp_path, capsys):
 
 
 def test_unreadable_recipes_are_usage_errors(tmp_path, capsys):
-    usage_error("selfplay", ["selfplay", "--recipe", "missing.json", "--out", "ds"], capsys, "missing.json", "cannot read")
+    usage_error(
+        "selfplay", ["selfplay", "--recipe", "missing.json", "--out", "ds"], capsys, "missing.json", "cannot read"
+    )
     (tmp_path / "broken.json").write_text("{")
     usage_error("selfplay", ["selfplay", "--recipe", "broken.json", "--out", "ds"], capsys, "is not valid JSON")
     (tmp_path / "nameless.json").write_text(json.dumps({"args": {"games": 1}}))
@@ -374,10 +429,28 @@ def test_every_mcts_knob_has_a_flag():
 
 def test_every_mcts_flag_reaches_the_manifest(tmp_path, capsys):
     values = {
-        "c_puct": "2.25", "dirichlet_alpha": "0.5", "dirichlet_fraction": "0.75", "temperature": "0.5",
-        "temperature_plies": "4", "priors": "uniform", "rollout_plies": "2",
+        "c_puct": "2.25",
+        "dirichlet_alpha": "0.5",
+        "dirichlet_fraction": "0.75",
+        "temperature": "0.5",
+        "temperature_plies": "4",
+        "priors": "uniform",
+        "rollout_plies": "2",
     }
-    argv = ["selfplay", "--out", "ds", "--players", "mcts", "--games", "1", "--max-plies", "3", "--simulations", "5", "--quiet"]
+    argv = [
+        "selfplay",
+        "--out",
+        "ds",
+        "--players",
+        "mcts",
+        "--games",
+        "1",
+        "--max-plies",
+        "3",
+        "--simulations",
+        "5",
+        "--quiet",
+    ]
     for name, value in values.items():
         argv += [MCTS_FLAGS[name][0], value]
     code, _, err = run(argv + ["--no-reuse-tree"], capsys)
@@ -386,11 +459,29 @@ def test_every_mcts_flag_reaches_the_manifest(tmp_path, capsys):
     for name, value in values.items():
         assert str(players[name]) == value, name
     assert players["reuse_tree"] is False and players["simulations"] == 5
-    code, _, err = run(["selfplay", "--out", "ds2", "--players", "mcts", "--games", "1", "--max-plies", "2", "--reuse-tree", "--quiet"], capsys)
+    code, _, err = run(
+        [
+            "selfplay",
+            "--out",
+            "ds2",
+            "--players",
+            "mcts",
+            "--games",
+            "1",
+            "--max-plies",
+            "2",
+            "--reuse-tree",
+            "--quiet",
+        ],
+        capsys,
+    )
     assert code == 0 and settings_of(tmp_path / "ds2")["players"]["reuse_tree"] is True
     assert "gumbel" not in settings_of(tmp_path / "ds2")["players"]  # PUCT: manifests as before
     gumbel = ["--root", "gumbel", "--gumbel-considered", "4", "--gumbel-scale", "0.5"]
-    code, _, err = run(["selfplay", "--out", "ds3", "--players", "mcts", "--games", "1", "--max-plies", "2", *gumbel, "--quiet"], capsys)
+    code, _, err = run(
+        ["selfplay", "--out", "ds3", "--players", "mcts", "--games", "1", "--max-plies", "2", *gumbel, "--quiet"],
+        capsys,
+    )
     assert code == 0, err
     assert settings_of(tmp_path / "ds3")["players"]["gumbel"] == {"considered": 4, "scale": 0.5}
     code, _, err = run(["selfplay", "--out", "ds4", "--games", "1", "--root", "gumbel", "--quiet"], capsys)
@@ -401,7 +492,7 @@ def test_the_help_shows_the_engine_defaults(capsys):
     code, out, _ = run(["selfplay", "--help"], capsys)
     text = " ".join(out.split())
     assert code == 0
-    for name, (flag, _, _) in MCTS_FLAGS.items():
+    for _name, (flag, _, _) in MCTS_FLAGS.items():
         assert flag in text
     assert "(default 1.5)" in text and "(default 0.03)" in text and "(default captures)" in text
 
@@ -429,26 +520,53 @@ def test_bad_mcts_flags(flags, words, tmp_path, capsys):
     assert not (tmp_path / "ds").exists()
 
 
-@pytest.mark.parametrize("flag,value", [(f, "1") for f in ("--c-puct", "--dirichlet-alpha", "--temperature-plies", "--rollout-plies")]
-                         + [("--priors", "uniform"), ("--no-reuse-tree", None)])
+@pytest.mark.parametrize(
+    "flag,value",
+    [(f, "1") for f in ("--c-puct", "--dirichlet-alpha", "--temperature-plies", "--rollout-plies")]
+    + [("--priors", "uniform"), ("--no-reuse-tree", None)],
+)
 def test_mcts_flags_need_mcts_players(flag, value, capsys):
-    usage_error("selfplay", ["selfplay", "--out", "ds", flag] + ([value] if value else []), capsys, f"{flag.replace('no-', '')} applies to --players mcts")
+    usage_error(
+        "selfplay",
+        ["selfplay", "--out", "ds", flag] + ([value] if value else []),
+        capsys,
+        f"{flag.replace('no-', '')} applies to --players mcts",
+    )
 
 
 def test_rule_options_as_flags(tmp_path, capsys):
     option = taikyoku.rule_options()[0][0]
-    code, _, err = run(["selfplay", "--out", "ds", "--games", "1", "--max-plies", "2", "--option", option, "--quiet"], capsys)
+    code, _, err = run(
+        ["selfplay", "--out", "ds", "--games", "1", "--max-plies", "2", "--option", option, "--quiet"], capsys
+    )
     assert code == 0, err
     assert settings_of(tmp_path / "ds")["options"] == [option]
-    usage_error("selfplay", ["selfplay", "--out", "bad", "--option", "no-such-option", "--quiet"], capsys, "no-such-option")
+    usage_error(
+        "selfplay", ["selfplay", "--out", "bad", "--option", "no-such-option", "--quiet"], capsys, "no-such-option"
+    )
 
 
 # ---------------------------------------------------------------- shard size and stored legal actions
 
 
 def test_shard_positions_and_store_legal_actions_flags(tmp_path, capsys):
-    argv = ["selfplay", "--out", "ds", "--players", "mcts", "--games", "5", "--max-plies", "4", "--simulations", "3",
-            "--shard-positions", "8", "--store-legal-actions", "--quiet"]
+    argv = [
+        "selfplay",
+        "--out",
+        "ds",
+        "--players",
+        "mcts",
+        "--games",
+        "5",
+        "--max-plies",
+        "4",
+        "--simulations",
+        "3",
+        "--shard-positions",
+        "8",
+        "--store-legal-actions",
+        "--quiet",
+    ]
     code, _, err = run(argv, capsys)
     assert code == 0, err
     settings = settings_of(tmp_path / "ds")
@@ -473,14 +591,30 @@ def test_shard_positions_and_store_legal_actions_flags(tmp_path, capsys):
 
 
 def test_games_per_shard_and_shard_positions_together_are_refused(tmp_path, capsys):
-    usage_error("selfplay", ["selfplay", "--out", "ds", "--games-per-shard", "2", "--shard-positions", "100", "--quiet"],
-                capsys, "give --games-per-shard or --shard-positions, not both")
-    usage_error("selfplay", ["selfplay", "--out", "ds", "--shard-positions", "0", "--quiet"], capsys,
-                "--shard-positions must be between 1 and")
+    usage_error(
+        "selfplay",
+        ["selfplay", "--out", "ds", "--games-per-shard", "2", "--shard-positions", "100", "--quiet"],
+        capsys,
+        "give --games-per-shard or --shard-positions, not both",
+    )
+    usage_error(
+        "selfplay",
+        ["selfplay", "--out", "ds", "--shard-positions", "0", "--quiet"],
+        capsys,
+        "--shard-positions must be between 1 and",
+    )
     (tmp_path / "r.json").write_text(json.dumps({"args": {"games": 1, "games_per_shard": 4}}))
-    usage_error("selfplay", ["selfplay", "--recipe", "r.json", "--out", "ds", "--shard-positions", "100", "--quiet"],
-                capsys, "not both")
+    usage_error(
+        "selfplay",
+        ["selfplay", "--recipe", "r.json", "--out", "ds", "--shard-positions", "100", "--quiet"],
+        capsys,
+        "not both",
+    )
     (tmp_path / "s.json").write_text(json.dumps({"args": {"games": 1, "store_legal_actions": "yes"}}))
-    usage_error("selfplay", ["selfplay", "--recipe", "s.json", "--out", "ds", "--quiet"], capsys,
-                "store_legal_actions must be True or False")
+    usage_error(
+        "selfplay",
+        ["selfplay", "--recipe", "s.json", "--out", "ds", "--quiet"],
+        capsys,
+        "store_legal_actions must be True or False",
+    )
     assert not (tmp_path / "ds").exists()

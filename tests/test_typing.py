@@ -27,8 +27,19 @@ SCRIPT = HERE / "typing_user_script.py"
 
 THRESHOLD = 0.90
 #: Modules held to THRESHOLD on their own (the package as a whole is too).
-TYPED = ["taikyoku.datasets", "taikyoku.selfplay", "taikyoku.__main__", "taikyoku.env", "taikyoku.vector", "taikyoku.search", "taikyoku.arena",
-         "taikyoku.multiagent", "taikyoku.render", "taikyoku.nn", "taikyoku.distributed"]
+TYPED = [
+    "taikyoku.datasets",
+    "taikyoku.selfplay",
+    "taikyoku.__main__",
+    "taikyoku.env",
+    "taikyoku.vector",
+    "taikyoku.search",
+    "taikyoku.arena",
+    "taikyoku.multiagent",
+    "taikyoku.render",
+    "taikyoku.nn",
+    "taikyoku.distributed",
+]
 
 
 def test_the_user_script_runs(tmp_path):
@@ -45,9 +56,22 @@ def mypy_cache(tmp_path_factory):
 
 def test_mypy_strict_accepts_the_user_script(tmp_path, mypy_cache):
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--no-error-summary", "--cache-dir", str(mypy_cache),
-         "--python-executable", sys.executable, str(SCRIPT)],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-error-summary",
+            "--cache-dir",
+            str(mypy_cache),
+            "--python-executable",
+            sys.executable,
+            str(SCRIPT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -64,9 +88,21 @@ def test_mypy_catches_a_wrong_use(tmp_path, mypy_cache):
         encoding="utf-8",
     )
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(mypy_cache), "--python-executable",
-         sys.executable, str(wrong)],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--cache-dir",
+            str(mypy_cache),
+            "--python-executable",
+            sys.executable,
+            str(wrong),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
     )
     assert result.returncode == 1
     for line in (2, 3, 5):
@@ -92,7 +128,11 @@ def verifytypes(module: str, tmp_path: Path) -> dict:
     env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""), PYRIGHT_PYTHON_IGNORE_WARNINGS="1")
     result = subprocess.run(
         _pyright() + ["--verifytypes", module, "--ignoreexternal", "--outputjson"],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path, env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env=env,
     )
     try:
         report = json.loads(result.stdout)

@@ -49,8 +49,16 @@ def actions_and_observations(game: taikyoku.Game) -> Tuple[int, npt.NDArray[np.i
 
 def generate(root: Path) -> SelfplaySummary:
     summary: SelfplaySummary = taikyoku.selfplay(
-        root / "data", players="mcts", games=3, seed=1, max_plies=6, simulations=4, games_per_shard=2,
-        temperature=0.5, c_puct=2.0, reuse_tree=False,
+        root / "data",
+        players="mcts",
+        games=3,
+        seed=1,
+        max_plies=6,
+        simulations=4,
+        games_per_shard=2,
+        temperature=0.5,
+        c_puct=2.0,
+        reuse_tree=False,
     )
     games: int = summary["games"]
     repaired: List[str] = summary["repaired"]

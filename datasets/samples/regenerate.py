@@ -13,7 +13,9 @@ from pathlib import Path
 #: The arguments of ``taikyoku.selfplay`` for each sample.
 SAMPLES = {
     "random-tiny": dict(players="random", games=2, seed=0, max_plies=60, format="arrow", games_per_shard=1),
-    "mcts-tiny": dict(players="mcts", games=2, seed=0, max_plies=8, simulations=16, format="parquet", games_per_shard=2),
+    "mcts-tiny": dict(
+        players="mcts", games=2, seed=0, max_plies=8, simulations=16, format="parquet", games_per_shard=2
+    ),
 }
 
 

@@ -8,9 +8,18 @@
 'black'
 """
 
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict
 
+from taikyoku import (
+    arena,  # after the names it calls (mcts_action)
+    datasets,
+)
 from taikyoku._core import (
+    GRID,
+    MOVE_BLOCK,
+    NUM_ACTIONS,
+    PROMOTION_BLOCK,
+    TEMPLATE_COUNT,
     AmbiguousMoveError,
     Game,
     IllegalMoveError,
@@ -22,11 +31,6 @@ from taikyoku._core import (
     TaikyokuError,
     UnknownPieceError,
     UnknownSquareError,
-    GRID,
-    MOVE_BLOCK,
-    PROMOTION_BLOCK,
-    NUM_ACTIONS,
-    TEMPLATE_COUNT,
     __version__,
     action_templates,
     encode_observations,
@@ -38,13 +42,10 @@ from taikyoku._core import (
     rule_options,
     variants,
 )
-
-from taikyoku import datasets
 from taikyoku.env import TaikyokuEnv
 from taikyoku.search import SearchResult, mcts_action, mcts_search
 from taikyoku.selfplay import selfplay
 from taikyoku.vector import VectorEnv
-from taikyoku import arena  # after the names it calls (mcts_action)
 
 if TYPE_CHECKING:
     from pettingzoo import AECEnv
@@ -58,8 +59,12 @@ def pettingzoo_env(variant: str = "taikyoku", **kwargs: Any) -> "AECEnv[str, Dic
 
 
 #: Gymnasium id of each variant's environment (``gymnasium.make(id)``).
-GYM_IDS: Dict[str, str] = {"taikyoku": "taikyoku/Taikyoku-v0", "daidai": "taikyoku/DaiDai-v0", "tenjiku": "taikyoku/Tenjiku-v0",
-                           "taishin": "taikyoku/Taishin-v0"}
+GYM_IDS: Dict[str, str] = {
+    "taikyoku": "taikyoku/Taikyoku-v0",
+    "daidai": "taikyoku/DaiDai-v0",
+    "tenjiku": "taikyoku/Tenjiku-v0",
+    "taishin": "taikyoku/Taishin-v0",
+}
 
 
 def _register() -> None:

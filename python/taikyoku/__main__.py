@@ -187,7 +187,11 @@ MCTS_FLAGS: Dict[str, Tuple[str, Any, str]] = {
     "temperature_plies": ("--temperature-plies", int, "plies the temperature applies to; then the most visited move"),
     "priors": ("--priors", str, "leaf priors: captures (heuristic) or uniform"),
     "rollout_plies": ("--rollout-plies", int, "random plies before the heuristic evaluates a leaf (0: none)"),
-    "reuse_tree": ("--reuse-tree", bool, "keep the chosen subtree for the next move (--no-reuse-tree: a new tree per move)"),
+    "reuse_tree": (
+        "--reuse-tree",
+        bool,
+        "keep the chosen subtree for the next move (--no-reuse-tree: a new tree per move)",
+    ),
     "root": ("--root", str, "root search: puct, or gumbel (sequential halving; stores the improved policy)"),
     "gumbel_considered": ("--gumbel-considered", int, "moves a Gumbel root samples (16)"),
     "gumbel_scale": ("--gumbel-scale", float, "scale of a Gumbel root's noise, >= 0 (1.0; 0: none)"),
@@ -216,21 +220,23 @@ def _read_recipe(parser: argparse.ArgumentParser, path: str) -> Dict[str, Any]:
         parser.error(f"--recipe {path} must hold a JSON object, not {type(recipe).__name__}")
     unknown = sorted(set(recipe) - set(RECIPE_KEYS))
     if unknown:
-        parser.error(f"--recipe {path}: unknown keys {', '.join(map(repr, unknown))} (a recipe holds {', '.join(RECIPE_KEYS)})")
+        parser.error(
+            f"--recipe {path}: unknown keys {', '.join(map(repr, unknown))} (a recipe holds {', '.join(RECIPE_KEYS)})"
+        )
     arguments = recipe.get("args", {})
     if not isinstance(arguments, dict):
         parser.error(f"--recipe {path}: 'args' must be an object of taikyoku.selfplay arguments")
     unknown = sorted(set(arguments) - set(RECIPE_ARGS))
     if unknown:
-        parser.error(
-            f"--recipe {path}: unknown args {', '.join(map(repr, unknown))} (known: {', '.join(RECIPE_ARGS)})"
-        )
+        parser.error(f"--recipe {path}: unknown args {', '.join(map(repr, unknown))} (known: {', '.join(RECIPE_ARGS)})")
     if "out" in recipe and (not isinstance(recipe["out"], str) or not recipe["out"]):
         parser.error(f"--recipe {path}: 'out' must be a directory name")
     return recipe
 
 
-def _selfplay_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Tuple[str, Dict[str, Any], Optional[Dict[str, Any]]]:
+def _selfplay_arguments(
+    args: argparse.Namespace, parser: argparse.ArgumentParser
+) -> Tuple[str, Dict[str, Any], Optional[Dict[str, Any]]]:
     """``(out, keyword arguments of taikyoku.selfplay, recipe or None)``: the defaults, replaced by
     the recipe's ``args``, replaced by the flags given."""
     recipe = _read_recipe(parser, args.recipe) if args.recipe is not None else None
@@ -272,7 +278,9 @@ def _selfplay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         try:
             mcts = {k: v for k, v in common.items() if k in MCTS_FLAGS}
             plain = {k: v for k, v in common.items() if k not in MCTS_FLAGS}
-            recorded = json.loads(settings_json(threads=threads, leaves_per_game=8, concurrent_games=1, mcts=mcts, **plain))
+            recorded = json.loads(
+                settings_json(threads=threads, leaves_per_game=8, concurrent_games=1, mcts=mcts, **plain)
+            )
         except taikyoku.TaikyokuError as e:
             parser.error(f"--recipe {args.recipe}: {e}")
         if recorded != recipe["settings"]:
@@ -300,7 +308,9 @@ def _selfplay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"taikyoku selfplay: error: {_os_error(e)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("taikyoku selfplay: interrupted; complete shards are kept, run the same command to resume", file=sys.stderr)
+        print(
+            "taikyoku selfplay: interrupted; complete shards are kept, run the same command to resume", file=sys.stderr
+        )
         return 130
     for repair in summary.get("repaired", []):
         print(f"regenerated {repair}", file=sys.stderr)
@@ -320,6 +330,7 @@ def _selfplay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         f"{summary['bytes'] / 1e6:.2f} MB on disk ({summary['bytes'] / max(summary['plies'], 1):.1f} bytes/position)"
     )
     return 0
+
 
 # -- match ----------------------------------------------------------------------------------------
 
@@ -347,8 +358,16 @@ def _match(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     started = time.perf_counter()
     try:
         result = arena.match(
-            players[0], players[1], args.games, variant=args.variant, openings=args.openings, seed=args.seed,
-            max_plies=args.max_plies, threads=args.threads, progress=not args.quiet, options=args.options,
+            players[0],
+            players[1],
+            args.games,
+            variant=args.variant,
+            openings=args.openings,
+            seed=args.seed,
+            max_plies=args.max_plies,
+            threads=args.threads,
+            progress=not args.quiet,
+            options=args.options,
         )
     except arena.PlayerError as e:
         print(f"taikyoku match: error: {str(e).splitlines()[0]}", file=sys.stderr)
@@ -425,8 +444,12 @@ def _info(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.json:
         print(json.dumps(dict(info, notes=notes), indent=2))
         return 0
-    state = "complete" if info["complete"] else (
-        f"incomplete: {info['shards']} of {info['planned_shards']} shards; rerun the generating command to finish it"
+    state = (
+        "complete"
+        if info["complete"]
+        else (
+            f"incomplete: {info['shards']} of {info['planned_shards']} shards; rerun the generating command to finish it"
+        )
     )
     network = info.get("network")
     rows = [
@@ -435,12 +458,22 @@ def _info(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         ("players", _describe_players(info["players"]) + (f", evaluator {network['name']}" if network else "")),
         ("games", f"{info['games']:,} of {info['planned_games']:,} ({state})"),
         ("positions", f"{info['positions']:,}"),
-        ("results", f"black {info['black_wins']:,}, white {info['white_wins']:,}, draws {info['draws']:,}, "
-                    f"truncated {info['truncated']:,}"),
-        ("shards", f"{info['shards']} {info['format']} shard{'' if info['shards'] == 1 else 's'} of up to "
-                   f"{info['games_per_shard']} games"),
-        ("legal actions", "stored (the positions' legal_actions column)" if info.get("legal_actions")
-                          else "not stored (Dataset.legal_actions() replays the games)"),
+        (
+            "results",
+            f"black {info['black_wins']:,}, white {info['white_wins']:,}, draws {info['draws']:,}, "
+            f"truncated {info['truncated']:,}",
+        ),
+        (
+            "shards",
+            f"{info['shards']} {info['format']} shard{'' if info['shards'] == 1 else 's'} of up to "
+            f"{info['games_per_shard']} games",
+        ),
+        (
+            "legal actions",
+            "stored (the positions' legal_actions column)"
+            if info.get("legal_actions")
+            else "not stored (Dataset.legal_actions() replays the games)",
+        ),
         ("size", f"{_size(info['bytes'])} ({info['bytes'] / max(info['positions'], 1):.1f} bytes/position)"),
         ("seed", f"{info['seed']}, max plies {info['max_plies']}"),
         ("written by", f"taikyoku {info['engine_version']}, dataset schema version {info['schema_version']}"),
@@ -525,13 +558,20 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
         "--recipe", metavar="FILE.json", default=None, help="a recipe file (datasets/recipes/*.json): its args and out"
     )
     play.add_argument(
-        "--out", default=None, help="dataset directory (new, empty, or an interrupted run to resume); required without --recipe"
+        "--out",
+        default=None,
+        help="dataset directory (new, empty, or an interrupted run to resume); required without --recipe",
     )
-    play.add_argument("--players", default=None, choices=["random", "mcts"], help=f"who plays both sides (default {d['players']})")
+    play.add_argument(
+        "--players", default=None, choices=["random", "mcts"], help=f"who plays both sides (default {d['players']})"
+    )
     play.add_argument("--games", type=int, default=None, help=f"number of games, 1 to {U32_MAX} (default {d['games']})")
     play.add_argument("--seed", type=int, default=None, help="master seed, 0 to 2**64-1 (default 0)")
     play.add_argument(
-        "--threads", type=int, default=None, help=f"worker threads, 1 to {MAX_THREADS} (default: all cores; output is the same)"
+        "--threads",
+        type=int,
+        default=None,
+        help=f"worker threads, 1 to {MAX_THREADS} (default: all cores; output is the same)",
     )
     play.add_argument("--format", default=None, choices=["arrow", "parquet"], help="file format (default arrow)")
     play.add_argument(
@@ -539,26 +579,38 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
     )
     shard_target = taikyoku._core.DEFAULT_SHARD_POSITIONS
     play.add_argument(
-        "--games-per-shard", type=int, default=None,
+        "--games-per-shard",
+        type=int,
+        default=None,
         help="games per shard file (default: derived from --shard-positions and the players' expected game length, "
         "datasets/README.md §2)",
     )
     play.add_argument(
-        "--shard-positions", type=int, default=None,
+        "--shard-positions",
+        type=int,
+        default=None,
         help=f"target positions per shard, from which --games-per-shard is derived (default {shard_target:,}); "
         "not with --games-per-shard",
     )
     play.add_argument(
-        "--store-legal-actions", action="store_true", default=None,
+        "--store-legal-actions",
+        action="store_true",
+        default=None,
         help="also store each position's legal actions (a legal_actions column), so policy targets need no replay",
     )
     play.add_argument("--variant", default=None, choices=taikyoku.variants(), help="variant (default taikyoku)")
     play.add_argument(
-        "--option", dest="options", action="append", default=None, metavar="NAME",
+        "--option",
+        dest="options",
+        action="append",
+        default=None,
+        metavar="NAME",
         help="a rule option (taikyoku.rule_options()); repeat for several",
     )
     mcts = play.add_argument_group("MCTS (with --players mcts; the defaults are the engine's)")
-    mcts.add_argument("--simulations", type=int, default=None, help=f"simulations per move (default {d['simulations']})")
+    mcts.add_argument(
+        "--simulations", type=int, default=None, help=f"simulations per move (default {d['simulations']})"
+    )
     try:
         from taikyoku.selfplay import mcts_defaults
 
@@ -567,7 +619,11 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
         engine = {}
     for name, (flag, kind, text) in MCTS_FLAGS.items():
         default = engine.get(name)
-        shown = f" (default {str(default).lower() if isinstance(default, bool) else default})" if default is not None else ""
+        shown = (
+            f" (default {str(default).lower() if isinstance(default, bool) else default})"
+            if default is not None
+            else ""
+        )
         if kind is bool:
             mcts.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text + shown)
         elif name == "priors":
@@ -578,7 +634,8 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
             mcts.add_argument(flag, dest=name, type=kind, default=None, help=text + shown)
     play.add_argument("--quiet", action="store_true", help="no progress bar")
     play.add_argument(
-        "--wait", action="store_true",
+        "--wait",
+        action="store_true",
         help="if another run is writing --out (it holds the directory's writer lock), wait for it to finish, "
         "then resume its dataset, instead of failing at once",
     )
@@ -604,17 +661,41 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
     duel.add_argument("a", metavar="A", help="player A (the score and Elo are A's)")
     duel.add_argument("b", metavar="B", help="player B")
     duel.add_argument("--variant", default="taikyoku", choices=taikyoku.variants())
-    duel.add_argument("--games", type=int, default=m["games"], help=f"number of games (default {m['games']}; odd: "
-                      "the last pair plays one game)")
-    duel.add_argument("--openings", type=int, default=m["openings"],
-                      help=f"random plies that open each pair's games (default {m['openings']}; 0: the initial position)")
-    duel.add_argument("--seed", type=int, default=m["seed"], help="seed of the openings and players, 0 to 2**64-1 (default 0)")
-    duel.add_argument("--max-plies", type=int, default=m["max_plies"],
-                      help="stop games at this many plies, the opening's included, as draws (default: no limit)")
-    duel.add_argument("--threads", type=int, default=None,
-                      help=f"games played at once, 1 to {MAX_THREADS} (default: all cores; the games are the same)")
-    duel.add_argument("--option", dest="options", action="append", default=None, metavar="NAME",
-                      help="a rule option (taikyoku.rule_options()); repeat for several")
+    duel.add_argument(
+        "--games",
+        type=int,
+        default=m["games"],
+        help=f"number of games (default {m['games']}; odd: the last pair plays one game)",
+    )
+    duel.add_argument(
+        "--openings",
+        type=int,
+        default=m["openings"],
+        help=f"random plies that open each pair's games (default {m['openings']}; 0: the initial position)",
+    )
+    duel.add_argument(
+        "--seed", type=int, default=m["seed"], help="seed of the openings and players, 0 to 2**64-1 (default 0)"
+    )
+    duel.add_argument(
+        "--max-plies",
+        type=int,
+        default=m["max_plies"],
+        help="stop games at this many plies, the opening's included, as draws (default: no limit)",
+    )
+    duel.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help=f"games played at once, 1 to {MAX_THREADS} (default: all cores; the games are the same)",
+    )
+    duel.add_argument(
+        "--option",
+        dest="options",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="a rule option (taikyoku.rule_options()); repeat for several",
+    )
     duel.add_argument("--quiet", action="store_true", help="no progress bar")
     check = commands.add_parser(
         "check-variant",
@@ -645,7 +726,12 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
     verify.add_argument("--game", type=int, action="append", metavar="ID", help="verify only this game id (repeatable)")
     verify.add_argument("--progress", action="store_true", help="show a progress bar (one step per game)")
     return parser, {
-        "random-games": games, "selfplay": play, "match": duel, "check-variant": check, "info": info, "verify": verify
+        "random-games": games,
+        "selfplay": play,
+        "match": duel,
+        "check-variant": check,
+        "info": info,
+        "verify": verify,
     }
 
 

@@ -1,7 +1,6 @@
 """Type stubs of the native module taikyoku._core (Rust, pyo3)."""
 
 import os
-
 from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -18,7 +17,9 @@ Color: TypeAlias = Literal["black", "white"]
 #: How a game ended: its winner, or a draw.
 Result: TypeAlias = Literal["black", "white", "draw"]
 #: Why a game ended (docs/RULES.md).
-Termination: TypeAlias = Literal["royal_capture", "repetition", "perpetual_check", "no_moves", "max_plies", "illegal_move"]
+Termination: TypeAlias = Literal[
+    "royal_capture", "repetition", "perpetual_check", "no_moves", "max_plies", "illegal_move"
+]
 #: The frame of actions and observations: the side to move's view, or Black's.
 Frame: TypeAlias = Literal["mover", "absolute"]
 #: Dataset file formats.
@@ -27,7 +28,9 @@ Format: TypeAlias = Literal["arrow", "parquet"]
 __version__: str
 NUM_ACTIONS: int  # 5,101,056: 2 * PROMOTION_BLOCK
 MOVE_BLOCK: int  # 1296 * 1296 actions from * 1296 + to
-PROMOTION_BLOCK: int  # 2,550,528 = MOVE_BLOCK + 1296 * TEMPLATE_COUNT: a promoting move's action is its unpromoted one plus this
+PROMOTION_BLOCK: (
+    int  # 2,550,528 = MOVE_BLOCK + 1296 * TEMPLATE_COUNT: a promoting move's action is its unpromoted one plus this
+)
 TEMPLATE_COUNT: int  # 672 multi-leg templates per start square
 GRID: int  # 36: every variant is padded into a 36 x 36 grid
 
@@ -80,9 +83,13 @@ class PieceType:
     aliases: list[str]  # other names the sources give the piece (Game.place accepts them)
 
 class Game:
-    def __init__(self, variant: str = "taikyoku", options: Optional[Sequence[str]] = None, max_plies: Optional[int] = None) -> None: ...
+    def __init__(
+        self, variant: str = "taikyoku", options: Optional[Sequence[str]] = None, max_plies: Optional[int] = None
+    ) -> None: ...
     @staticmethod
-    def empty(variant: str = "taikyoku", side_to_move: Color = "black", options: Optional[Sequence[str]] = None) -> Game: ...
+    def empty(
+        variant: str = "taikyoku", side_to_move: Color = "black", options: Optional[Sequence[str]] = None
+    ) -> Game: ...
     @staticmethod
     def from_text(text: str, variant: Optional[str] = None, options: Optional[Sequence[str]] = None) -> Game: ...
     def to_text(self, history: bool = True) -> str: ...  # history=False: the position alone
@@ -154,7 +161,9 @@ class VectorEnvCore:
     def observations_now(self) -> np.ndarray: ...
     def step(
         self, actions: npt.NDArray[np.int64]
-    ) -> tuple[np.ndarray, npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.bool_], list[tuple[int, Game]]]: ...
+    ) -> tuple[
+        np.ndarray, npt.NDArray[np.float32], npt.NDArray[np.bool_], npt.NDArray[np.bool_], list[tuple[int, Game]]
+    ]: ...
     def legal_actions(self) -> list[npt.NDArray[np.int64]]: ...
     def legal_actions_flat(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...
     def legal_action_mask(self) -> npt.NDArray[np.bool_]: ...
@@ -164,17 +173,27 @@ class VectorEnvCore:
     def game(self, index: int) -> Game: ...
     threads: Optional[int]
 
-def plane_names(variant: str = "taikyoku", compact: bool = False, options: Optional[Sequence[str]] = None) -> list[str]: ...
-def encode_observations(games: Sequence[Game], dtype: Any = None, frame: Frame = "mover", compact: bool = False) -> np.ndarray: ...
+def plane_names(
+    variant: str = "taikyoku", compact: bool = False, options: Optional[Sequence[str]] = None
+) -> list[str]: ...
+def encode_observations(
+    games: Sequence[Game], dtype: Any = None, frame: Frame = "mover", compact: bool = False
+) -> np.ndarray: ...
 def action_templates() -> list[tuple[list[tuple[int, int]], tuple[int, int]]]: ...
-
 def piece_types(variant: str = "taikyoku") -> list[PieceType]: ...
 def rule_options(variant: str = "taikyoku") -> list[tuple[str, str]]: ...
 def variants() -> list[str]: ...
-def replay_legal_actions(actions: npt.NDArray[np.int64], offsets: npt.NDArray[np.int64], variant: str = "taikyoku", options: Optional[Sequence[str]] = None) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
+def replay_legal_actions(
+    actions: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int64],
+    variant: str = "taikyoku",
+    options: Optional[Sequence[str]] = None,
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]: ...
 def heuristic_value(game: Game, color: Optional[Color] = None) -> float: ...
 def heuristic_priors(game: Game) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]: ...
-def random_game(seed: int, max_plies: int = 1000, variant: str = "taikyoku", options: Optional[Sequence[str]] = None) -> Game: ...
+def random_game(
+    seed: int, max_plies: int = 1000, variant: str = "taikyoku", options: Optional[Sequence[str]] = None
+) -> Game: ...
 def check_variant(name: str, rules: str, pieces: str, setup: str) -> str: ...
 def _restore_game(
     variant: str,
@@ -192,9 +211,13 @@ def dataset_schema(
 ) -> bytes: ...  # the table's Arrow schema, as an IPC stream (positions: with the optional columns asked for)
 def check_dataset(
     path: Union[str, os.PathLike[str]],
-) -> tuple[list[tuple[int, str]], list[int]]: ...  # the resume checks: ((shard, why) per damaged shard, shards without checksums)
+) -> tuple[
+    list[tuple[int, str]], list[int]
+]: ...  # the resume checks: ((shard, why) per damaged shard, shards without checksums)
+
 #: The numeric MCTS settings' ranges: {name: (integer, low, high, low_open)}.
 MCTS_LIMITS: dict[str, tuple[bool, float, float, bool]]
+
 def mcts_search(
     game: Game,
     simulations: int = 64,
@@ -250,7 +273,7 @@ def selfplay_settings(
     gumbel_scale: Optional[float] = None,
 ) -> str: ...  # the run's settings (the manifest's "settings") as JSON
 def selfplay_run(
-    out: Union[str, "os.PathLike[str]"],
+    out: Union[str, os.PathLike[str]],
     settings: str,
     threads: Optional[int] = None,
     progress: Optional[Callable[[int], object]] = None,
@@ -259,13 +282,13 @@ def selfplay_run(
     legal_actions: Literal["csr", "list"] = "csr",
 ) -> SelfplaySummary: ...
 def selfplay_shards(
-    out: Union[str, "os.PathLike[str]"], settings: str, indices: Sequence[int], threads: Optional[int] = None
+    out: Union[str, os.PathLike[str]], settings: str, indices: Sequence[int], threads: Optional[int] = None
 ) -> list[str]: ...  # the shards' manifest entries, as JSON
 
 class DatasetWriter:
     """The driver's side of a run spread over machines (taikyoku.distributed)."""
 
-    def __init__(self, out: Union[str, "os.PathLike[str]"], settings: str) -> None: ...
+    def __init__(self, out: Union[str, os.PathLike[str]], settings: str) -> None: ...
     @property
     def missing(self) -> list[int]: ...
     def record(self, entry: str) -> None: ...

@@ -26,7 +26,20 @@ import numpy as np
 
 from taikyoku._core import TaikyokuError
 
-__all__ = ["boolean", "choice", "integer", "optional_integer", "path", "real", "show", "string_list", "U32_MAX", "I64_MAX", "U64_MAX", "F32_MAX"]
+__all__ = [
+    "boolean",
+    "choice",
+    "integer",
+    "optional_integer",
+    "path",
+    "real",
+    "show",
+    "string_list",
+    "U32_MAX",
+    "I64_MAX",
+    "U64_MAX",
+    "F32_MAX",
+]
 
 U32_MAX = 2**32 - 1
 I64_MAX = 2**63 - 1
@@ -43,7 +56,7 @@ def show(value: Any) -> str:
     except Exception:  # a broken __repr__ must not hide the real error
         text = f"<{type(value).__name__} object>"
     if len(text) > _SHOW_LIMIT:
-        text = f"{text[:_SHOW_LIMIT - 15]}...({len(text)} characters)"
+        text = f"{text[: _SHOW_LIMIT - 15]}...({len(text)} characters)"
     return text
 
 

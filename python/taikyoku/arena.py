@@ -69,7 +69,6 @@ import math
 import os
 import statistics
 import threading
-import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import (
@@ -245,7 +244,13 @@ class MctsPlayer:
         self.evaluator = evaluator
         self.seed = _validate.integer("seed", seed, 0, U64_MAX)
         self.mcts_settings: Dict[str, Any] = dict(mcts_settings)
-        known = set(inspect.signature(taikyoku.mcts_search).parameters) - {"game", "simulations", "seed", "evaluator", "root"}
+        known = set(inspect.signature(taikyoku.mcts_search).parameters) - {
+            "game",
+            "simulations",
+            "seed",
+            "evaluator",
+            "root",
+        }
         unknown = sorted(set(self.mcts_settings) - known)
         if unknown:
             raise TaikyokuError(f"unknown MCTS settings {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -281,7 +286,7 @@ class PolicyPlayer:
     Needs torch (imported when a PolicyPlayer is made, not by ``import taikyoku.arena``).
     """
 
-    def __init__(self, net: "PolicyValueNet", temperature: float = 0.0, seed: int = 0) -> None:
+    def __init__(self, net: PolicyValueNet, temperature: float = 0.0, seed: int = 0) -> None:
         import torch
 
         if not isinstance(net, torch.nn.Module):
@@ -316,7 +321,9 @@ class PolicyPlayer:
         logits = out[0] if isinstance(out, tuple) else out
         scores = logits.detach().double().cpu().numpy().reshape(-1)
         if scores.shape != (len(actions),) or not np.all(np.isfinite(scores)):
-            raise TaikyokuError(f"the network returned {scores.size} logits (finite: {bool(np.all(np.isfinite(scores)))}) for {len(actions)} legal actions")
+            raise TaikyokuError(
+                f"the network returned {scores.size} logits (finite: {bool(np.all(np.isfinite(scores)))}) for {len(actions)} legal actions"
+            )
         if self.temperature == 0.0:
             index = int(np.argmax(scores))
         else:
@@ -328,18 +335,24 @@ class PolicyPlayer:
 
     def __repr__(self) -> str:
         config = getattr(self.net, "config", None)
-        inner = ", ".join(f"{k}={v!r}" for k, v in config.items() if k != "options" or v) if isinstance(config, dict) else ""
+        inner = (
+            ", ".join(f"{k}={v!r}" for k, v in config.items() if k != "options" or v)
+            if isinstance(config, dict)
+            else ""
+        )
         return f"PolicyPlayer({type(self.net).__name__}({inner}), temperature={self.temperature:g}, seed={self.seed})"
 
 
-def _load_network(source: str, variant: str) -> "PolicyValueNet":
+def _load_network(source: str, variant: str) -> PolicyValueNet:
     """``taikyoku.nn.pretrained(variant)`` for ``"pretrained"``, else ``taikyoku.nn.load(source, variant=variant)``."""
     if source != "pretrained" and not os.path.isfile(source):
-        raise TaikyokuError(f"network file {source!r} " + ("is not a file" if os.path.exists(source) else "does not exist"))
+        raise TaikyokuError(
+            f"network file {source!r} " + ("is not a file" if os.path.exists(source) else "does not exist")
+        )
     try:
         import taikyoku.nn as tnn
     except ImportError as e:
-        raise TaikyokuError(f"a network player needs PyTorch: pip install \"taikyoku[torch]\" ({e})") from None
+        raise TaikyokuError(f'a network player needs PyTorch: pip install "taikyoku[torch]" ({e})') from None
     name = "pretrained" if source == "pretrained" else "load"
     function = getattr(tnn, name, None)
     if function is None:
@@ -613,7 +626,9 @@ def _opening(variant: str, options: List[str], plies: int, seed: int, pair: int)
     if plies == 0:
         return Game(variant, options=options)
     for attempt in range(MAX_OPENING_DRAWS):
-        game = _core.random_game(_mix(seed, _OPENING_TAG, pair, attempt), max_plies=plies, variant=variant, options=options)
+        game = _core.random_game(
+            _mix(seed, _OPENING_TAG, pair, attempt), max_plies=plies, variant=variant, options=options
+        )
         if game.ply == plies and game.termination == "max_plies":
             game.max_plies = None
             if not game.is_over:
@@ -631,16 +646,19 @@ def _as_move(move: Any) -> Any:
     return move
 
 
-def _failure(
-    player: Player, role: str, game: Game, index: int, a_color: Color, what: str
-) -> PlayerError:
+def _failure(player: Player, role: str, game: Game, index: int, a_color: Color, what: str) -> PlayerError:
     name = _player_name(player)
     position = game.to_text()
     mover = game.side_to_move
     return PlayerError(
         f"player {role} {name} {what}, in game {index} (A plays {a_color}) at ply {game.ply} "
         f"({mover} to move); the position:\n{position}",
-        player=name, role=role, color=mover, game_index=index, ply=game.ply, position=position,
+        player=name,
+        role=role,
+        color=mover,
+        game_index=index,
+        ply=game.ply,
+        position=position,
     )
 
 
@@ -670,7 +688,9 @@ def _play_game(
             except Exception as e:
                 raise _failure(player, role, game, index, a_color, f"raised {type(e).__name__}: {e}") from e
             if (view.hash, view.ply) != before:
-                what = f"changed the game it was given (ply {before[1]} -> {view.ply}): a player must leave it as it was"
+                what = (
+                    f"changed the game it was given (ply {before[1]} -> {view.ply}): a player must leave it as it was"
+                )
                 raise _failure(player, role, game, index, a_color, what)
             try:
                 game.play(_as_move(move))
@@ -737,7 +757,9 @@ def match(
     seed = _validate.integer("seed", seed, 0, U64_MAX)
     max_plies = _validate.optional_integer("max_plies", max_plies, 1, U32_MAX)
     if max_plies is not None and openings >= max_plies:
-        raise TaikyokuError(f"openings ({openings}) must be fewer than max_plies ({max_plies}): no game would be played")
+        raise TaikyokuError(
+            f"openings ({openings}) must be fewer than max_plies ({max_plies}): no game would be played"
+        )
     threads = _validate.optional_integer("threads", threads, 1, MAX_THREADS)
     progress = _validate.boolean("progress", progress)
     rule_options = _validate.string_list("options", options)
@@ -786,7 +808,11 @@ play_match = match
 
 
 def _play_parallel(
-    play: Callable[[int], GameRecord], games: int, workers: int, stop: threading.Event, done: Callable[[GameRecord], None]
+    play: Callable[[int], GameRecord],
+    games: int,
+    workers: int,
+    stop: threading.Event,
+    done: Callable[[GameRecord], None],
 ) -> None:
     """Plays the games on ``workers`` threads; on a failure, stops the others and raises the
     failure of the lowest game index."""
@@ -898,13 +924,17 @@ def _row(number: int, row: Any) -> Tuple[Hashable, Hashable, float, float, float
     try:
         items = tuple(row)
     except TypeError:
-        raise TaikyokuError(f"results row {number} must be (a, b, wins, draws, losses) or (a, b, MatchResult), not {_validate.show(row)}") from None
+        raise TaikyokuError(
+            f"results row {number} must be (a, b, wins, draws, losses) or (a, b, MatchResult), not {_validate.show(row)}"
+        ) from None
     if len(items) == 3 and all(hasattr(items[2], k) for k in ("wins", "draws", "losses")):
         a, b, counts = items[0], items[1], (items[2].wins, items[2].draws, items[2].losses)
     elif len(items) == 5:
         a, b, counts = items[0], items[1], items[2:]
     else:
-        raise TaikyokuError(f"results row {number} must be (a, b, wins, draws, losses) or (a, b, MatchResult), not {_validate.show(row)}")
+        raise TaikyokuError(
+            f"results row {number} must be (a, b, wins, draws, losses) or (a, b, MatchResult), not {_validate.show(row)}"
+        )
     try:
         hash(a)
         hash(b)
@@ -912,7 +942,10 @@ def _row(number: int, row: Any) -> Tuple[Hashable, Hashable, float, float, float
         raise TaikyokuError(f"results row {number}: player names must be hashable (strings, say)") from None
     if a == b:
         raise TaikyokuError(f"results row {number}: {_validate.show(a)} cannot play itself")
-    w, d, l_ = (_validate.real(f"results row {number}: {what}", value, 0.0) for what, value in zip(("wins", "draws", "losses"), counts))
+    w, d, l_ = (
+        _validate.real(f"results row {number}: {what}", value, 0.0)
+        for what, value in zip(("wins", "draws", "losses"), counts)
+    )
     return a, b, w, d, l_
 
 

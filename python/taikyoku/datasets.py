@@ -19,12 +19,11 @@ import functools
 import json
 import math
 import os
-import zlib
 import warnings
+import zlib
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Literal, Optional, Sequence, Tuple, Union
-
 
 import numpy as np
 import numpy.typing as npt
@@ -98,14 +97,16 @@ def _pa() -> Any:
     return pyarrow
 
 
-@functools.lru_cache(maxsize=None)
-def _schema(table: TableName, legal_actions: bool = False, policy: bool = False) -> "pa.Schema":
+@functools.cache
+def _schema(table: TableName, legal_actions: bool = False, policy: bool = False) -> pa.Schema:
     # The writer's own definition (rust/selfplay/src/tables.rs), sent as an empty IPC stream.
     pa = _pa()
-    return pa.ipc.open_stream(pa.py_buffer(_core.dataset_schema(table, legal_actions=legal_actions, policy=policy))).schema
+    return pa.ipc.open_stream(
+        pa.py_buffer(_core.dataset_schema(table, legal_actions=legal_actions, policy=policy))
+    ).schema
 
 
-def games_schema() -> "pa.Schema":
+def games_schema() -> pa.Schema:
     """The Arrow schema of the games table (one row per game), as the writer defines it.
 
     Each field's metadata holds its ``description``; the files add the schema-level metadata
@@ -114,7 +115,7 @@ def games_schema() -> "pa.Schema":
     return _schema("games")
 
 
-def positions_schema(legal_actions: bool = False, policy: bool = False) -> "pa.Schema":
+def positions_schema(legal_actions: bool = False, policy: bool = False) -> pa.Schema:
     """The Arrow schema of the positions table (one row per position a move was played from).
 
     ``legal_actions=True`` gives the schema of datasets made with ``store_legal_actions``: the
@@ -203,7 +204,7 @@ _SCHEMAS = {"games": games_schema, "positions": positions_schema}
 _PASS_COLUMNS = ("passes", "opponent_passes")
 
 
-def _table_schema(table: str, settings: Dict[str, Any], version: int = SCHEMA_VERSION) -> "pa.Schema":
+def _table_schema(table: str, settings: Dict[str, Any], version: int = SCHEMA_VERSION) -> pa.Schema:
     """The schema of ``table`` in a dataset of schema ``version`` with ``settings`` (its
     positions hold ``legal_actions`` when the settings store them, and the pass counters from
     version 4 on)."""
@@ -219,7 +220,7 @@ def _table_schema(table: str, settings: Dict[str, Any], version: int = SCHEMA_VE
 # -- opening ------------------------------------------------------------------------------------
 
 
-def open(path: PathLike) -> "Dataset":  # noqa: A001 - the module's entry point, as in io.open
+def open(path: PathLike) -> Dataset:  # noqa: A001 - the module's entry point, as in io.open
     """Opens the dataset in directory ``path`` after checking its manifest.
 
     Raises :class:`taikyoku.TaikyokuError` when the directory, its manifest or a listed shard file
@@ -234,7 +235,9 @@ def open(path: PathLike) -> "Dataset":  # noqa: A001 - the module's entry point,
         raise TaikyokuError(f"{root} is not a dataset directory (it is a file)")
     manifest_path = root / "manifest.json"
     if not manifest_path.is_file():
-        raise TaikyokuError(f"{root} holds no manifest.json, so it is not a taikyoku dataset (or its run never started)")
+        raise TaikyokuError(
+            f"{root} holds no manifest.json, so it is not a taikyoku dataset (or its run never started)"
+        )
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -344,7 +347,11 @@ def _check_of(shard: Dict[str, Any], key: str) -> Optional[Dict[str, int]]:
     if not isinstance(checks, dict):
         return None
     check = checks.get(key[: -len("_file")])
-    if not isinstance(check, dict) or not isinstance(check.get("bytes"), int) or not isinstance(check.get("crc32"), int):
+    if (
+        not isinstance(check, dict)
+        or not isinstance(check.get("bytes"), int)
+        or not isinstance(check.get("crc32"), int)
+    ):
         return None
     return check
 
@@ -393,7 +400,8 @@ class Dataset:
             return shards
         ids = self._game_ids
         return [
-            s for s in shards
+            s
+            for s in shards
             if np.searchsorted(ids, s["first_game"] + s["games"]) > np.searchsorted(ids, s["first_game"])
         ]
 
@@ -537,7 +545,7 @@ class Dataset:
         ranges = [np.arange(s["first_game"], s["first_game"] + s["games"], dtype=np.uint64) for s in self.shards]
         return np.concatenate(ranges) if ranges else np.empty(0, np.uint64)
 
-    def subset(self, game_ids: Iterable[int]) -> "Dataset":
+    def subset(self, game_ids: Iterable[int]) -> Dataset:
         """The dataset restricted to the games ``game_ids`` (of this dataset or subset): a
         :class:`Dataset` that reads the same files and keeps only their rows."""
         ids = np.asarray(list(game_ids) if not isinstance(game_ids, np.ndarray) else game_ids)
@@ -552,7 +560,7 @@ class Dataset:
             raise TaikyokuError(f"no game {int(unknown[0])} in {self.path} (its shards hold games {self._id_ranges()})")
         return Dataset(self.path, self.manifest, ids)
 
-    def split(self, val_fraction: float = 0.1, seed: int = 0) -> Tuple["Dataset", "Dataset"]:
+    def split(self, val_fraction: float = 0.1, seed: int = 0) -> Tuple[Dataset, Dataset]:
         """``(train, validation)``: the games split in two, so that no game has positions in both.
 
         The validation games are the ``round(val_fraction * games)`` games (at least one, and
@@ -576,7 +584,7 @@ class Dataset:
 
     # ---- tables
 
-    def read_shard(self, shard: int, table: TableName = "positions") -> "pa.Table":
+    def read_shard(self, shard: int, table: TableName = "positions") -> pa.Table:
         """Reads one shard's ``"games"`` or ``"positions"`` table (``shard`` indexes :attr:`shards`).
 
         The file's size and CRC-32 are checked against the manifest, and its row count against
@@ -591,7 +599,7 @@ class Dataset:
             data = data.filter(pc.is_in(data.column("game_id"), value_set=pa.array(self._game_ids, pa.uint64())))
         return data
 
-    def _read_checked(self, shard: int, table: str) -> "pa.Table":
+    def _read_checked(self, shard: int, table: str) -> pa.Table:
         """One shard's whole table, checked (``read_shard`` without a subset's filter)."""
         if table not in _SCHEMAS:
             raise TaikyokuError(f"unknown table {_validate.show(table)} (use 'games' or 'positions')")
@@ -606,7 +614,7 @@ class Dataset:
             )
         return data
 
-    def _read_file(self, path: Path, table: str, check: Optional[Dict[str, int]] = None) -> "pa.Table":
+    def _read_file(self, path: Path, table: str, check: Optional[Dict[str, int]] = None) -> pa.Table:
         pa = _pa()
         try:
             raw = path.read_bytes()
@@ -652,7 +660,7 @@ class Dataset:
             dataset = dataset.filter(pds.field("game_id").isin(_pa().array(self._game_ids, _pa().uint64())))
         return dataset
 
-    def _read_all(self, table: TableName) -> "pa.Table":
+    def _read_all(self, table: TableName) -> pa.Table:
         pa = _pa()
         parts = [self.read_shard(i, table) for i in range(len(self.shards))]
         if not parts:
@@ -660,12 +668,12 @@ class Dataset:
         return pa.concat_tables(parts)
 
     @cached_property
-    def games(self) -> "pa.Table":
+    def games(self) -> pa.Table:
         """The games table (``pyarrow.Table``, one row per game), all shards concatenated."""
         return self._read_all("games")
 
     @cached_property
-    def positions(self) -> "pa.Table":
+    def positions(self) -> pa.Table:
         """The positions table (``pyarrow.Table``, one row per position), all shards concatenated.
 
         Boards take 2.6 KB per position before compression: for big datasets, stream
@@ -688,7 +696,7 @@ class Dataset:
     def _id_ranges(self) -> str:
         return ", ".join(f"{s['first_game']}..{s['first_game'] + s['games'] - 1}" for s in self.shards) or "none"
 
-    def _game_tables(self, game_id: int, table: TableName) -> "pa.Table":
+    def _game_tables(self, game_id: int, table: TableName) -> pa.Table:
         """``table`` rows of one game, from the loaded table if any, else from its shard alone."""
         game_id = _validate.integer("game_id", game_id, 0)
         pa = _pa()
@@ -711,7 +719,7 @@ class Dataset:
             raise TaikyokuError(f"{self.path}: game {game_id} has {len(rows)} rows in the games table")
         return rows[0]
 
-    def game_positions(self, game_id: int) -> "pa.Table":
+    def game_positions(self, game_id: int) -> pa.Table:
         """The positions of one game, by ply (``pyarrow.Table``)."""
         return self._game_tables(game_id, "positions")
 
@@ -728,7 +736,9 @@ class Dataset:
             try:
                 game.play(int(action))
             except TaikyokuError as e:
-                raise TaikyokuError(f"{self.path}: game {game_id}, ply {ply}: stored action {action} does not replay: {e}") from e
+                raise TaikyokuError(
+                    f"{self.path}: game {game_id}, ply {ply}: stored action {action} does not replay: {e}"
+                ) from e
         return game
 
     def legal_actions(self, positions: Any = None, *, check: bool = True) -> Tuple[np.ndarray, np.ndarray]:
@@ -790,7 +800,9 @@ class Dataset:
         if not known.all():
             self._shard_of(int(wanted[~known][0]))  # raises, naming the game
         games = pa.concat_tables([self.read_shard(int(i), "games") for i in np.unique(shard)])
-        games = games.filter(pc.is_in(games.column("game_id"), value_set=pa.array(wanted.astype(np.uint64), pa.uint64())))
+        games = games.filter(
+            pc.is_in(games.column("game_id"), value_set=pa.array(wanted.astype(np.uint64), pa.uint64()))
+        )
         ids = np.asarray(_numpy(games.column("game_id")), dtype=np.int64)
         order = np.argsort(ids, kind="stable")
         games, ids = games.take(order), ids[order]
@@ -800,7 +812,9 @@ class Dataset:
         except TaikyokuError:
             for game_id, lo, hi in zip(ids.tolist(), starts[:-1].tolist(), starts[1:].tolist()):
                 try:
-                    _core.replay_legal_actions(played[lo:hi], np.array([0, hi - lo], np.int64), self.variant, self.options)
+                    _core.replay_legal_actions(
+                        played[lo:hi], np.array([0, hi - lo], np.int64), self.variant, self.options
+                    )
                 except TaikyokuError as e:
                     raise TaikyokuError(f"{self.path}: game {game_id} does not replay: {e}") from e
             raise
@@ -848,7 +862,12 @@ class Dataset:
         if progress:
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(wanted) if wanted is not None else self.num_games, unit="game", desc="verify", dynamic_ncols=True)
+            bar = tqdm(
+                total=len(wanted) if wanted is not None else self.num_games,
+                unit="game",
+                desc="verify",
+                dynamic_ncols=True,
+            )
         try:
             self._verify_shards(wanted, checked, bar)
         finally:
@@ -860,7 +879,8 @@ class Dataset:
         """Raises TaikyokuError listing the shards (those holding ``wanted`` games, or all) that
         fail the engine's resume checks."""
         involved = {
-            s["index"] for s in self.shards
+            s["index"]
+            for s in self.shards
             if wanted is None or any(s["first_game"] <= g < s["first_game"] + s["games"] for g in wanted)
         }
         try:
@@ -906,10 +926,14 @@ class Dataset:
                     f"its manifest entry says {shard['games']} and {shard['positions']}"
                 )
             names = ("game_id", "ply", "white_to_move", "board", "repetitions", "action", "legal_moves", "outcome")
-            columns = _position_columns(positions, names + tuple(c for c in _PASS_COLUMNS if c in positions.schema.names))
+            columns = _position_columns(
+                positions, names + tuple(c for c in _PASS_COLUMNS if c in positions.schema.names)
+            )
             legal = _list_csr(_column(positions, LEGAL_ACTIONS)) if self.has_legal_actions else None
             order = np.lexsort((columns["ply"], columns["game_id"]))
-            starts = np.searchsorted(columns["game_id"][order], np.array([g["game_id"] for g in games], dtype=np.uint64))
+            starts = np.searchsorted(
+                columns["game_id"][order], np.array([g["game_id"] for g in games], dtype=np.uint64)
+            )
             for record, start in zip(games, starts):
                 if wanted is not None and record["game_id"] not in wanted:
                     continue
@@ -961,17 +985,26 @@ class Dataset:
             if not np.array_equal(game.compact_board(), rows["board"][k]):
                 raise fail(f"{where}: stored board differs from the replayed position")
             if (game.side_to_move == "white") != bool(rows["white_to_move"][k]):
-                raise fail(f"{where}: white_to_move is {bool(rows['white_to_move'][k])}, the replay has {game.side_to_move} to move")
+                raise fail(
+                    f"{where}: white_to_move is {bool(rows['white_to_move'][k])}, the replay has {game.side_to_move} to move"
+                )
             if min(game.repetitions - 1, 255) != int(rows["repetitions"][k]):
                 raise fail(f"{where}: repetitions {int(rows['repetitions'][k])}, the replay has {game.repetitions - 1}")
-            for name, side in (("passes", game.side_to_move), ("opponent_passes", "black" if game.side_to_move == "white" else "white")):
+            for name, side in (
+                ("passes", game.side_to_move),
+                ("opponent_passes", "black" if game.side_to_move == "white" else "white"),
+            ):
                 if name in rows and game.consecutive_passes(side) != int(rows[name][k]):
                     raise fail(f"{where}: {name} {int(rows[name][k])}, the replay has {game.consecutive_passes(side)}")
             if game.legal_move_count() != int(rows["legal_moves"][k]):
-                raise fail(f"{where}: legal_moves {int(rows['legal_moves'][k])}, the replay has {game.legal_move_count()}")
+                raise fail(
+                    f"{where}: legal_moves {int(rows['legal_moves'][k])}, the replay has {game.legal_move_count()}"
+                )
             if legal is not None and not np.array_equal(legal[k], game.legal_actions()):
-                raise fail(f"{where}: the stored legal_actions differ from the replay's ({len(legal[k])} stored, "
-                           f"{game.legal_move_count()} legal)")
+                raise fail(
+                    f"{where}: the stored legal_actions differ from the replay's ({len(legal[k])} stored, "
+                    f"{game.legal_move_count()} legal)"
+                )
             action = int(rows["action"][k])
             if action != record["actions"][k]:
                 raise fail(f"{where}: positions table plays {action}, games table {record['actions'][k]}")
@@ -979,7 +1012,9 @@ class Dataset:
             winner = winner_of.get(record["result"])
             expected = 0 if winner is None else (1 if winner == mover else -1)
             if int(rows["outcome"][k]) != expected:
-                raise fail(f"{where}: outcome {int(rows['outcome'][k])}, expected {expected} for {mover} with result {record['result']}")
+                raise fail(
+                    f"{where}: outcome {int(rows['outcome'][k])}, expected {expected} for {mover} with result {record['result']}"
+                )
             try:
                 game.play(action)
             except TaikyokuError as e:
@@ -1060,7 +1095,12 @@ class Dataset:
         batch_size = _validate.integer("batch_size", batch_size, 1)
         shuffle, visits, drop_last, legal_actions = (
             _validate.boolean(n, v)
-            for n, v in (("shuffle", shuffle), ("visits", visits), ("drop_last", drop_last), ("legal_actions", legal_actions))
+            for n, v in (
+                ("shuffle", shuffle),
+                ("visits", visits),
+                ("drop_last", drop_last),
+                ("legal_actions", legal_actions),
+            )
         )
         if seed is not None:
             seed = _validate.integer("seed", seed, 0, _validate.U64_MAX)
@@ -1068,7 +1108,15 @@ class Dataset:
         if shuffle and seed is None:
             seed = _fresh_seed()
         return _iter_batches(
-            self, shards, batch_size, shuffle, seed, 0, dict(dtype=dtype, frame=frame, compact=compact), visits, drop_last,
+            self,
+            shards,
+            batch_size,
+            shuffle,
+            seed,
+            0,
+            dict(dtype=dtype, frame=frame, compact=compact),
+            visits,
+            drop_last,
             legal_actions,
         )
 
@@ -1180,7 +1228,9 @@ def _column(data, name: str):
     try:
         return data.column(name)
     except KeyError:
-        raise TaikyokuError(f"the positions have no '{name}' column (columns: {', '.join(data.schema.names)})") from None
+        raise TaikyokuError(
+            f"the positions have no '{name}' column (columns: {', '.join(data.schema.names)})"
+        ) from None
 
 
 def _chunks(column) -> list:
@@ -1206,7 +1256,19 @@ _POSITION_DTYPES = {
 }
 
 
-def _position_columns(data, names: Sequence[str] = ("game_id", "ply", "white_to_move", "board", "repetitions", "action", "legal_moves", "outcome")):
+def _position_columns(
+    data,
+    names: Sequence[str] = (
+        "game_id",
+        "ply",
+        "white_to_move",
+        "board",
+        "repetitions",
+        "action",
+        "legal_moves",
+        "outcome",
+    ),
+):
     """Columns of a positions table as C-contiguous numpy arrays of the stored dtypes (board: (N, 1296) uint16)."""
     out = {}
     for name in names:
@@ -1255,7 +1317,7 @@ def _policy_columns(data) -> Dict[str, np.ndarray]:
     }
 
 
-def _decided(positions, games) -> "pa.Array":
+def _decided(positions, games) -> pa.Array:
     """Per position, whether its game has a result (games row ``result`` not null), joined on ``game_id``."""
     pa = _pa()
     import pyarrow.compute as pc
@@ -1268,7 +1330,9 @@ def _decided(positions, games) -> "pa.Array":
     at = np.minimum(np.searchsorted(ids, wanted), max(len(ids) - 1, 0))
     missing = (ids[at] != wanted) if len(ids) else np.ones(len(wanted), dtype=bool)
     if missing.any():
-        raise TaikyokuError(f"positions of game {int(wanted[np.flatnonzero(missing)[0]])} have no row in the games table")
+        raise TaikyokuError(
+            f"positions of game {int(wanted[np.flatnonzero(missing)[0]])} have no row in the games table"
+        )
     return pa.array(has_result[at] if len(ids) else np.zeros(0, np.bool_), pa.bool_())
 
 
@@ -1343,7 +1407,9 @@ def _iter_batches(dataset, shards, batch_size, shuffle, seed, epoch, decode_args
             table = pa.concat_tables([pending, table])
         start = 0
         while table.num_rows - start >= batch_size:
-            yield _make_batch(table.slice(start, batch_size), dataset.variant, dataset.options, decode_args, visits, legal)
+            yield _make_batch(
+                table.slice(start, batch_size), dataset.variant, dataset.options, decode_args, visits, legal
+            )
             start += batch_size
         pending = table.slice(start)
     if pending is not None and pending.num_rows and not drop_last:

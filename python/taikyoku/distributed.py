@@ -22,7 +22,7 @@ Random and heuristic-MCTS players only: a network evaluator runs on one machine 
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Union
 
 from taikyoku import _core, _validate
 from taikyoku.selfplay import SelfplaySummary, _when_unlocked, settings_json
@@ -87,10 +87,22 @@ def selfplay(
     """
     ray = _ray()
     settings = settings_json(
-        players=players, games=games, seed=seed, threads=None, format=format, max_plies=max_plies,
-        simulations=simulations, variant=variant, options=options, games_per_shard=games_per_shard,
-        shard_positions=shard_positions, store_legal_actions=store_legal_actions,
-        progress=progress, leaves_per_game=8, concurrent_games=1, mcts=mcts,
+        players=players,
+        games=games,
+        seed=seed,
+        threads=None,
+        format=format,
+        max_plies=max_plies,
+        simulations=simulations,
+        variant=variant,
+        options=options,
+        games_per_shard=games_per_shard,
+        shard_positions=shard_positions,
+        store_legal_actions=store_legal_actions,
+        progress=progress,
+        leaves_per_game=8,
+        concurrent_games=1,
+        mcts=mcts,
     )
     out = _validate.path("out", out)
     shards_per_task = _validate.integer("shards_per_task", shards_per_task, 1, 1 << 20)

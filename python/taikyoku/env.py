@@ -38,9 +38,8 @@ from taikyoku import render as render_module
 from taikyoku.search import mcts_action
 
 if TYPE_CHECKING:
-    from typing_extensions import TypeAlias
-
     from gymnasium.spaces.space import MaskNDArray
+    from typing_extensions import TypeAlias
 
     from taikyoku._core import Color, Frame
 
@@ -51,7 +50,10 @@ Opponent: TypeAlias = Union[None, str, Callable[["_core.Game"], int]]
 
 
 def observation_space(
-    variant: str = "taikyoku", compact: bool = False, dtype: Optional[npt.DTypeLike] = None, options: Optional[Sequence[str]] = None
+    variant: str = "taikyoku",
+    compact: bool = False,
+    dtype: Optional[npt.DTypeLike] = None,
+    options: Optional[Sequence[str]] = None,
 ) -> spaces.Box:
     """The Box of one observation: (36, 36, P) of the layout and dtype."""
     planes = len(_core.plane_names(variant, compact=compact, options=options))
@@ -184,7 +186,9 @@ class LegalActionSpace(spaces.Discrete):
     plain Discrete test.
     """
 
-    def __init__(self, legal_actions: Callable[[], npt.NDArray[np.int64]], seed: Union[int, np.random.Generator, None] = None):
+    def __init__(
+        self, legal_actions: Callable[[], npt.NDArray[np.int64]], seed: Union[int, np.random.Generator, None] = None
+    ):
         super().__init__(_core.NUM_ACTIONS, seed=seed)
         self._legal_actions = legal_actions
 
@@ -294,7 +298,9 @@ class TaikyokuEnv(gymnasium.Env[npt.NDArray[Any], np.int64]):
         agent_color = _validate.choice("agent_color", agent_color, ("black", "white"))
         frame = _validate.choice("frame", frame, _core.FRAMES)
         if start is not None and not isinstance(start, str):
-            raise _core.TaikyokuError(f"start must be a position text (Game.to_text()) or None, not {_validate.show(start)}")
+            raise _core.TaikyokuError(
+                f"start must be a position text (Game.to_text()) or None, not {_validate.show(start)}"
+            )
         self.variant = variant
         self.rule_options = _validate.string_list("options", options)
         self.max_plies = _validate.optional_integer("max_plies", max_plies, 1, _validate.U32_MAX)
@@ -324,9 +330,11 @@ class TaikyokuEnv(gymnasium.Env[npt.NDArray[Any], np.int64]):
         if opponent == "mcts":
             simulations = _validate.integer("mcts_simulations", simulations, 1, _validate.U32_MAX)
             return lambda game: mcts_action(game, simulations, seed=int(self.np_random.integers(2**63)))
-        raise _core.TaikyokuError(f"unknown opponent {_validate.show(opponent)} (use None, 'random', 'mcts' or a callable)")
+        raise _core.TaikyokuError(
+            f"unknown opponent {_validate.show(opponent)} (use None, 'random', 'mcts' or a callable)"
+        )
 
-    def _new_game(self, start: Optional[str] = None) -> "_core.Game":
+    def _new_game(self, start: Optional[str] = None) -> _core.Game:
         start = self.start if start is None else start
         if start is None:
             return _core.Game(self.variant, options=self.rule_options, max_plies=self.max_plies)
@@ -386,7 +394,9 @@ class TaikyokuEnv(gymnasium.Env[npt.NDArray[Any], np.int64]):
         if options and options.get("start") is not None:
             start = options["start"]
             if not isinstance(start, str):
-                raise _core.TaikyokuError(f"options['start'] must be a position text (Game.to_text()), not {_validate.show(start)}")
+                raise _core.TaikyokuError(
+                    f"options['start'] must be a position text (Game.to_text()), not {_validate.show(start)}"
+                )
         game = self._new_game(start)
         super().reset(seed=seed)
         if seed is not None:

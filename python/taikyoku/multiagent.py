@@ -46,7 +46,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from taikyoku import _core, _validate
 from taikyoku import render as render_module
-from taikyoku._core import Game, IllegalMoveError, NUM_ACTIONS
+from taikyoku._core import NUM_ACTIONS, Game, IllegalMoveError
 
 if TYPE_CHECKING:
     from taikyoku._core import Frame
@@ -85,7 +85,9 @@ def _plane_highs(variant: str, compact: bool, dtype: np.dtype[Any]) -> npt.NDArr
 
 def _check_start(start: Any) -> None:
     if start is not None and not isinstance(start, str):
-        raise _core.TaikyokuError(f"start must be a position text (Game.to_text()) or None, not {_validate.show(start)}")
+        raise _core.TaikyokuError(
+            f"start must be a position text (Game.to_text()) or None, not {_validate.show(start)}"
+        )
 
 
 def _swap_permutation(names: Sequence[str]) -> npt.NDArray[np.intp]:
@@ -94,9 +96,9 @@ def _swap_permutation(names: Sequence[str]) -> npt.NDArray[np.intp]:
     perm = []
     for name in names:
         if name.startswith("mover"):
-            partner = "opponent" + name[len("mover"):]
+            partner = "opponent" + name[len("mover") :]
         elif name.startswith("opponent"):
-            partner = "mover" + name[len("opponent"):]
+            partner = "mover" + name[len("opponent") :]
         else:
             partner = name
         perm.append(index[partner])
@@ -366,9 +368,7 @@ class TaikyokuAEC(AECEnv[str, Dict[str, Any], Any]):
         """Nothing to release (no window, no subprocess); present as PettingZoo expects."""
 
 
-def pettingzoo_env(
-    variant: str = "taikyoku", *, wrap: bool = True, **kwargs: Any
-) -> AECEnv[str, Dict[str, Any], Any]:
+def pettingzoo_env(variant: str = "taikyoku", *, wrap: bool = True, **kwargs: Any) -> AECEnv[str, Dict[str, Any], Any]:
     """A :class:`TaikyokuAEC` (keyword arguments as its constructor).
 
     By default it is wrapped in PettingZoo's ``OrderEnforcingWrapper``, as the classic

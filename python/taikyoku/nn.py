@@ -38,7 +38,7 @@ import os
 import threading
 import weakref
 from dataclasses import dataclass, fields
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Literal, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union
 
@@ -129,7 +129,7 @@ class ActionParts(NamedTuple):
     promotes: Tensor
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template_ends(device: torch.device) -> Tuple[Tensor, Tensor]:
     """(rows, columns) of each template's end offset, from the engine's own table, on ``device``."""
     ends = torch.tensor([end for _, end in _core.action_templates()], dtype=torch.long).reshape(-1, 2)
@@ -323,7 +323,9 @@ def policy_loss(
     targets = targets.to(logits.dtype)
     totals = logits.new_zeros(rows).index_add(0, ids, targets)
     log_p = segment_log_softmax(logits, offsets, ids)
-    per_row = -logits.new_zeros(rows).index_add(0, ids, targets * log_p) / totals.clamp_min(torch.finfo(logits.dtype).tiny)
+    per_row = -logits.new_zeros(rows).index_add(0, ids, targets * log_p) / totals.clamp_min(
+        torch.finfo(logits.dtype).tiny
+    )
     if reduction == "none":
         return per_row
     if reduction == "sum":
@@ -376,15 +378,21 @@ def visit_targets(
 
 
 def _scatter_targets(
-    actions: np.ndarray, offsets: np.ndarray, target_actions: np.ndarray, target_weights: np.ndarray,
-    target_offsets: np.ndarray, what: str,
+    actions: np.ndarray,
+    offsets: np.ndarray,
+    target_actions: np.ndarray,
+    target_weights: np.ndarray,
+    target_offsets: np.ndarray,
+    what: str,
 ) -> np.ndarray:
     """CSR (action, weight) rows spread over the CSR legal actions (see :func:`visit_targets`)."""
     rows = np.repeat(np.arange(len(target_offsets) - 1, dtype=np.int64), np.diff(target_offsets))
     where = locate(actions, offsets, rows, target_actions)
     if (where < 0).any():
         j = int(np.flatnonzero(where < 0)[0])
-        raise _core.TaikyokuError(f"row {int(rows[j])}: {what} action {int(target_actions[j])} is not among its legal actions")
+        raise _core.TaikyokuError(
+            f"row {int(rows[j])}: {what} action {int(target_actions[j])} is not among its legal actions"
+        )
     weights = np.zeros(len(actions), dtype=np.float32)
     np.add.at(weights, where, np.asarray(target_weights, dtype=np.float32))
     return weights
@@ -471,7 +479,7 @@ class LegalActionIndex:
         self._plies[self.game_ids] = self.plies
 
     @classmethod
-    def from_dataset(cls, dataset: "taikyoku.datasets.Dataset", check: bool = True) -> "LegalActionIndex":
+    def from_dataset(cls, dataset: taikyoku.datasets.Dataset, check: bool = True) -> LegalActionIndex:
         """The legal actions of every position of ``dataset`` (its complete shards): its stored
         ``legal_actions`` column (:attr:`~taikyoku.datasets.Dataset.has_legal_actions`), else a
         replay of every game. With ``check``, each position's legal-action count is compared with
@@ -487,8 +495,11 @@ class LegalActionIndex:
             plies.append(np.diff(starts))
             try:  # every game of the shard replayed in Rust, in parallel
                 flat, ends = _core.replay_legal_actions(
-                    np.ascontiguousarray(played, dtype=np.int64), np.ascontiguousarray(starts, dtype=np.int64),
-                    variant=dataset.variant, options=list(dataset.options))
+                    np.ascontiguousarray(played, dtype=np.int64),
+                    np.ascontiguousarray(starts, dtype=np.int64),
+                    variant=dataset.variant,
+                    options=list(dataset.options),
+                )
             except _core.TaikyokuError:
                 # Name the game and ply that does not replay (the slow path, only on bad data).
                 for game_id, lo, hi in zip(ids[-1], starts[:-1], starts[1:]):
@@ -506,7 +517,7 @@ class LegalActionIndex:
         return index
 
     @classmethod
-    def _stored(cls, dataset: "taikyoku.datasets.Dataset", check: bool) -> "LegalActionIndex":
+    def _stored(cls, dataset: taikyoku.datasets.Dataset, check: bool) -> LegalActionIndex:
         """From the ``legal_actions`` column, shard by shard (positions are stored game by game,
         ply by ply, as the index keeps them)."""
         ids, plies, actions, lengths = [], [], [], []
@@ -585,7 +596,7 @@ class TrainingBatch:
     def __len__(self) -> int:
         return self.offsets.numel() - 1
 
-    def to(self, device: Union[str, torch.device], non_blocking: bool = False) -> "TrainingBatch":
+    def to(self, device: Union[str, torch.device], non_blocking: bool = False) -> TrainingBatch:
         """The same batch on ``device``."""
         moved = {}
         for f in fields(self):
@@ -634,7 +645,8 @@ def training_batch(
     visits = batch.get("visit_offsets")
     if improved is not None and len(batch["policy_actions"]):
         weights = _scatter_targets(
-            actions, offsets, batch["policy_actions"], batch["policy_weights"], improved, "improved-policy")
+            actions, offsets, batch["policy_actions"], batch["policy_weights"], improved, "improved-policy"
+        )
     elif visits is not None and len(batch["visit_actions"]):
         weights = visit_targets(actions, offsets, batch["visit_actions"], batch["visit_counts"], visits)
     else:
@@ -662,7 +674,7 @@ def training_batch(
 
 
 def training_batches(
-    dataset: "taikyoku.datasets.Dataset",
+    dataset: taikyoku.datasets.Dataset,
     legal: Optional[LegalActionIndex] = None,
     batch_size: int = 64,
     *,
@@ -704,7 +716,7 @@ class PolicyValueOutput(NamedTuple):
     values: Tensor
 
 
-@lru_cache(maxsize=None)
+@cache
 def _board_shape(variant: str, options: Tuple[str, ...] = ()) -> Tuple[int, int]:
     """(height, width) of ``variant``'s board, from the engine (an empty board of it)."""
     game = taikyoku.Game.empty(variant, options=list(options))
@@ -789,7 +801,9 @@ class PolicyValueNet(nn.Module):
         if channels < 1 or blocks < 0 or head_channels < 1:
             raise ValueError("channels and head_channels must be positive and blocks non-negative")
         names = _core.plane_names(variant, compact=True, options=list(options or []))
-        self.config = dict(channels=channels, blocks=blocks, head_channels=head_channels, variant=variant, options=list(options or []))
+        self.config = dict(
+            channels=channels, blocks=blocks, head_channels=head_channels, variant=variant, options=list(options or [])
+        )
         self._mover = names.index("mover_piece")
         self._opponent = names.index("opponent_piece")
         self._on_board = names.index("on_board")
@@ -894,7 +908,7 @@ class PolicyValueNet(nn.Module):
         v = (v * on_board).sum((2, 3)) / on_board.sum((2, 3)).clamp_min(1.0)
         return torch.tanh(self.value_out(F.relu(self.value_hidden(v)))).squeeze(-1)
 
-    def evaluator(self, device: Union[str, torch.device, None] = None) -> "NetworkEvaluator":
+    def evaluator(self, device: Union[str, torch.device, None] = None) -> NetworkEvaluator:
         """This network as ``evaluator=`` for ``taikyoku.selfplay(players="mcts")`` (see :class:`NetworkEvaluator`)."""
         return NetworkEvaluator(self, device)
 
@@ -925,7 +939,7 @@ def policy_value_loss(
     return policy + value_weight * value, policy, value
 
 
-_LOCKS: "weakref.WeakKeyDictionary[nn.Module, threading.Lock]" = weakref.WeakKeyDictionary()
+_LOCKS: weakref.WeakKeyDictionary[nn.Module, threading.Lock] = weakref.WeakKeyDictionary()
 _LOCKS_LOCK = threading.Lock()
 
 
@@ -1026,7 +1040,9 @@ def save(net: PolicyValueNet, path: PathLike, half: bool = False) -> None:
     os.replace(partial, target)
 
 
-def load(path: PathLike, variant: Optional[str] = None, map_location: Union[str, torch.device] = "cpu") -> PolicyValueNet:
+def load(
+    path: PathLike, variant: Optional[str] = None, map_location: Union[str, torch.device] = "cpu"
+) -> PolicyValueNet:
     """The :class:`PolicyValueNet` saved in ``path`` (by :func:`save`, or any ``{"config",
     "state_dict"}`` dict), in eval mode, on ``map_location``.
 
@@ -1100,7 +1116,9 @@ def pretrained_variants() -> List[str]:
     if not directory.is_dir():
         return []
     known = set(_core.variants())
-    names = (entry.name[: -len(".pt")] for entry in directory.iterdir() if entry.name.endswith(".pt") and entry.is_file())
+    names = (
+        entry.name[: -len(".pt")] for entry in directory.iterdir() if entry.name.endswith(".pt") and entry.is_file()
+    )
     return sorted(name for name in names if name in known)
 
 
@@ -1141,7 +1159,11 @@ def gather_rows(values: Rows, offsets: Rows, rows: Union[Rows, Sequence[int]]) -
     (array([6, 7, 8, 5]), array([0, 3, 4]))
     """
     if isinstance(values, Tensor):
-        offs = offsets.to(device=values.device, dtype=torch.long) if isinstance(offsets, Tensor) else _as_long(offsets, values.device)
+        offs = (
+            offsets.to(device=values.device, dtype=torch.long)
+            if isinstance(offsets, Tensor)
+            else _as_long(offsets, values.device)
+        )
         picked = _as_long(rows, values.device)
         count = offs.numel() - 1
         if picked.numel() and (int(picked.min()) < -count or int(picked.max()) >= count):
@@ -1314,7 +1336,9 @@ class CsrRolloutBuffer:
         Numpy arrays or tensors (copied to the CPU).
         """
         if self.step >= self.num_steps:
-            raise _core.TaikyokuError(f"the buffer is full ({self.num_steps} steps): compute_returns, train, then reset()")
+            raise _core.TaikyokuError(
+                f"the buffer is full ({self.num_steps} steps): compute_returns, train, then reset()"
+            )
         n = self.num_envs
         obs = _numpy(observations)
         if obs.ndim != 4 or obs.shape[0] != n:
@@ -1402,8 +1426,10 @@ class CsrRolloutBuffer:
         order = rng.permutation(total)
         actions, offsets = self.legal_csr()
         observations = self.observations[: self.step].reshape((total,) + self.observations.shape[2:])
-        flat = {name: getattr(self, name)[: self.step].reshape(-1)
-                for name in ("choices", "log_probs", "values", "advantages", "returns")}
+        flat = {
+            name: getattr(self, name)[: self.step].reshape(-1)
+            for name in ("choices", "log_probs", "values", "advantages", "returns")
+        }
         target = torch.device(device) if device is not None else torch.device("cpu")
         for start in range(0, total, batch_size):
             rows = order[start : start + batch_size]

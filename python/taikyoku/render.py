@@ -37,8 +37,6 @@ __all__ = ["ansi", "print_board", "rgb_array", "rgb_available", "svg"]
 # are letters from the top (a .. z, then aa .. jj), exactly as the engine's geometry names them.
 
 
-
-
 def _last_move(game: Game) -> Optional[Move]:
     """The last move played, found on a clone so the caller's game is left untouched."""
     if not game.history():
@@ -245,8 +243,7 @@ def _abbrev_label(text: str, out: List[str]) -> None:
     else:
         squeeze = _LABEL_W / estimated
         out.append(
-            f'<text y="{_num(y)}" font-size="{_num(size)}" transform="scale({_num(squeeze)} 1)">'
-            f"{escape(text)}</text>"
+            f'<text y="{_num(y)}" font-size="{_num(size)}" transform="scale({_num(squeeze)} 1)">{escape(text)}</text>'
         )
 
 
@@ -396,8 +393,14 @@ def require_rgb() -> None:
         )
 
 
-def rgb_array(game: Game, *, size: Optional[float] = None, labels: str = "abbrev", last_move: bool = True,
-              coordinates: bool = True) -> npt.NDArray[np.uint8]:
+def rgb_array(
+    game: Game,
+    *,
+    size: Optional[float] = None,
+    labels: str = "abbrev",
+    last_move: bool = True,
+    coordinates: bool = True,
+) -> npt.NDArray[np.uint8]:
     """The board as an (H, W, 3) uint8 numpy array: ``svg(game, ...)`` rasterised.
 
     By default one square is 30 px (Taikyoku: 1124 x 1124, Dai dai: 554 x 554); ``size`` sets the

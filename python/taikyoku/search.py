@@ -94,7 +94,9 @@ def mcts_search(
     if not isinstance(game, _core.Game):
         raise TypeError(f"game must be a taikyoku.Game, not {_validate.show(game)}")
     if evaluator is not None and not callable(evaluator):
-        raise _core.TaikyokuError("evaluator must be callable: evaluator(observations, legal_actions) -> (priors, values)")
+        raise _core.TaikyokuError(
+            "evaluator must be callable: evaluator(observations, legal_actions) -> (priors, values)"
+        )
     root = _validate.choice("root", root, ("puct", "gumbel"))
     if root == "puct" and (gumbel_considered is not None or gumbel_scale is not None):
         raise _core.TaikyokuError("gumbel_considered and gumbel_scale apply to root='gumbel'")
@@ -130,4 +132,3 @@ def mcts_action(
     does my network play here with 16 simulations"; ``game.play(action)`` plays it.
     """
     return mcts_search(game, simulations, seed, evaluator, root, **settings).action
-

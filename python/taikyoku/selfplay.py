@@ -19,7 +19,17 @@ import numpy as np
 from taikyoku import _core, _validate
 from taikyoku._validate import U32_MAX, U64_MAX
 
-__all__ = ["selfplay", "Evaluator", "SelfplaySummary", "Players", "Format", "Priors", "MCTS_KNOBS", "MCTS_LIMITS", "mcts_defaults"]
+__all__ = [
+    "selfplay",
+    "Evaluator",
+    "SelfplaySummary",
+    "Players",
+    "Format",
+    "Priors",
+    "MCTS_KNOBS",
+    "MCTS_LIMITS",
+    "mcts_defaults",
+]
 
 #: Who plays both sides.
 Players = Literal["random", "mcts"]
@@ -46,6 +56,7 @@ class SelfplaySummary(TypedDict):
     repaired: List[str]  # shards found damaged and generated again, with why
     seconds: float
     out: str
+
 
 #: A network guiding MCTS: ``evaluator(observations, legal) -> (priors, values)``.
 #:
@@ -172,11 +183,26 @@ def mcts_defaults() -> Dict[str, Any]:
     return players
 
 
-def _checked_settings(*, players: Any, games: Any, seed: Any, threads: Any, format: Any, max_plies: Any,
-                      simulations: Any, evaluator: Any, variant: Any, options: Any, games_per_shard: Any,
-                      progress: Any, leaves_per_game: Any, concurrent_games: Any,
-                      mcts: Dict[str, Any], shard_positions: Any = None,
-                      store_legal_actions: Any = False) -> Dict[str, Any]:
+def _checked_settings(
+    *,
+    players: Any,
+    games: Any,
+    seed: Any,
+    threads: Any,
+    format: Any,
+    max_plies: Any,
+    simulations: Any,
+    evaluator: Any,
+    variant: Any,
+    options: Any,
+    games_per_shard: Any,
+    progress: Any,
+    leaves_per_game: Any,
+    concurrent_games: Any,
+    mcts: Dict[str, Any],
+    shard_positions: Any = None,
+    store_legal_actions: Any = False,
+) -> Dict[str, Any]:
     """Every argument of :func:`selfplay` checked in Python (before anything touches the disk) and
     converted to plain ints, floats and strings for the native call. Ranges are those the native
     side can hold, so it never sees a number it would have to refuse with an OverflowError."""
@@ -187,7 +213,9 @@ def _checked_settings(*, players: Any, games: Any, seed: Any, threads: Any, form
     if mcts and players != "mcts":
         raise _core.TaikyokuError(f"{', '.join(sorted(mcts))} apply to players='mcts'")
     if evaluator is not None and not callable(evaluator):
-        raise _core.TaikyokuError("evaluator must be callable: evaluator(observations, legal_actions) -> (priors, values)")
+        raise _core.TaikyokuError(
+            "evaluator must be callable: evaluator(observations, legal_actions) -> (priors, values)"
+        )
     if evaluator is not None and players != "mcts":
         raise _core.TaikyokuError("an evaluator guides MCTS: use players='mcts'")
     if not isinstance(variant, str):
@@ -236,7 +264,7 @@ def settings_json(evaluator: Optional[Evaluator] = None, observation: str = "com
 
 
 def selfplay(
-    out: Union[str, "os.PathLike[str]"],
+    out: Union[str, os.PathLike[str]],
     players: Players = "random",
     games: int = 8,
     seed: int = 0,
@@ -321,10 +349,23 @@ def selfplay(
             as it was (the evaluator's own exceptions included).
     """
     settings = settings_json(
-        players=players, games=games, seed=seed, threads=threads, format=format, max_plies=max_plies,
-        simulations=simulations, evaluator=evaluator, variant=variant, options=options,
-        games_per_shard=games_per_shard, shard_positions=shard_positions, store_legal_actions=store_legal_actions,
-        progress=progress, leaves_per_game=leaves_per_game, concurrent_games=concurrent_games, mcts=mcts,
+        players=players,
+        games=games,
+        seed=seed,
+        threads=threads,
+        format=format,
+        max_plies=max_plies,
+        simulations=simulations,
+        evaluator=evaluator,
+        variant=variant,
+        options=options,
+        games_per_shard=games_per_shard,
+        shard_positions=shard_positions,
+        store_legal_actions=store_legal_actions,
+        progress=progress,
+        leaves_per_game=leaves_per_game,
+        concurrent_games=concurrent_games,
+        mcts=mcts,
         observation=observation,
     )
     out = _validate.path("out", out)

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar, Union
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
+from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector import VectorEnv as GymVectorEnv
-from gymnasium.utils import seeding
 from gymnasium.vector.utils import batch_space
 
 from taikyoku import _core, _validate
@@ -53,7 +53,9 @@ def _physical_memory() -> Optional[int]:
         return None
 
 
-def _check_buffer_size(num_envs: int, variant: str, compact: bool, dtype: Optional[npt.DTypeLike], options: list[str]) -> None:
+def _check_buffer_size(
+    num_envs: int, variant: str, compact: bool, dtype: Optional[npt.DTypeLike], options: list[str]
+) -> None:
     """Refuses, with the figures, an observation buffer larger than the machine's memory (the
     native side would fail to allocate it, or the machine would start swapping to death)."""
     planes = len(_core.plane_names(variant, compact=compact, options=options))  # checks variant, options
@@ -113,7 +115,10 @@ def sample_legal_actions(infos: dict[str, Any], rng: RNG = None) -> npt.NDArray[
     """
     legal = infos["legal_actions"]
     present = infos.get("_legal_actions", np.ones(len(legal), dtype=bool))
-    rows = [np.asarray(a, dtype=np.int64) if has and a is not None else np.empty(0, np.int64) for a, has in zip(legal, present)]
+    rows = [
+        np.asarray(a, dtype=np.int64) if has and a is not None else np.empty(0, np.int64)
+        for a, has in zip(legal, present)
+    ]
     offsets = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum([r.size for r in rows], out=offsets[1:])
     flat = np.concatenate(rows) if rows else np.empty(0, np.int64)
@@ -279,15 +284,21 @@ class VectorEnv(GymVectorEnv[npt.NDArray[Any], npt.NDArray[np.int64], npt.NDArra
         threads = _validate.optional_integer("threads", threads, 1, 256)
         max_plies = _validate.optional_integer("max_plies", max_plies, 1, _validate.U32_MAX)
         agent_color = _validate.choice("agent_color", agent_color, ("black", "white"))
-        if not (opponent is None or callable(opponent) or (isinstance(opponent, str) and opponent in ("random", "mcts"))):
-            raise _core.TaikyokuError(f"unknown opponent {_validate.show(opponent)} (use None, 'random', 'mcts' or a callable)")
+        if not (
+            opponent is None or callable(opponent) or (isinstance(opponent, str) and opponent in ("random", "mcts"))
+        ):
+            raise _core.TaikyokuError(
+                f"unknown opponent {_validate.show(opponent)} (use None, 'random', 'mcts' or a callable)"
+            )
         mcts_simulations = _validate.integer("mcts_simulations", mcts_simulations, 1, 1 << 24)
         if max_episode_steps is not None:
             steps = _validate.integer("max_episode_steps", max_episode_steps, 1, _validate.U32_MAX // 2 - 1)
             plies = steps if opponent is None else 2 * steps + (agent_color == "white")
             max_plies = plies if max_plies is None else min(max_plies, plies)
         if start is not None and not isinstance(start, str):
-            raise _core.TaikyokuError(f"start must be a position text (Game.to_text()) or None, not {_validate.show(start)}")
+            raise _core.TaikyokuError(
+                f"start must be a position text (Game.to_text()) or None, not {_validate.show(start)}"
+            )
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
         seed = _validate.integer("seed", seed, 0, _validate.U64_MAX)
@@ -334,7 +345,7 @@ class VectorEnv(GymVectorEnv[npt.NDArray[Any], npt.NDArray[np.int64], npt.NDArra
         bounds = offsets.tolist()
         n = self.num_envs
         infos: dict[str, Any] = {
-            "legal_actions": _per_env([flat[bounds[i]:bounds[i + 1]] for i in range(n)]),
+            "legal_actions": _per_env([flat[bounds[i] : bounds[i + 1]] for i in range(n)]),
             "to_play": np.array(self._core.sides_to_move(), dtype=object),
             "ply": self._core.plies(),
         }
@@ -358,7 +369,9 @@ class VectorEnv(GymVectorEnv[npt.NDArray[Any], npt.NDArray[np.int64], npt.NDArra
         options = options or {}
         start = options.get("start")
         if start is not None and not isinstance(start, str):
-            raise _core.TaikyokuError(f"options['start'] must be a position text (Game.to_text()), not {_validate.show(start)}")
+            raise _core.TaikyokuError(
+                f"options['start'] must be a position text (Game.to_text()), not {_validate.show(start)}"
+            )
         start_game = self._start_game(start)
         mask = options.get("reset_mask")
         if mask is not None:
@@ -380,7 +393,9 @@ class VectorEnv(GymVectorEnv[npt.NDArray[Any], npt.NDArray[np.int64], npt.NDArra
         (observations, rewards, terminated, truncated, infos), games that ended already restarted."""
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise _core.TaikyokuError(f"step() needs an integer array of shape ({self.num_envs},), not {actions.dtype} {actions.shape}")
+            raise _core.TaikyokuError(
+                f"step() needs an integer array of shape ({self.num_envs},), not {actions.dtype} {actions.shape}"
+            )
         # Checked before the int64 conversion, which would turn a huge uint64 into a negative.
         outside = np.flatnonzero((actions < 0) | (actions >= _core.NUM_ACTIONS))
         if outside.size:
@@ -396,9 +411,16 @@ class VectorEnv(GymVectorEnv[npt.NDArray[Any], npt.NDArray[np.int64], npt.NDArra
             final_info = np.empty(self.num_envs, dtype=object)
             for index, game in finished:
                 done[index] = True
-                obs = game.observation(dtype=self.single_observation_space.dtype, frame=self._frame, compact=self._compact)
+                obs = game.observation(
+                    dtype=self.single_observation_space.dtype, frame=self._frame, compact=self._compact
+                )
                 final_obs[index] = _frozen(obs)
-                final_info[index] = {"result": game.result, "termination": game.termination, "plies": game.ply, "game": game}
+                final_info[index] = {
+                    "result": game.result,
+                    "termination": game.termination,
+                    "plies": game.ply,
+                    "game": game,
+                }
             infos["final_obs"], infos["_final_obs"] = _frozen(final_obs), _frozen(done)
             infos["final_info"], infos["_final_info"] = _frozen(final_info), _frozen(done.copy())
         return observations, rewards, terminated, truncated, infos

@@ -1,8 +1,8 @@
 //! Move generation, make/undo and random playout benchmarks (docs/PERFORMANCE.md).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use taikyoku_engine::random::random_playout;
 use std::sync::Arc;
+use taikyoku_engine::random::random_playout;
 use taikyoku_engine::{Game, Position, Variant};
 
 /// A midgame position: `plies` random plies from the opening.

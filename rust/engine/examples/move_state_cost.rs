@@ -69,7 +69,11 @@ fn main() {
             }
             read.push(start.elapsed().as_nanos() as f64 / 100.0);
         }
-        println!("{name}: legal moves {:.1} µs by full generation, {:.1} µs from the state", median(full) / 1000.0, median(read) / 1000.0);
+        println!(
+            "{name}: legal moves {:.1} µs by full generation, {:.1} µs from the state",
+            median(full) / 1000.0,
+            median(read) / 1000.0
+        );
         println!(
             "{name}: state {} KB at the opening, {} KB after {} plies (+ {} bytes inline); make+unmake {:.0} ns bare, {:.0} ns with the state following ({} moves)",
             opening.heap_bytes() / 1024,

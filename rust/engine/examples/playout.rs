@@ -18,10 +18,17 @@ fn main() {
         played += taikyoku_engine::random::random_playout(&mut game, games, (plies - played).min(game_plies)).plies;
         moves = game.legal_moves().len();
         for mv in game.position.moves_played() {
-            let word = mv.from as u64 | (mv.to as u64) << 12 | (mv.mid as u64) << 24 | (mv.mid2() as u64) << 40
-                | (mv.sweep() as u64) << 56 | (mv.promote() as u64) << 57;
+            let word = mv.from as u64
+                | (mv.to as u64) << 12
+                | (mv.mid as u64) << 24
+                | (mv.mid2() as u64) << 40
+                | (mv.sweep() as u64) << 56
+                | (mv.promote() as u64) << 57;
             checksum = splitmix64(checksum ^ word);
         }
     }
-    println!("{played} plies ({games} games) in {:?}, {moves} moves at the end, checksum {checksum:016x}", started.elapsed());
+    println!(
+        "{played} plies ({games} games) in {:?}, {moves} moves at the end, checksum {checksum:016x}",
+        started.elapsed()
+    );
 }

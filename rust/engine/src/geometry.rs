@@ -115,7 +115,10 @@ impl Geometry {
             }
         }
         let offset = DELTAS.map(|(dx, dy)| dy as isize * width as isize + dx as isize);
-        let inside = edge.chunks(DIRECTION_COUNT).map(|e| (0..DIRECTION_COUNT).filter(|&d| e[d] > 0).map(|d| 1u8 << d).sum()).collect();
+        let inside = edge
+            .chunks(DIRECTION_COUNT)
+            .map(|e| (0..DIRECTION_COUNT).filter(|&d| e[d] > 0).map(|d| 1u8 << d).sum())
+            .collect();
         let coords = (0..width * height).map(|sq| ((sq % width) as u8, (sq / width) as u8)).collect();
         Geometry { width, height, edge, offset, inside, coords }
     }

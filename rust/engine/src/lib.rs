@@ -29,12 +29,12 @@ pub mod rules;
 pub mod table;
 pub mod variant;
 
-pub use rl::actions::{Frame, NUM_ACTIONS};
 pub use game::{Game, Outcome, ReplayError, Termination};
 pub use geometry::{Color, Geometry};
 pub use incremental::MoveState;
 pub use notation::{NotationError, PositionTextError};
 pub use position::{Burns, LastChange, Move, Piece, Position, NO_SQUARE};
-pub use table::{Atom, Kind, PieceTable, PieceType, PlacementError, Trap};
+pub use rl::actions::{Frame, NUM_ACTIONS};
 pub use rules::{Rules, RulesOption};
+pub use table::{Atom, Kind, PieceTable, PieceType, PlacementError, Trap};
 pub use variant::{variant_names, Sources, Variant, VariantError};

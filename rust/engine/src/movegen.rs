@@ -310,7 +310,9 @@ impl Position {
         } else if motion.hooks_only {
             self.hooks(sq, piece.color, open, atoms, out);
         } else {
-            Sink::with(out, sq, motion.overlapping, |sink| self.atoms_into(sq, piece.color, motion.range_rank, open, atoms, sink));
+            Sink::with(out, sq, motion.overlapping, |sink| {
+                self.atoms_into(sq, piece.color, motion.range_rank, open, atoms, sink)
+            });
         }
         self.offer_zone_promotions(sq, piece, motion, start, out);
         if motion.far_promotion && !piece.promoted {
@@ -534,7 +536,12 @@ impl Position {
     /// next to it that the piece can step to (`piece_moves` gives the piece's moves; called
     /// only for passes).
     #[inline]
-    pub(crate) fn promotion_offer<M: AsRef<[Move]>>(&self, test: &ZoneTest, mv: Move, piece_moves: impl FnOnce() -> M) -> Offer {
+    pub(crate) fn promotion_offer<M: AsRef<[Move]>>(
+        &self,
+        test: &ZoneTest,
+        mv: Move,
+        piece_moves: impl FnOnce() -> M,
+    ) -> Offer {
         let g = &self.variant.geometry;
         let in_zone = |sq: u16| sq != NO_SQUARE && g.rank_from_front(sq as usize, test.color) < test.depth;
         let to_rank = g.rank_from_front(mv.to as usize, test.color);
@@ -548,8 +555,12 @@ impl Position {
                 let (x, y) = g.xy(mv.from as usize);
                 piece_moves().as_ref().iter().any(|m| {
                     let (tx, ty) = g.xy(m.to as usize);
-                    m.mid == NO_SQUARE && (tx - x).abs() <= 1 && (ty - y).abs() <= 1 && m.to != m.from
-                        && self.at(m.to as usize).is_none() && in_zone(m.to)
+                    m.mid == NO_SQUARE
+                        && (tx - x).abs() <= 1
+                        && (ty - y).abs() <= 1
+                        && m.to != m.from
+                        && self.at(m.to as usize).is_none()
+                        && in_zone(m.to)
                 })
             });
         let may = match test.trigger {
@@ -690,7 +701,9 @@ impl Position {
             }
             Atom::Hook { .. } => {}
             Atom::Lion => self.lion(sq, color, sink),
-            Atom::LionLine { dir, reach, every_step } => self.lion_line(sq, dir as usize, reach as usize, every_step, color, sink),
+            Atom::LionLine { dir, reach, every_step } => {
+                self.lion_line(sq, dir as usize, reach as usize, every_step, color, sink)
+            }
             Atom::Teleport => self.teleport(sq, color, sink),
             Atom::RankJump { dir } => self.rank_line(sq, dir as usize, color, range_rank, RankLine::Jump, sink),
             Atom::RankHop { dir } => self.rank_line(sq, dir as usize, color, range_rank, RankLine::Hop, sink),
@@ -1026,10 +1039,10 @@ impl Position {
 #[cfg(test)]
 mod tests {
     use super::{open_slides, Seen, Sink};
-    use crate::table::Motion;
     use crate::geometry::Color;
-    use crate::position::{Move, Piece, Position, NO_SQUARE};
     use crate::hash::splitmix64;
+    use crate::position::{Move, Piece, Position, NO_SQUARE};
+    use crate::table::Motion;
     use crate::variant::Variant;
 
     /// The general path's moves of the piece on `sq`: every atom through `generate_atom` with
@@ -1066,7 +1079,12 @@ mod tests {
                 let open = pos.variant.geometry.neighbour_dirs(sq) & !pos.neighbours_of_color(sq, color);
                 let name = &pos.variant.table.get(piece.kind).name;
                 let general = general_moves(pos, sq, general_open(open));
-                assert_eq!(fast(sq, color, open, motion), general, "{context}: {name} on {}", pos.variant.geometry.square_name(sq));
+                assert_eq!(
+                    fast(sq, color, open, motion),
+                    general,
+                    "{context}: {name} on {}",
+                    pos.variant.geometry.square_name(sq)
+                );
                 checked += 1;
             }
         }
@@ -1075,7 +1093,12 @@ mod tests {
 
     /// Runs `check` every 150 plies of random games (seeds 1 to `seeds`, at most `stops` times
     /// each) in `variant`. Returns the sum of what it returned.
-    fn along_random_games(variant: &std::sync::Arc<Variant>, seeds: u64, stops: usize, check: fn(&Position, &str) -> usize) -> usize {
+    fn along_random_games(
+        variant: &std::sync::Arc<Variant>,
+        seeds: u64,
+        stops: usize,
+        check: fn(&Position, &str) -> usize,
+    ) -> usize {
         let mut checked = 0;
         for seed in 1..=seeds {
             let mut game = crate::game::Game::new(variant.clone());
@@ -1092,11 +1115,17 @@ mod tests {
     /// Checks every hooks-only piece of `pos`: `hooks` against the general path, no direction
     /// skipped.
     fn check_hooks(pos: &Position, context: &str) -> usize {
-        check_fast_path(pos, context, |m| m.hooks_only, |_| 0xFF, |sq, color, open, motion| {
-            let mut fast = Vec::new();
-            pos.hooks(sq, color, open, pos.variant.table.absolute_atoms(motion, color), &mut fast);
-            fast
-        })
+        check_fast_path(
+            pos,
+            context,
+            |m| m.hooks_only,
+            |_| 0xFF,
+            |sq, color, open, motion| {
+                let mut fast = Vec::new();
+                pos.hooks(sq, color, open, pos.variant.table.absolute_atoms(motion, color), &mut fast);
+                fast
+            },
+        )
     }
 
     #[test]
@@ -1127,14 +1156,17 @@ mod tests {
     fn hooks_only_pieces_move_as_the_general_path() {
         let mut checked = 0;
         // Random games of every variant (and Dai dai's goblin without its step).
-        for (name, options) in [("taikyoku", vec![]), ("daidai", vec!["long-nosed-goblin-no-step".to_string()]), ("taishin", vec![])] {
+        for (name, options) in
+            [("taikyoku", vec![]), ("daidai", vec!["long-nosed-goblin-no-step".to_string()]), ("taishin", vec![])]
+        {
             let variant = Variant::load(name, &options).unwrap();
             checked += along_random_games(&variant, 3, 12, check_hooks);
         }
         // Open boards: hook movers, capricorns and goblins among a few scattered pieces, where
         // the quadrants two hooks share are wide.
         let variant = Variant::load("taikyoku", &[]).unwrap();
-        let kinds: Vec<_> = ["HM", "CA", "LO", "P", "GG", "FL"].iter().map(|k| variant.table.lookup(k).unwrap()).collect();
+        let kinds: Vec<_> =
+            ["HM", "CA", "LO", "P", "GG", "FL"].iter().map(|k| variant.table.lookup(k).unwrap()).collect();
         let mut r = 7u64;
         for board in 0..300 {
             let mut pos = Position::empty(variant.clone(), Color::Black);
@@ -1152,12 +1184,18 @@ mod tests {
     /// Checks every slides-and-jumps piece of `pos` (`Motion::rays_only`): `rays` against the
     /// general path.
     fn check_rays(pos: &Position, context: &str) -> usize {
-        check_fast_path(pos, context, |m| m.rays_only, |open| open, |sq, color, open, motion| {
-            let mut fast = Vec::new();
-            let rays = pos.variant.table.absolute_rays(motion, color);
-            pos.rays(sq, color, open, rays, &mut fast);
-            fast
-        })
+        check_fast_path(
+            pos,
+            context,
+            |m| m.rays_only,
+            |open| open,
+            |sq, color, open, motion| {
+                let mut fast = Vec::new();
+                let rays = pos.variant.table.absolute_rays(motion, color);
+                pos.rays(sq, color, open, rays, &mut fast);
+                fast
+            },
+        )
     }
 
     #[test]
@@ -1168,7 +1206,8 @@ mod tests {
             checked += along_random_games(&variant, 2, 8, check_rays);
             // Open boards: each such type, of either colour, among a few scattered pieces, so
             // that its rays run long and rays along one line overlap.
-            let kinds: Vec<_> = (0..variant.table.len() as u16).filter(|&k| variant.table.motion_of(k).rays_only).collect();
+            let kinds: Vec<_> =
+                (0..variant.table.len() as u16).filter(|&k| variant.table.motion_of(k).rays_only).collect();
             assert!(!kinds.is_empty(), "{name} has pieces of slides and jumps");
             let mut r = 11u64;
             for (board, &kind) in kinds.iter().cycle().take(8 * kinds.len()).enumerate() {
@@ -1257,10 +1296,18 @@ mod tests {
         assert_eq!(list.iter().filter(|m| m.is_pass()).count(), 1);
         // A friend on the first square: no igui, no pass through it, no step, but the jumps.
         let pos = daidai(&[("9i", "Lion dog", Black), ("9h", "P", Black), ("9g", "P", White)]);
-        let forward: Vec<Move> =
-            moves(&pos, "9i").into_iter().filter(|m| m.to != m.from && pos.variant.geometry.xy(m.to as usize).0 == pos.variant.geometry.xy(m.from as usize).0).collect();
-        let ends: Vec<String> = forward.iter().filter(|m| (m.to as usize) < (m.from as usize)).map(|m| name(m.to as usize)).collect();
-        assert!(!ends.contains(&"9h".to_string()) && ends.contains(&"9g".to_string()) && ends.contains(&"9f".to_string()), "{ends:?}");
+        let forward: Vec<Move> = moves(&pos, "9i")
+            .into_iter()
+            .filter(|m| {
+                m.to != m.from && pos.variant.geometry.xy(m.to as usize).0 == pos.variant.geometry.xy(m.from as usize).0
+            })
+            .collect();
+        let ends: Vec<String> =
+            forward.iter().filter(|m| (m.to as usize) < (m.from as usize)).map(|m| name(m.to as usize)).collect();
+        assert!(
+            !ends.contains(&"9h".to_string()) && ends.contains(&"9g".to_string()) && ends.contains(&"9f".to_string()),
+            "{ends:?}"
+        );
     }
 
     /// A Taishin board (25×25) with the given pieces, `side` to move.
@@ -1324,7 +1371,8 @@ mod tests {
             Black,
             &[("13m", "GG", Black), ("13k", "P", Black), ("13i", "P", White), ("13h", "P", White), ("13g", "P", White)],
         );
-        let file: Vec<String> = targets(&pos, "13m").into_iter().filter(|t| t.starts_with("13") && t.as_str() < "13m").collect();
+        let file: Vec<String> =
+            targets(&pos, "13m").into_iter().filter(|t| t.starts_with("13") && t.as_str() < "13m").collect();
         assert_eq!(file, ["13h", "13i", "13l"]);
     }
 
@@ -1332,10 +1380,8 @@ mod tests {
     fn emperor_cannot_capture_a_protected_royal() {
         use Color::*;
         // Gaps note §2.4: a black emperor on 25y, a white king on 13b, a white pawn on 1a.
-        let protected = taishin(
-            Black,
-            &[("25y", "Emperor", Black), ("13b", "K", White), ("13a", "G", White), ("1a", "P", White)],
-        );
+        let protected =
+            taishin(Black, &[("25y", "Emperor", Black), ("13b", "K", White), ("13a", "G", White), ("1a", "P", White)]);
         let t = targets(&protected, "25y");
         assert!(t.contains(&"1a".to_string()) && t.contains(&"13a".to_string()) && !t.contains(&"13b".to_string()));
         // Every square but its own and the king's: 625 - 2.
@@ -1357,7 +1403,10 @@ mod tests {
             let mut pos = taishin(Black, &pieces);
             if promoted {
                 let kind = variant.table.lookup(mover).unwrap();
-                pos.put(variant.geometry.parse_square("13m").unwrap(), variant.table.placement(kind, true, Black).unwrap());
+                pos.put(
+                    variant.geometry.parse_square("13m").unwrap(),
+                    variant.table.placement(kind, true, Black).unwrap(),
+                );
             }
             let g = &pos.variant.geometry;
             let (to, mids): (usize, Vec<usize>) =
@@ -1431,7 +1480,11 @@ mod tests {
         pos.unmake();
         assert_eq!(pos.consecutive_passes(Black), 3);
         // The same board without the counter is a different position.
-        assert!(Position::from_text(pos.variant.clone(), "25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25 b 1 passes=4,0").is_err());
+        assert!(Position::from_text(
+            pos.variant.clone(),
+            "25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25/25 b 1 passes=4,0"
+        )
+        .is_err());
     }
 
     #[test]

@@ -116,7 +116,8 @@ impl Position {
         let mut starts: HashMap<(String, Action), [u16; 2]> = HashMap::new();
         for &r in rivals {
             let Some(p) = self.at(r.from as usize) else { continue };
-            let entry = starts.entry((self.piece_sign(p), self.written_action(r).action)).or_insert([r.from, NO_SQUARE]);
+            let entry =
+                starts.entry((self.piece_sign(p), self.written_action(r).action)).or_insert([r.from, NO_SQUARE]);
             if entry[0] != r.from && entry[1] == NO_SQUARE {
                 entry[1] = r.from;
             }
@@ -187,9 +188,11 @@ impl Position {
         match matches.len() {
             0 => Err(NotationError::Illegal(format!("no legal move '{text}' for {side}"))),
             1 => Ok(matches[0]),
-            2 if matches[0].from == matches[1].from && matches[0].promote() != matches[1].promote() => Err(
-                NotationError::Ambiguous(format!("'{text}' may promote or not: end it with '+' to promote or '=' to decline")),
-            ),
+            2 if matches[0].from == matches[1].from && matches[0].promote() != matches[1].promote() => {
+                Err(NotationError::Ambiguous(format!(
+                    "'{text}' may promote or not: end it with '+' to promote or '=' to decline"
+                )))
+            }
             _ => {
                 let mut starts: Vec<String> = matches.iter().map(|m| g.square_name(m.from as usize)).collect();
                 starts.dedup();
@@ -244,8 +247,13 @@ impl Position {
         let cell = |p: Option<Piece>| match p {
             None => ".".to_string(),
             Some(p) => {
-                let sign = if p.promoted { format!("+{}", table.get(p.origin).sign) } else { table.get(p.kind).sign.clone() };
-                if p.color == Color::White { sign.to_lowercase() } else { sign }
+                let sign =
+                    if p.promoted { format!("+{}", table.get(p.origin).sign) } else { table.get(p.kind).sign.clone() };
+                if p.color == Color::White {
+                    sign.to_lowercase()
+                } else {
+                    sign
+                }
             }
         };
         let mut out = String::new();
@@ -266,7 +274,10 @@ impl Position {
     }
 
     /// Reads a position written by `to_text`.
-    pub fn from_text(variant: std::sync::Arc<crate::variant::Variant>, text: &str) -> Result<Position, PositionTextError> {
+    pub fn from_text(
+        variant: std::sync::Arc<crate::variant::Variant>,
+        text: &str,
+    ) -> Result<Position, PositionTextError> {
         use PositionTextError as E;
         let fields: Vec<&str> = text.split_whitespace().collect();
         if fields.len() != 3 && fields.len() != 4 {
@@ -422,19 +433,25 @@ pub enum PositionTextError {
 impl fmt::Display for PositionTextError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Fields(n) => write!(f, "expected 'board side move-number [passes=B,W] [moves M1 M2 ...]', found {n} fields"),
+            Self::Fields(n) => {
+                write!(f, "expected 'board side move-number [passes=B,W] [moves M1 M2 ...]', found {n} fields")
+            }
             Self::Move { number, written, reason } => write!(f, "move {number} after 'moves' ('{written}'): {reason}"),
             Self::Passes(s) => {
                 write!(f, "'{s}' is not 'passes=B,W' with each side's passes in a row within the variant's limit")
             }
             Self::Side(s) => write!(f, "side to move must be 'b' or 'w', not '{s}'"),
-            Self::MoveNumber(s) => write!(f, "move number must be a positive integer up to {MAX_MOVE_NUMBER}, not '{s}'"),
+            Self::MoveNumber(s) => {
+                write!(f, "move number must be a positive integer up to {MAX_MOVE_NUMBER}, not '{s}'")
+            }
             Self::RankCount { expected, found } => write!(f, "expected {expected} ranks, found {found}"),
             Self::EmptyRun { rank, run } => write!(f, "rank {rank}: empty run of {run}"),
             Self::UnknownPiece { rank, cell } => write!(f, "rank {rank}: unknown piece '{cell}'"),
             Self::DoesNotPromote { rank, cell } => write!(f, "rank {rank}: '{cell}' does not promote"),
             Self::RankTooLong { rank, width } => write!(f, "rank {rank} is longer than {width} squares"),
-            Self::RankLength { rank, found, expected } => write!(f, "rank {rank} has {found} squares, expected {expected}"),
+            Self::RankLength { rank, found, expected } => {
+                write!(f, "rank {rank} has {found} squares, expected {expected}")
+            }
         }
     }
 }
@@ -562,7 +579,10 @@ impl Reader<'_> {
         }
         let name = &self.text[start..end];
         let square = g.parse_square(name).ok_or_else(|| {
-            NotationError::UnknownSquare(format!("'{name}' in '{}' is not on the {}x{} board", self.text, g.width, g.height))
+            NotationError::UnknownSquare(format!(
+                "'{name}' in '{}' is not on the {}x{} board",
+                self.text, g.width, g.height
+            ))
         })?;
         self.at = end;
         Ok(Some(square))
@@ -614,7 +634,9 @@ impl WrittenMove {
             match legs[..] {
                 [] => Action::Simple { to, capture },
                 [(end, capture)] => Action::Double { first: to, second: None, to: end, capture },
-                [(second, true), (end, capture)] => Action::Double { first: to, second: Some(second), to: end, capture },
+                [(second, true), (end, capture)] => {
+                    Action::Double { first: to, second: Some(second), to: end, capture }
+                }
                 _ => return Err(malformed()),
             }
         };

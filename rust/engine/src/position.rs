@@ -648,7 +648,12 @@ impl Position {
             let potentially_royal = ty.royal || ty.promotes_to.is_some_and(|t| table.get(t).royal);
             if !potentially_royal {
                 let origin = table.origins_of(target).next();
-                return Piece { kind: target, origin: origin.unwrap_or(target), color: piece.color, promoted: origin.is_some() };
+                return Piece {
+                    kind: target,
+                    origin: origin.unwrap_or(target),
+                    color: piece.color,
+                    promoted: origin.is_some(),
+                };
             }
         }
         let promotes = chosen || (captures && self.variant.rules.promotes_on_capture());
@@ -726,8 +731,14 @@ impl Position {
         let from = mv.from as usize;
         let to = mv.to as usize;
         let moved = self.board[from].expect("make: no piece on the start square");
-        let record =
-            Undo { mv, moved, captured_from: self.captured.len(), hash: self.hash, royals: self.royals, passes: self.passes };
+        let record = Undo {
+            mv,
+            moved,
+            captured_from: self.captured.len(),
+            hash: self.hash,
+            royals: self.royals,
+            passes: self.passes,
+        };
         let burns = self.burns(mv);
         let conferred = self.conferred_by(mv);
         if self.counts_passes {
@@ -920,7 +931,9 @@ mod tests {
             // tests), every call copies the same one.
             for round in 0..2 {
                 let pos = Position::initial(variant.clone());
-                let parts = |p: &Position| (p.board.clone(), p.occupied.clone(), p.colors.clone(), p.neighbours.clone(), p.royals);
+                let parts = |p: &Position| {
+                    (p.board.clone(), p.occupied.clone(), p.colors.clone(), p.neighbours.clone(), p.royals)
+                };
                 assert!(parts(&pos) == parts(&placed), "{name}, round {round}");
                 assert_eq!((pos.hash(), pos.compute_hash()), (placed.hash(), placed.hash()), "{name}, round {round}");
                 assert_eq!((pos.side_to_move(), pos.plies_before, pos.passes), (Color::Black, 0, [0, 0]));

@@ -150,7 +150,8 @@ impl Rules {
             let line = raw.split('#').next().unwrap_or("").trim();
             if let Some(rest) = line.strip_prefix("option ") {
                 let err = |message: String| RulesError { line: n + 1, message };
-                let (name, setting) = rest.split_once('|').ok_or_else(|| err("option line needs NAME | key value".into()))?;
+                let (name, setting) =
+                    rest.split_once('|').ok_or_else(|| err("option line needs NAME | key value".into()))?;
                 let (name, setting) = (name.trim(), setting.trim());
                 if name.is_empty() || name.contains(char::is_whitespace) || setting.is_empty() {
                     return Err(err("option line needs NAME | key value".into()));
@@ -271,7 +272,10 @@ impl Rules {
             Promotion::Zone(z) => {
                 *z = zone;
                 if z.depth as usize > height {
-                    return Err(RulesError { line: 0, message: format!("promotion-zone {} is deeper than the board", z.depth) });
+                    return Err(RulesError {
+                        line: 0,
+                        message: format!("promotion-zone {} is deeper than the board", z.depth),
+                    });
                 }
             }
             Promotion::Capture => {
@@ -313,7 +317,10 @@ mod tests {
         assert_eq!(rules.no_moves, NoMoves::Loses);
         assert_eq!(rules.repetition.mode, RepetitionMode::End);
         let rules = Rules::parse("board 9x9\nrepetition 3\nperpetual-check repetition\nno-moves draw").unwrap();
-        assert_eq!((rules.repetition.count, rules.perpetual_check, rules.no_moves), (3, PerpetualCheck::Repetition, NoMoves::Draw));
+        assert_eq!(
+            (rules.repetition.count, rules.perpetual_check, rules.no_moves),
+            (3, PerpetualCheck::Repetition, NoMoves::Draw)
+        );
         let rules = Rules::parse("board 17x17\nrepetition 2\nrepetition-mode forbid").unwrap();
         assert_eq!(rules.repetition, Repetition { count: 2, mode: RepetitionMode::Forbid });
         let rules = Rules::parse("board 16x16\npromotion-trigger touch\npromotion zone\npromotion-zone 5").unwrap();

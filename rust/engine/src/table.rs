@@ -171,7 +171,9 @@ impl Atom {
             Atom::RankHop { dir } => Atom::RankHop { dir: turn(dir) },
             Atom::Area { steps } => Atom::Area { steps },
             // White's directions are Black's turned by 4: rotate the mask.
-            Atom::Double { dirs } => Atom::Double { dirs: if color == Color::White { dirs.rotate_left(4) } else { dirs } },
+            Atom::Double { dirs } => {
+                Atom::Double { dirs: if color == Color::White { dirs.rotate_left(4) } else { dirs } }
+            }
             Atom::Igui => Atom::Igui,
             Atom::Teleport => Atom::Teleport,
         }
@@ -607,11 +609,11 @@ fn footprint(atom: &Atom) -> Vec<(i32, i32)> {
             squares.push((0, 0));
             squares
         }
-        Atom::Hook { .. } | Atom::Lion | Atom::Igui => {
-            (-2..=2).flat_map(|x| (-2..=2).map(move |y| (x, y))).collect()
-        }
+        Atom::Hook { .. } | Atom::Lion | Atom::Igui => (-2..=2).flat_map(|x| (-2..=2).map(move |y| (x, y))).collect(),
         // Everywhere: any other atom beside it overlaps.
-        Atom::Teleport => (-REACH..=REACH).flat_map(|x| (-REACH..=REACH).map(move |y| (x, y))).filter(|&s| s != (0, 0)).collect(),
+        Atom::Teleport => {
+            (-REACH..=REACH).flat_map(|x| (-REACH..=REACH).map(move |y| (x, y))).filter(|&s| s != (0, 0)).collect()
+        }
     }
 }
 
@@ -745,10 +747,8 @@ impl PieceTable {
             by_name.insert(normalize(alias), kind);
             aliases_of[kind as usize].push(alias.clone());
         }
-        let tokens: Vec<Vec<Token>> = raws
-            .iter()
-            .map(|r| tokenize_moves(&r.moves).map_err(|m| err(r.line, m)))
-            .collect::<Result<_, _>>()?;
+        let tokens: Vec<Vec<Token>> =
+            raws.iter().map(|r| tokenize_moves(&r.moves).map_err(|m| err(r.line, m))).collect::<Result<_, _>>()?;
 
         // Resolve as(KEY) depth-first, rejecting cycles. Each type is resolved once (`done`):
         // without it a chain of types each naming the next twice took exponential time
@@ -826,7 +826,8 @@ impl PieceTable {
             }
             let overlapping = {
                 let mut seen = std::collections::HashSet::new();
-                let mut overlap = atoms.iter().any(|a| matches!(a, Atom::Hook { .. } | Atom::Area { .. } | Atom::Double { .. }));
+                let mut overlap =
+                    atoms.iter().any(|a| matches!(a, Atom::Hook { .. } | Atom::Area { .. } | Atom::Double { .. }));
                 for a in &atoms {
                     for sq in footprint(a) {
                         overlap |= !seen.insert(sq);
@@ -860,7 +861,10 @@ impl PieceTable {
             // by its sign in notation (upper-case letters): `_P` or `Pa` could not be read back
             // (fuzz/regressions/piece_table/key-*).
             if !t.promoted_only && (!is_code(&t.key) || !is_code(&t.sign)) {
-                return Err(err(r.line, format!("key '{}' and sign '{}' must be upper-case letters A-Z", t.key, t.sign)));
+                return Err(err(
+                    r.line,
+                    format!("key '{}' and sign '{}' must be upper-case letters A-Z", t.key, t.sign),
+                ));
             }
         }
         let mut motions = Vec::with_capacity(types.len());
@@ -912,18 +916,33 @@ impl PieceTable {
                 },
                 hooks_only: !t.atoms.is_empty()
                     && t.atoms.iter().all(|a| matches!(a, Atom::Hook { .. }))
-                    && t.atoms.iter().filter_map(|a| a.first_square_dir()).fold(0u8, |dirs, d| dirs | 1 << d).count_ones()
+                    && t.atoms
+                        .iter()
+                        .filter_map(|a| a.first_square_dir())
+                        .fold(0u8, |dirs, d| dirs | 1 << d)
+                        .count_ones()
                         == t.atoms.len() as u32,
                 rays_only,
             });
             for color in Color::BOTH {
                 absolute_atoms[color.index()].extend(t.atoms.iter().map(|a| a.absolute(color)));
-                absolute_rays[color.index()].extend(t.atoms.iter().map(|a| a.absolute(color).ray().unwrap_or_default()));
+                absolute_rays[color.index()]
+                    .extend(t.atoms.iter().map(|a| a.absolute(color).ray().unwrap_or_default()));
             }
         }
         let has_burners = types.iter().any(|t| t.burns);
         let has_conferrers = types.iter().any(|t| t.confers.is_some());
-        Ok(PieceTable { types, motions, absolute_atoms, absolute_rays, by_key, by_name, options: all_options, has_burners, has_conferrers })
+        Ok(PieceTable {
+            types,
+            motions,
+            absolute_atoms,
+            absolute_rays,
+            by_key,
+            by_name,
+            options: all_options,
+            has_burners,
+            has_conferrers,
+        })
     }
 
     /// Marks the types that promote as offering promotion in a zone (`Motion::zone_promotion`).

@@ -57,7 +57,8 @@ macro_rules! built_in {
     };
 }
 
-const BUILT_IN: &[(&str, Sources<'static>)] = &[built_in!("taikyoku"), built_in!("daidai"), built_in!("tenjiku"), built_in!("taishin")];
+const BUILT_IN: &[(&str, Sources<'static>)] =
+    &[built_in!("taikyoku"), built_in!("daidai"), built_in!("tenjiku"), built_in!("taishin")];
 
 /// Names of the variants this build knows.
 pub fn variant_names() -> Vec<&'static str> {
@@ -146,7 +147,8 @@ impl Variant {
                 message: format!("option '{name}' is offered by both the rules file and the piece table"),
             }));
         }
-        let known: Vec<String> = rules_options.iter().map(|r| r.name.clone()).chain(table.options.iter().map(|(n, _)| n.clone())).collect();
+        let known: Vec<String> =
+            rules_options.iter().map(|r| r.name.clone()).chain(table.options.iter().map(|(n, _)| n.clone())).collect();
         if let Some(option) = options.iter().find(|o| !known.contains(o)) {
             return Err(VariantError::UnknownOption { variant: name.to_string(), option: option.clone(), known });
         }
@@ -170,7 +172,10 @@ impl Variant {
         let mut setup = Vec::new();
         for (r, (line, row)) in rows.iter().enumerate() {
             if row.len() != geometry.width {
-                return Err(setup_error(*line, format!("{} cells, the board is {} files wide", row.len(), geometry.width)));
+                return Err(setup_error(
+                    *line,
+                    format!("{} cells, the board is {} files wide", row.len(), geometry.width),
+                ));
             }
             for (x, cell) in row.iter().enumerate() {
                 if *cell == "." {

@@ -67,7 +67,11 @@ fn random_plies_keep_the_invariants() {
                 let after = snapshot(&game.position);
                 // Pieces change only by capture: exactly the captured pieces disappear.
                 // (A mover that stops next to an enemy fire demon burns too.)
-                assert_eq!(after.len(), before.len() - captures.len() - burned_self as usize, "{name} seed {seed}: piece count");
+                assert_eq!(
+                    after.len(),
+                    before.len() - captures.len() - burned_self as usize,
+                    "{name} seed {seed}: piece count"
+                );
                 if !burned_self {
                     let moved = game.position.at(mv.to as usize).unwrap();
                     assert_eq!(moved.color, mover.color);
@@ -187,7 +191,8 @@ fn opening_perft_counts_match_the_recorded_ones() {
     let mut checked = 0;
     for line in recorded.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
         let fields: Vec<&str> = line.split_whitespace().collect();
-        let (name, depth, count): (&str, u32, u64) = (fields[0], fields[1].parse().unwrap(), fields[2].parse().unwrap());
+        let (name, depth, count): (&str, u32, u64) =
+            (fields[0], fields[1].parse().unwrap(), fields[2].parse().unwrap());
         let mut game = Game::new(Variant::load(name, &[]).unwrap());
         assert_eq!(perft(&mut game, depth), count, "{name} perft({depth})");
         checked += 1;

@@ -46,7 +46,8 @@ fn royal_capture_ends_the_game_with_the_last_royal() {
     use Color::*;
     let v = variant("");
     // Two white royals: taking one is not the end, taking the last is.
-    let mut g = game(&v, Black, &[("18r", "R", Black), ("18k", "K", White), ("18a", "CP", White), ("36jj", "K", Black)]);
+    let mut g =
+        game(&v, Black, &[("18r", "R", Black), ("18k", "K", White), ("18a", "CP", White), ("36jj", "K", Black)]);
     play(&mut g, &["Rx18k+"]);
     assert_eq!(g.end(), None);
     play(&mut g, &["CP-18b", "+Rx18b"]);
@@ -145,4 +146,3 @@ fn repetition_mode_forbid_takes_the_repeating_move_out_of_the_legal_moves() {
     play(&mut g, &["R-4e", "K-4a", "R-5e"]);
     assert!(g.is_legal(g.position.parse_move("K-5a").unwrap()));
 }
-

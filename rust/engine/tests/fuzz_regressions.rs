@@ -27,7 +27,11 @@ fn run(target: &str, check: fn(&[u8])) -> usize {
             let data = std::fs::read(&path).expect("a readable input");
             let started = Instant::now();
             let outcome = std::panic::catch_unwind(|| check(&data));
-            assert!(outcome.is_ok(), "fuzz/{kind}/{target}/{} breaks an invariant", path.file_name().unwrap().to_string_lossy());
+            assert!(
+                outcome.is_ok(),
+                "fuzz/{kind}/{target}/{} breaks an invariant",
+                path.file_name().unwrap().to_string_lossy()
+            );
             // Some regressions were hangs (exponential `as(...)` resolution): keep them fast.
             assert!(started.elapsed() < Duration::from_secs(60), "{} took {:?}", path.display(), started.elapsed());
             count += 1;
@@ -89,7 +93,8 @@ fn move_state_seeds_reach_what_they_name() {
     for path in inputs("seeds", "move_state") {
         let data = std::fs::read(&path).expect("a readable input");
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let (variant, _) = checks::move_state_variant(&data).unwrap_or_else(|| panic!("{name}: the variant does not load"));
+        let (variant, _) =
+            checks::move_state_variant(&data).unwrap_or_else(|| panic!("{name}: the variant does not load"));
         assert!(name.starts_with(&variant.name), "{name}: loads {}", variant.name);
         assert_eq!(name.contains("option"), !variant.options.is_empty(), "{name}: options {:?}", variant.options);
     }
@@ -104,7 +109,14 @@ fn move_state_on_generated_inputs() {
         seed = taikyoku_engine::hash::splitmix64(seed);
         seed
     };
-    const MOVES: [&str; 6] = ["hook(orth)", "lion igui", "rangecap(all) jump(f,2)", "area(2) teleport", "hop(side,1) rankhop(b)", "jumplimit(fdiag,2,3) limit(fdiag,4)"];
+    const MOVES: [&str; 6] = [
+        "hook(orth)",
+        "lion igui",
+        "rangecap(all) jump(f,2)",
+        "area(2) teleport",
+        "hop(side,1) rankhop(b)",
+        "jumplimit(fdiag,2,3) limit(fdiag,4)",
+    ];
     for round in 0..32u64 {
         let mut data = vec![next() as u8];
         if data[0] & 4 != 0 {
@@ -131,7 +143,10 @@ fn regressions_are_rejected_or_sane() {
     let g = Geometry::new(36, 36);
     assert_eq!(g.parse_square("05r"), None);
     assert_eq!(g.parse_square("5r"), g.square_from_file_rank(5, 18));
-    let read = |name: &str| std::fs::read_to_string(inputs("regressions", "piece_table").into_iter().find(|p| p.ends_with(name)).unwrap()).unwrap();
+    let read = |name: &str| {
+        std::fs::read_to_string(inputs("regressions", "piece_table").into_iter().find(|p| p.ends_with(name)).unwrap())
+            .unwrap()
+    };
     for name in ["leap-minus-128-dx", "leap-minus-128-dy"] {
         let e = PieceTable::parse(&read(name), &[]).unwrap_err();
         assert!(e.line == 1 && e.message.contains("bad leap"), "{name}: {e}");

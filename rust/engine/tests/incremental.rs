@@ -116,7 +116,8 @@ fn incremental_moves_equal_full_generation_in_every_variant() {
 fn incremental_moves_equal_full_generation_under_every_rule_option() {
     for name in variant_names() {
         // The table's options and the rules file's, each name once.
-        let mut options: Vec<String> = Variant::load(name, &[]).unwrap().rule_options().into_iter().map(|(o, _)| o).collect();
+        let mut options: Vec<String> =
+            Variant::load(name, &[]).unwrap().rule_options().into_iter().map(|(o, _)| o).collect();
         options.dedup();
         for option in options {
             let variant = Variant::load(name, std::slice::from_ref(&option)).unwrap();
@@ -212,7 +213,12 @@ fn the_pass_limit_is_followed() {
     use taikyoku_engine::Position;
     let variant = Variant::load("taishin", &[]).unwrap();
     let mut pos = Position::empty(variant.clone(), Color::Black);
-    let pieces = [("13m", "LN", Color::Black), ("20t", "LN", Color::Black), ("1a", "K", Color::White), ("25y", "K", Color::Black)];
+    let pieces = [
+        ("13m", "LN", Color::Black),
+        ("20t", "LN", Color::Black),
+        ("1a", "K", Color::White),
+        ("25y", "K", Color::Black),
+    ];
     for (sq, key, color) in pieces {
         let piece = variant.table.placement(variant.table.lookup(key).unwrap(), false, color).unwrap();
         pos.put(variant.geometry.parse_square(sq).unwrap(), piece);
@@ -255,7 +261,8 @@ fn incremental_soak() {
     let target: usize = std::env::var("TAIKYOKU_SOAK_PLIES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
     let start = std::time::Instant::now();
     let (mut plies, mut games, mut seed) = (0usize, 0usize, 0u64);
-    let variants: Vec<Arc<Variant>> = variant_names().into_iter().map(|name| Variant::load(name, &[]).unwrap()).collect();
+    let variants: Vec<Arc<Variant>> =
+        variant_names().into_iter().map(|name| Variant::load(name, &[]).unwrap()).collect();
     while plies < target {
         for variant in &variants {
             seed += 1;
@@ -277,7 +284,8 @@ fn overlapping_rays_follow_the_promotion_zone() {
     const PIECES: &str = include_str!("../variants/taikyoku.pieces");
     const SETUP: &str = include_str!("../variants/taikyoku.setup");
     let rules = "board 36x36\npromotion zone\npromotion-zone 11\npromotion-trigger enter-or-capture\n";
-    let variant = Arc::new(Variant::from_sources("taikyoku", Sources { rules, pieces: PIECES, setup: SETUP }, &[]).unwrap());
+    let variant =
+        Arc::new(Variant::from_sources("taikyoku", Sources { rules, pieces: PIECES, setup: SETUP }, &[]).unwrap());
     let kind = |key: &str| variant.table.lookup(key).unwrap();
     let overlapping = ["LD", "EL", "HF", "PM", "KM", "GS", "MF", "WO", "RME", "LME", "GM", "DG", "LL", "GT"];
     let others = ["P", "P", "G", "R", "B", "LN", "FL"];
@@ -314,7 +322,14 @@ fn more_walking_ranks_than_the_line_bits_hold() {
     let pieces = "K | King | 王 | - | royal | step(all)\n\
                   P | Pawn | 歩 | - |  | step(f)\n"
         .to_string()
-        + &(1..=7).map(|r| format!("G{} | General {r} | 将 | - | rank={r} | rangecap(all)\n", ["A", "B", "C", "D", "E", "F", "H"][r - 1])).collect::<String>();
+        + &(1..=7)
+            .map(|r| {
+                format!(
+                    "G{} | General {r} | 将 | - | rank={r} | rangecap(all)\n",
+                    ["A", "B", "C", "D", "E", "F", "H"][r - 1]
+                )
+            })
+            .collect::<String>();
     let setup = "P  P  P  P  P  P  P  P  P\n.  .  .  .  .  .  .  .  .\nGA GB GC GD K  GE GF GH .\n";
     let sources = Sources { rules: "board 9x9\npromotion capture\n", pieces: &pieces, setup };
     let variant = Arc::new(Variant::from_sources("ranks", sources, &[]).unwrap());

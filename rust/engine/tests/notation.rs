@@ -82,7 +82,10 @@ fn x_after_a_square_is_a_separator() {
     assert_eq!(text, "LNx18qx17p+");
     assert_eq!(pos.parse_move(&text), Ok(mv));
     assert_eq!(pos.parse_move("LNx18qx17p"), Ok(mv), "the promotion mark is optional");
-    assert_eq!(pos.parse_move("LNx18q-17p"), Err(NotationError::Illegal("no legal move 'LNx18q-17p' for black".into())));
+    assert_eq!(
+        pos.parse_move("LNx18q-17p"),
+        Err(NotationError::Illegal("no legal move 'LNx18q-17p' for black".into()))
+    );
 
     // Rank `x` itself (the 24th) followed by the separator `x`.
     let pos = board(&[("12y", "LN", Black), ("12x", "P", White), ("13x", "P", White)]);
@@ -112,13 +115,15 @@ fn grammar_errors_name_the_problem() {
     assert_eq!(parsed.start, g.parse_square("10jj"));
     assert_eq!(
         parsed.action,
-        Action::Double { first: g.parse_square("9jj").unwrap(), second: None, to: g.parse_square("8ii").unwrap(), capture: true }
+        Action::Double {
+            first: g.parse_square("9jj").unwrap(),
+            second: None,
+            to: g.parse_square("8ii").unwrap(),
+            capture: true
+        }
     );
     assert!(parsed.promotes);
-    assert_eq!(
-        WrittenMove::parse("LN-!18r", &g).unwrap().action,
-        Action::Pass { at: g.parse_square("18r").unwrap() }
-    );
+    assert_eq!(WrittenMove::parse("LN-!18r", &g).unwrap().action, Action::Pass { at: g.parse_square("18r").unwrap() });
     assert_eq!(
         WrittenMove::parse("LNx!18q", &g).unwrap().action,
         Action::Igui { victim: g.parse_square("18q").unwrap() }
@@ -146,7 +151,9 @@ fn every_printed_move_parses_back_in_random_daidai_games_and_triple_captures_rea
     assert!(seen[0] > 5_000 && seen[3] > 100, "{seen:?}");
     // The lion dog's three-step capture is written with each capture in path order.
     let mut pos = Position::empty(variant.clone(), Color::Black);
-    for (sq, key, color) in [("9i", "LD", Color::Black), ("9h", "P", Color::White), ("9g", "P", Color::White), ("9f", "P", Color::White)] {
+    for (sq, key, color) in
+        [("9i", "LD", Color::Black), ("9h", "P", Color::White), ("9g", "P", Color::White), ("9f", "P", Color::White)]
+    {
         let kind = variant.table.lookup(key).unwrap();
         pos.put(variant.geometry.parse_square(sq).unwrap(), Piece { kind, origin: kind, color, promoted: false });
     }
@@ -240,7 +247,8 @@ fn game_texts_refuse_moves_that_cannot_be_played_and_undo_stops_at_the_text() {
     game.play(first);
     assert_eq!(restored.position.to_text(), game.position.to_text());
     assert_eq!((restored.plies(), restored.undo()), (0, None), "the text's moves are history, not plies of the game");
-    let error = Game::from_text(variant.clone(), &format!("{start} moves {written} {written}")).unwrap_err().to_string();
+    let error =
+        Game::from_text(variant.clone(), &format!("{start} moves {written} {written}")).unwrap_err().to_string();
     assert!(error.contains("move 2 after 'moves'"), "{error}");
     let error = Game::from_text(variant, &format!("{start} moves Q-99a")).unwrap_err().to_string();
     assert!(error.contains("move 1 after 'moves' ('Q-99a')"), "{error}");

@@ -76,5 +76,8 @@ fn soak_long() {
     let started = Instant::now();
     let games = soak(plies, 2);
     let seconds = started.elapsed().as_secs_f64();
-    println!("soak: {plies} plies, {games} games, {seconds:.0} s, {:.0} plies/s, all invariants held", plies as f64 / seconds);
+    println!(
+        "soak: {plies} plies, {games} games, {seconds:.0} s, {:.0} plies/s, all invariants held",
+        plies as f64 / seconds
+    );
 }

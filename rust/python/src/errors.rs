@@ -50,10 +50,16 @@ pub fn run_error(e: RunError) -> PyErr {
             None => PyOSError::new_err(failure.to_string()),
         },
         RunError::Busy(m) => Python::with_gil(|py| {
-            let errno = py.import_bound("errno").and_then(|m| m.getattr("EWOULDBLOCK")).and_then(|e| e.extract::<i32>()).unwrap_or(11);
+            let errno = py
+                .import_bound("errno")
+                .and_then(|m| m.getattr("EWOULDBLOCK"))
+                .and_then(|e| e.extract::<i32>())
+                .unwrap_or(11);
             pyo3::exceptions::PyBlockingIOError::new_err((errno, m))
         }),
-        RunError::Interrupted => pyo3::exceptions::PyKeyboardInterrupt::new_err("self-play interrupted; complete shards are kept"),
+        RunError::Interrupted => {
+            pyo3::exceptions::PyKeyboardInterrupt::new_err("self-play interrupted; complete shards are kept")
+        }
     }
 }
 

@@ -1,7 +1,9 @@
 //! `taikyoku.Game`: a game of any variant, its moves, its end, its actions and observations.
 
 use crate::convert::{self, Int};
-use crate::errors::{invalid, notation_error, shield, IllegalMoveError, PositionTextError, UnknownPieceError, UnknownSquareError};
+use crate::errors::{
+    invalid, notation_error, shield, IllegalMoveError, PositionTextError, UnknownPieceError, UnknownSquareError,
+};
 use crate::observations::{self, Dtype};
 use crate::pieces::{self, Move, Piece};
 use crate::workers;
@@ -51,9 +53,14 @@ impl Game {
         if let Ok((file, rank)) = square.extract::<(Int, Int)>() {
             let (file, rank) = (file.0, rank.0);
             let on_board = (1..=g.width as i128).contains(&file) && (1..=g.height as i128).contains(&rank);
-            return on_board.then(|| g.square_from_file_rank(file as usize, rank as usize)).flatten().ok_or_else(|| {
-                UnknownSquareError::new_err(format!("square ({file}, {rank}) is off the {}x{} board", g.width, g.height))
-            });
+            return on_board.then(|| g.square_from_file_rank(file as usize, rank as usize)).flatten().ok_or_else(
+                || {
+                    UnknownSquareError::new_err(format!(
+                        "square ({file}, {rank}) is off the {}x{} board",
+                        g.width, g.height
+                    ))
+                },
+            );
         }
         Err(UnknownSquareError::new_err(format!(
             "a square is a name like '12h' or a (file, rank) pair of integers, not {}",
@@ -71,7 +78,11 @@ impl Game {
         if self.game.is_legal(mv.inner) {
             Ok(mv.inner)
         } else {
-            Err(IllegalMoveError::new_err(format!("illegal move {} for {} in this position", mv.notation, pos.side_to_move())))
+            Err(IllegalMoveError::new_err(format!(
+                "illegal move {} for {} in this position",
+                mv.notation,
+                pos.side_to_move()
+            )))
         }
     }
 
@@ -98,7 +109,8 @@ impl Game {
         } else if let (true, Ok(action)) = (actions, mv.extract::<Int>()) {
             observations::legal_move_for(&self.game, observations::action_value(action)?, Frame::Mover)
         } else {
-            let accepted = if actions { "a Move, a notation string or an action (int)" } else { "a Move or a notation string" };
+            let accepted =
+                if actions { "a Move, a notation string or an action (int)" } else { "a Move or a notation string" };
             Err(IllegalMoveError::new_err(format!("{caller}() takes {accepted}, not {}", convert::describe(mv))))
         }
     }
@@ -198,7 +210,8 @@ impl Game {
         let table = &self.variant().table;
         let kind = table.lookup(piece).ok_or_else(|| {
             let shown = convert::clip(piece);
-            let sharing: Vec<&str> = table.types.iter().filter(|t| t.sign == piece.trim()).map(|t| t.name.as_str()).collect();
+            let sharing: Vec<&str> =
+                table.types.iter().filter(|t| t.sign == piece.trim()).map(|t| t.name.as_str()).collect();
             if sharing.len() > 1 {
                 UnknownPieceError::new_err(format!(
                     "'{shown}' is ambiguous: {} share that code; place one by name",
@@ -314,7 +327,10 @@ impl Game {
         let value = match value.filter(|v| !v.is_none()) {
             None => None,
             Some(v) => Some(v.extract::<Int>().map_err(|_| {
-                pyo3::exceptions::PyTypeError::new_err(format!("max_plies must be an integer or None, not {}", convert::describe(v)))
+                pyo3::exceptions::PyTypeError::new_err(format!(
+                    "max_plies must be an integer or None, not {}",
+                    convert::describe(v)
+                ))
             })?),
         };
         self.game.max_plies = max_plies(value)?;
@@ -408,7 +424,8 @@ impl Game {
     /// A dense boolean mask of length NUM_ACTIONS, True at the legal actions (heavy: on request).
     #[pyo3(signature = (frame = "mover"))]
     fn legal_action_mask<'py>(&self, py: Python<'py>, frame: &str) -> PyResult<Bound<'py, PyAny>> {
-        observations::mask(py, &[self.actions_now(convert::parse(frame)?)])?.call_method1("reshape", (actions::NUM_ACTIONS,))
+        observations::mask(py, &[self.actions_now(convert::parse(frame)?)])?
+            .call_method1("reshape", (actions::NUM_ACTIONS,))
     }
 
     /// The action of a legal Move (or notation string).
@@ -423,9 +440,9 @@ impl Game {
     #[pyo3(signature = (action, frame = "mover"))]
     fn move_of(&self, action: &Bound<'_, PyAny>, frame: &str) -> PyResult<Move> {
         let frame = convert::parse(frame)?;
-        let action = action
-            .extract::<Int>()
-            .map_err(|_| IllegalMoveError::new_err(format!("an action is an integer, not {}", convert::describe(action))))?;
+        let action = action.extract::<Int>().map_err(|_| {
+            IllegalMoveError::new_err(format!("an action is an integer, not {}", convert::describe(action)))
+        })?;
         let mv = observations::legal_move_for(&self.game, observations::action_value(action)?, frame)?;
         Ok(pieces::one_move(&self.game.position, mv))
     }
@@ -433,7 +450,13 @@ impl Game {
     /// The observation (36, 36, P): uint8 one-hot planes by default, `dtype="float32"` on
     /// request, `compact=True` for piece-id planes; see `taikyoku.plane_names`.
     #[pyo3(signature = (dtype = None, frame = "mover", compact = false))]
-    fn observation(&self, py: Python<'_>, dtype: Option<&Bound<'_, PyAny>>, frame: &str, compact: bool) -> PyResult<PyObject> {
+    fn observation(
+        &self,
+        py: Python<'_>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        frame: &str,
+        compact: bool,
+    ) -> PyResult<PyObject> {
         let frame = convert::parse(frame)?;
         let layout = convert::layout(compact);
         let dtype = Dtype::parse(py, dtype, layout, self.variant())?;
@@ -523,12 +546,14 @@ impl Game {
 /// The built-in variant whose board has as many ranks as the position text.
 fn variant_of_text(text: &str) -> PyResult<String> {
     let ranks = text.split_whitespace().next().map_or(0, |board| board.split('/').count());
-    let mut matching = engine::variant_names().into_iter().filter(|name| {
-        Variant::load(name, &[]).is_ok_and(|v| v.geometry.height == ranks)
-    });
+    let mut matching = engine::variant_names()
+        .into_iter()
+        .filter(|name| Variant::load(name, &[]).is_ok_and(|v| v.geometry.height == ranks));
     match (matching.next(), matching.next()) {
         (Some(name), None) => Ok(name.to_string()),
-        (Some(_), Some(_)) => Err(PositionTextError::new_err(format!("{ranks} ranks fit several variants: pass variant=..."))),
+        (Some(_), Some(_)) => {
+            Err(PositionTextError::new_err(format!("{ranks} ranks fit several variants: pass variant=...")))
+        }
         (None, _) => Err(PositionTextError::new_err(format!(
             "bad position text: no variant has a board of {ranks} ranks ({})",
             engine::variant_names().join(", ")
@@ -540,7 +565,13 @@ fn variant_of_text(text: &str) -> PyResult<String> {
 /// it ends or `max_plies` plies are played; returns the Game.
 #[pyfunction]
 #[pyo3(signature = (seed, max_plies = Int(1000), variant = "taikyoku", options = None))]
-pub fn random_game(py: Python<'_>, seed: Int, max_plies: Int, variant: &str, options: Option<Vec<String>>) -> PyResult<Game> {
+pub fn random_game(
+    py: Python<'_>,
+    seed: Int,
+    max_plies: Int,
+    variant: &str,
+    options: Option<Vec<String>>,
+) -> PyResult<Game> {
     let seed = seed.seed("seed")?;
     let limit = max_plies.count("max_plies")?;
     let mut game = engine::Game::new(pieces::variant(variant, &options.unwrap_or_default())?);
@@ -582,7 +613,9 @@ pub fn _restore_game(
             None => NO_SQUARE,
         };
         let (from, to) = (square(from)?, square(to)?);
-        Ok(EngineMove::with_captures(from as usize, to as usize, square(mid)?, mid2).with_sweep(sweep).with_promotion(promote))
+        Ok(EngineMove::with_captures(from as usize, to as usize, square(mid)?, mid2)
+            .with_sweep(sweep)
+            .with_promotion(promote))
     };
     let moves = moves
         .iter()
@@ -590,7 +623,10 @@ pub fn _restore_game(
         .collect::<PyResult<Vec<EngineMove>>>()
         .map_err(|e| invalid(format!("cannot restore a pickled game: {e}")))?;
     let limit = self::max_plies(max_plies)?;
-    let mut game = shield(|| engine::Game::replay(v, start, &moves, limit).map_err(|e| invalid(format!("cannot restore a pickled game: {e}"))))?;
+    let mut game = shield(|| {
+        engine::Game::replay(v, start, &moves, limit)
+            .map_err(|e| invalid(format!("cannot restore a pickled game: {e}")))
+    })?;
     if forfeited {
         if game.end().is_some() {
             return Err(invalid("cannot restore a pickled game: it was forfeited after its end"));

@@ -23,7 +23,12 @@ pub enum Dtype {
 impl Dtype {
     /// Reads a dtype given as a string, a numpy type or a numpy dtype; `None` picks the
     /// layout's default (uint8 one-hot, uint16 compact: piece ids exceed 255).
-    pub fn parse(py: Python<'_>, dtype: Option<&Bound<'_, PyAny>>, layout: Layout, variant: &Variant) -> PyResult<Dtype> {
+    pub fn parse(
+        py: Python<'_>,
+        dtype: Option<&Bound<'_, PyAny>>,
+        layout: Layout,
+        variant: &Variant,
+    ) -> PyResult<Dtype> {
         let Some(dtype) = dtype.filter(|d| !d.is_none()) else {
             return Ok(if layout == Layout::Compact { Dtype::U16 } else { Dtype::U8 });
         };
@@ -79,11 +84,16 @@ pub fn zeros<'py, T: Element>(py: Python<'py>, what: &str, shape: Vec<usize>) ->
     if bytes.map_or(true, |b| b > isize::MAX as usize) {
         return Err(too_large("too large".into()));
     }
-    let array = py
-        .import_bound("numpy")?
-        .getattr("zeros")?
-        .call1((shape.clone(), numpy::dtype_bound::<T>(py)))
-        .map_err(|e| if e.is_instance_of::<pyo3::exceptions::PyMemoryError>(py) { too_large("out of memory".into()) } else { e })?;
+    let array =
+        py.import_bound("numpy")?.getattr("zeros")?.call1((shape.clone(), numpy::dtype_bound::<T>(py))).map_err(
+            |e| {
+                if e.is_instance_of::<pyo3::exceptions::PyMemoryError>(py) {
+                    too_large("out of memory".into())
+                } else {
+                    e
+                }
+            },
+        )?;
     Ok(array.downcast_into::<PyArrayDyn<T>>()?)
 }
 
@@ -150,8 +160,11 @@ pub fn mask<'py>(py: Python<'py>, rows: &[Vec<u32>]) -> PyResult<Bound<'py, PyAr
 /// An action in the action space, or IllegalMoveError saying it is outside.
 pub fn action_value(action: Int) -> PyResult<u32> {
     if action.0 < 0 || action.0 >= NUM_ACTIONS as i128 {
-        let shown = if action.0.unsigned_abs() > u64::MAX as u128 { "a huge number".to_string() } else { action.0.to_string() };
-        return Err(IllegalMoveError::new_err(format!("action {shown} is outside the action space [0, {NUM_ACTIONS})")));
+        let shown =
+            if action.0.unsigned_abs() > u64::MAX as u128 { "a huge number".to_string() } else { action.0.to_string() };
+        return Err(IllegalMoveError::new_err(format!(
+            "action {shown} is outside the action space [0, {NUM_ACTIONS})"
+        )));
     }
     Ok(action.0 as u32)
 }
@@ -164,7 +177,9 @@ pub fn legal_move_for(game: &engine::Game, action: u32, frame: Frame) -> PyResul
         let geometry = &pos.variant.geometry;
         let flip = frame.flips(pos.side_to_move());
         let name = |grid: usize| {
-            actions::board_square(geometry, grid, flip).map(|sq| geometry.square_name(sq)).unwrap_or_else(|| "off the board".into())
+            actions::board_square(geometry, grid, flip)
+                .map(|sq| geometry.square_name(sq))
+                .unwrap_or_else(|| "off the board".into())
         };
         let mut what = match actions::shape(action).expect("in range") {
             actions::ActionShape::Simple { from, to } => format!("{} to {}", name(from), name(to)),
@@ -213,10 +228,7 @@ pub fn encode_observations(
     }) {
         return Err(invalid(format!(
             "all games must be of one variant with the same rule options ({} {:?} and {} {:?})",
-            variant.name,
-            variant.options,
-            other.game.position.variant.name,
-            other.game.position.variant.options
+            variant.name, variant.options, other.game.position.variant.name, other.game.position.variant.options
         )));
     }
     let dtype = Dtype::parse(py, dtype, layout, &variant)?;

@@ -10,14 +10,13 @@ use taikyoku_engine::{variant_names, Move as EngineMove, Piece as EnginePiece, P
 /// The variant `name` with rule `options`, or a `TaikyokuError` naming the problem.
 pub fn variant(name: &str, options: &[String]) -> PyResult<Arc<Variant>> {
     Variant::load(name, options).map_err(|e| match e {
-        taikyoku_engine::VariantError::UnknownVariant(_) => invalid(format!(
-            "unknown variant '{}' (known: {})",
-            crate::convert::clip(name),
-            variant_names().join(", ")
-        )),
+        taikyoku_engine::VariantError::UnknownVariant(_) => {
+            invalid(format!("unknown variant '{}' (known: {})", crate::convert::clip(name), variant_names().join(", ")))
+        }
         // Every valid name is listed, however many (Dai dai has dozens): the message is the help.
         taikyoku_engine::VariantError::UnknownOption { variant, option, known } => {
-            let e = taikyoku_engine::VariantError::UnknownOption { variant, option: crate::convert::clip(&option), known };
+            let e =
+                taikyoku_engine::VariantError::UnknownOption { variant, option: crate::convert::clip(&option), known };
             invalid(format!("{e} (taikyoku.rule_options() describes them)"))
         }
         other => invalid(crate::convert::clip_message(&other.to_string())),
@@ -53,7 +52,13 @@ pub struct Piece {
 #[pymethods]
 impl Piece {
     fn __repr__(&self) -> String {
-        format!("Piece({:?}, {:?}, {:?}{})", self.abbrev, self.name, self.color, if self.promoted { ", promoted" } else { "" })
+        format!(
+            "Piece({:?}, {:?}, {:?}{})",
+            self.abbrev,
+            self.name,
+            self.color,
+            if self.promoted { ", promoted" } else { "" }
+        )
     }
 }
 
@@ -121,7 +126,9 @@ impl Move {
     fn __hash__(&self) -> u64 {
         let m = self.inner;
         // 16 bits per square: from, to, mid, mid2; the sweep flag folded into the low bit.
-        ((m.from as u64) << 48 | (m.to as u64) << 32 | (m.mid as u64) << 16 | m.mid2() as u64) ^ m.sweep() as u64 ^ (m.promote() as u64) << 1
+        ((m.from as u64) << 48 | (m.to as u64) << 32 | (m.mid as u64) << 16 | m.mid2() as u64)
+            ^ m.sweep() as u64
+            ^ (m.promote() as u64) << 1
     }
 }
 

@@ -23,7 +23,9 @@ use taikyoku_engine::rl::actions::{GRID, GRID_SQUARES};
 use taikyoku_engine::rl::observation::{self, Cell};
 use taikyoku_selfplay::network::{self, Batch, BatchEvaluator};
 use taikyoku_selfplay::play::GameRecord;
-use taikyoku_selfplay::settings::{check_integer, check_real, GumbelSettings, NetworkSettings, SettingsError, DEFAULT_SHARD_POSITIONS};
+use taikyoku_selfplay::settings::{
+    check_integer, check_real, GumbelSettings, NetworkSettings, SettingsError, DEFAULT_SHARD_POSITIONS,
+};
 use taikyoku_selfplay::{self as selfplay, Control, MctsSettings, Players, RunError, Settings};
 
 /// Runs `work(stop)` on its own thread; the calling thread checks for signals meanwhile and
@@ -196,8 +198,10 @@ fn mcts_settings(
     // command line read too (`taikyoku._core.MCTS_LIMITS`).
     let d = MctsSettings::default();
     let wrong = |e: SettingsError| invalid(e.to_string());
-    let real = |name, value: Option<f64>, default: f32| value.map_or(Ok(default), |v| check_real(name, v)).map_err(wrong);
-    let integer = |name, value: Option<Int>, default: u32| value.map_or(Ok(default), |v| check_integer(name, v.0)).map_err(wrong);
+    let real =
+        |name, value: Option<f64>, default: f32| value.map_or(Ok(default), |v| check_real(name, v)).map_err(wrong);
+    let integer =
+        |name, value: Option<Int>, default: u32| value.map_or(Ok(default), |v| check_integer(name, v.0)).map_err(wrong);
     let settings = MctsSettings {
         simulations: integer("simulations", Some(simulations), d.simulations)?,
         temperature: real("temperature", temperature, d.temperature)?,
@@ -255,7 +259,10 @@ pub fn selfplay_settings(
         return Err(invalid("give games_per_shard or shard_positions, not both (games_per_shard fixes the games of a shard; shard_positions derives them)"));
     }
     if !matches!(observation, "compact" | "onehot") {
-        return Err(invalid(format!("unknown observation '{}' (use 'compact' or 'onehot')", convert::clip(observation))));
+        return Err(invalid(format!(
+            "unknown observation '{}' (use 'compact' or 'onehot')",
+            convert::clip(observation)
+        )));
     }
     if players != "mcts" && (root.is_some() || gumbel_considered.is_some() || gumbel_scale.is_some()) {
         return Err(invalid("root, gumbel_considered and gumbel_scale apply to players='mcts'"));
@@ -360,10 +367,14 @@ pub fn selfplay_run(
     let csr = match legal_actions {
         "csr" => true,
         "list" => false,
-        other => return Err(invalid(format!("unknown legal_actions '{}' (use 'csr' or 'list')", convert::clip(other)))),
+        other => {
+            return Err(invalid(format!("unknown legal_actions '{}' (use 'csr' or 'list')", convert::clip(other))))
+        }
     };
     if evaluator.is_some() != settings.network.is_some() {
-        return Err(invalid("an evaluator needs players='mcts' and evaluator settings (see selfplay_settings), and only then"));
+        return Err(invalid(
+            "an evaluator needs players='mcts' and evaluator settings (see selfplay_settings), and only then",
+        ));
     }
     let layout = match settings.network.as_ref().map(|n| n.observation.as_str()) {
         Some("onehot") => observation::Layout::OneHot,
@@ -383,14 +394,34 @@ pub fn selfplay_run(
     };
     let failure = Mutex::new(None);
     let summary = shield(|| match &evaluator {
-        None => interruptible(py, |stop| selfplay::run(store.clone(), &settings, threads, Control { progress: &report, stop })),
+        None => interruptible(py, |stop| {
+            selfplay::run(store.clone(), &settings, threads, Control { progress: &report, stop })
+        }),
         Some(evaluator) => match layout {
-            observation::Layout::Compact => {
-                network_run::<u16>(py, store.clone(), &settings, threads, concurrent, layout, evaluator, csr, &report, &failure)
-            }
-            observation::Layout::OneHot => {
-                network_run::<u8>(py, store.clone(), &settings, threads, concurrent, layout, evaluator, csr, &report, &failure)
-            }
+            observation::Layout::Compact => network_run::<u16>(
+                py,
+                store.clone(),
+                &settings,
+                threads,
+                concurrent,
+                layout,
+                evaluator,
+                csr,
+                &report,
+                &failure,
+            ),
+            observation::Layout::OneHot => network_run::<u8>(
+                py,
+                store.clone(),
+                &settings,
+                threads,
+                concurrent,
+                layout,
+                evaluator,
+                csr,
+                &report,
+                &failure,
+            ),
         },
     });
     // A KeyboardInterrupt or the evaluator's own exception comes first.
@@ -443,8 +474,18 @@ fn decode_as<T: Cell + numpy::Element>(
                     out.par_chunks_mut(len).enumerate().try_for_each(|(i, chunk)| {
                         let board = &boards[i * GRID_SQUARES..(i + 1) * GRID_SQUARES];
                         let runs = passes.map(|column| column.map_or(0, |c| c[i]));
-                        observation::write_board(variant, board, white[i], repetitions[i] as u32, plies[i] + 1, runs, frame, layout, chunk)
-                            .map_err(|e| format!("position {i}: {e}"))
+                        observation::write_board(
+                            variant,
+                            board,
+                            white[i],
+                            repetitions[i] as u32,
+                            plies[i] + 1,
+                            runs,
+                            frame,
+                            layout,
+                            chunk,
+                        )
+                        .map_err(|e| format!("position {i}: {e}"))
                     })
                 })
             })?
@@ -543,16 +584,21 @@ pub fn mcts_search(
     let mut settings = mcts_settings(simulations, None, None, None, None, c_puct, priors, None, None)?;
     settings.gumbel = root_settings(root, gumbel_considered, gumbel_scale)?;
     settings.validate().map_err(|e| invalid(e.to_string()))?;
-    let config = MctsConfig { dirichlet_fraction: 0.0, temperature: 0.0, temperature_plies: 0, ..settings.engine_config() };
+    let config =
+        MctsConfig { dirichlet_fraction: 0.0, temperature: 0.0, temperature_plies: 0, ..settings.engine_config() };
     let csr = match legal_actions {
         "csr" => true,
         "list" => false,
-        other => return Err(invalid(format!("unknown legal_actions '{}' (use 'csr' or 'list')", convert::clip(other)))),
+        other => {
+            return Err(invalid(format!("unknown legal_actions '{}' (use 'csr' or 'list')", convert::clip(other))))
+        }
     };
     let layout = match observation {
         "compact" => observation::Layout::Compact,
         "onehot" => observation::Layout::OneHot,
-        other => return Err(invalid(format!("unknown observation '{}' (use 'compact' or 'onehot')", convert::clip(other)))),
+        other => {
+            return Err(invalid(format!("unknown observation '{}' (use 'compact' or 'onehot')", convert::clip(other))))
+        }
     };
     let mut engine_game = game.game.clone();
     if engine_game.end().is_some() {
@@ -564,7 +610,9 @@ pub fn mcts_search(
         None => {
             let variant = engine_game.position.variant.clone();
             let heuristic = settings.heuristic_config();
-            Ok(Ok(py.allow_threads(|| search(&mut engine_game, &mut HeuristicEvaluator::new(&variant, heuristic), config, &mut rng))))
+            Ok(Ok(py.allow_threads(|| {
+                search(&mut engine_game, &mut HeuristicEvaluator::new(&variant, heuristic), config, &mut rng)
+            })))
         }
         Some(evaluator) => match layout {
             observation::Layout::Compact => {
@@ -583,7 +631,8 @@ pub fn mcts_search(
     let action = action_of(pos, mv, Frame::Mover);
     let visits = taikyoku_selfplay::play::root_visits(pos, &stats);
     let policy = taikyoku_selfplay::play::root_policy(pos, &stats);
-    let (visit_actions, counts): (Vec<i64>, Vec<i64>) = visits.iter().map(|&(a, n)| (i64::from(a), i64::from(n))).unzip();
+    let (visit_actions, counts): (Vec<i64>, Vec<i64>) =
+        visits.iter().map(|&(a, n)| (i64::from(a), i64::from(n))).unzip();
     let (policy_actions, weights): (Vec<i64>, Vec<f32>) = policy.iter().map(|&(a, w)| (i64::from(a), w)).unzip();
     let out = PyDict::new_bound(py);
     out.set_item("action", action)?;
@@ -609,7 +658,9 @@ pub fn root_settings(root: &str, considered: Option<Int>, scale: Option<f64>) ->
             let d = GumbelSettings::default();
             let wrong = |e: SettingsError| invalid(e.to_string());
             Ok(Some(GumbelSettings {
-                considered: considered.map_or(Ok(d.considered), |c| check_integer("gumbel_considered", c.0)).map_err(wrong)?,
+                considered: considered
+                    .map_or(Ok(d.considered), |c| check_integer("gumbel_considered", c.0))
+                    .map_err(wrong)?,
                 scale: scale.map_or(Ok(d.scale), |s| check_real("gumbel_scale", s)).map_err(wrong)?,
             }))
         }
@@ -635,7 +686,14 @@ fn network_search<O: Cell + numpy::Element>(
     let buffer = observations::zeros::<O>(py, "the evaluator's observations", vec![leaves, GRID, GRID, planes])?;
     let memory = Memory::of(&buffer);
     let view = buffer.clone().into_any().unbind();
-    let mut python = PythonEvaluator { evaluator, observations: [view.clone_ref(py), view], actions: [None, None], offsets: [None, None], csr, failure };
+    let mut python = PythonEvaluator {
+        evaluator,
+        observations: [view.clone_ref(py), view],
+        actions: [None, None],
+        offsets: [None, None],
+        csr,
+        failure,
+    };
     // The buffer lives in this frame until the search ends; the search writes it only while the
     // evaluator is not looking at it.
     let slice = unsafe { memory.slice() };
@@ -660,7 +718,8 @@ pub fn mcts_limits(py: Python<'_>) -> PyResult<PyObject> {
 #[pyfunction]
 pub fn check_dataset(py: Python<'_>, path: PathBuf) -> PyResult<(Vec<(u64, String)>, Vec<u64>)> {
     let store = crate::store::open(py, &path.to_string_lossy())?;
-    let (_, found) = shield(|| py.allow_threads(|| taikyoku_selfplay::check_dataset(store.as_ref())).map_err(run_error))?;
+    let (_, found) =
+        shield(|| py.allow_threads(|| taikyoku_selfplay::check_dataset(store.as_ref())).map_err(run_error))?;
     Ok((found.damaged, found.unchecked))
 }
 
@@ -681,7 +740,8 @@ impl DatasetWriter {
         let settings = settings_of(settings)?;
         let out = out.to_string_lossy().into_owned();
         let store = crate::store::open(py, &out)?;
-        let (writer, missing) = shield(|| py.allow_threads(|| taikyoku_selfplay::Writer::open(store, &settings)).map_err(run_error))?;
+        let (writer, missing) =
+            shield(|| py.allow_threads(|| taikyoku_selfplay::Writer::open(store, &settings)).map_err(run_error))?;
         Ok(DatasetWriter { writer: Some(writer), missing, out, started: std::time::Instant::now() })
     }
 
@@ -720,7 +780,13 @@ impl DatasetWriter {
 /// Interruptible like `selfplay_run`.
 #[pyfunction]
 #[pyo3(signature = (out, settings, indices, threads = None))]
-pub fn selfplay_shards(py: Python<'_>, out: PathBuf, settings: &str, indices: Vec<u64>, threads: Option<Int>) -> PyResult<Vec<String>> {
+pub fn selfplay_shards(
+    py: Python<'_>,
+    out: PathBuf,
+    settings: &str,
+    indices: Vec<u64>,
+    threads: Option<Int>,
+) -> PyResult<Vec<String>> {
     let settings = settings_of(settings)?;
     if settings.network.is_some() {
         return Err(invalid("shards for many machines are played by random or heuristic-MCTS players"));
@@ -729,7 +795,13 @@ pub fn selfplay_shards(py: Python<'_>, out: PathBuf, settings: &str, indices: Ve
     let threads = threads.map(|t| t.within::<usize>("threads", 1, 256)).transpose()?;
     let shards = shield(|| {
         interruptible(py, |stop| {
-            taikyoku_selfplay::write_shards(store.as_ref(), &settings, &indices, threads, Control { progress: &|_| {}, stop })
+            taikyoku_selfplay::write_shards(
+                store.as_ref(),
+                &settings,
+                &indices,
+                threads,
+                Control { progress: &|_| {}, stop },
+            )
         })
     })?
     .map_err(run_error)?;
@@ -773,9 +845,13 @@ pub fn replay_legal_actions<'py>(
                         let mut legal = Vec::with_capacity(played.len());
                         for (ply, &action) in played.iter().enumerate() {
                             let pairs = legal_pairs(&game.position, &game.legal_moves(), Frame::Mover);
-                            let found = u32::try_from(action).ok().and_then(|a| pairs.binary_search_by_key(&a, |&(x, _)| x).ok());
+                            let found = u32::try_from(action)
+                                .ok()
+                                .and_then(|a| pairs.binary_search_by_key(&a, |&(x, _)| x).ok());
                             let Some(index) = found else {
-                                return Err(format!("game {g} (of the arrays given) ply {ply}: action {action} is not legal there"));
+                                return Err(format!(
+                                    "game {g} (of the arrays given) ply {ply}: action {action} is not legal there"
+                                ));
                             };
                             legal.push(pairs.iter().map(|&(a, _)| a).collect());
                             game.play(pairs[index].1);

@@ -45,7 +45,8 @@ impl Store for ArrowStore {
 
     fn entry(&self, path: &str) -> io::Result<Entry> {
         self.call(|_, fs| {
-            let kind: i64 = fs.call_method1("get_file_info", (self.path(path),))?.getattr("type")?.getattr("value")?.extract()?;
+            let kind: i64 =
+                fs.call_method1("get_file_info", (self.path(path),))?.getattr("type")?.getattr("value")?.extract()?;
             // pyarrow.fs.FileType: NotFound 0, Unknown 1, File 2, Directory 3.
             Ok(match kind {
                 2 => Entry::File,
@@ -108,7 +109,9 @@ pub fn open(py: Python<'_>, out: &str) -> PyResult<Arc<dyn Store>> {
             .import_bound("pyarrow.fs")?
             .getattr("FileSystem")?
             .call_method1("from_uri", (out,))
-            .map_err(|e| invalid(format!("cannot open the dataset root {}: {}", crate::convert::clip(out), e.value_bound(py))))?
+            .map_err(|e| {
+                invalid(format!("cannot open the dataset root {}: {}", crate::convert::clip(out), e.value_bound(py)))
+            })?
             .extract()?;
         return Ok(Arc::new(ArrowStore { filesystem, root, uri: out.to_string() }));
     }

@@ -64,7 +64,8 @@ impl Slot {
     /// Recomputes the legal moves and actions after the game changed.
     fn refresh(&mut self, frame: Frame) {
         self.moves = if self.game.recorded_end().is_some() { Vec::new() } else { self.game.legal_moves() };
-        self.legal = if self.is_over() { Vec::new() } else { actions::legal_pairs(&self.game.position, &self.moves, frame) };
+        self.legal =
+            if self.is_over() { Vec::new() } else { actions::legal_pairs(&self.game.position, &self.moves, frame) };
     }
 
     fn restart(&mut self, start: &engine::Game, frame: Frame) {
@@ -205,13 +206,16 @@ impl VectorEnvCore {
                     shield(|| {
                         py.allow_threads(|| {
                             workers.install(|| {
-                                slots.par_iter_mut().zip(pending.par_iter()).filter(|(_, &p)| p).for_each(|(slot, _)| {
-                                    let variant = slot.game.position.variant.clone();
-                                    let mut evaluator = HeuristicEvaluator::new(&variant, HeuristicConfig::default());
-                                    let config = MctsConfig { simulations, ..MctsConfig::competitive() };
-                                    let (mv, _) = search(&mut slot.game, &mut evaluator, config, &mut slot.rng);
-                                    slot.game.play(mv);
-                                })
+                                slots.par_iter_mut().zip(pending.par_iter()).filter(|(_, &p)| p).for_each(
+                                    |(slot, _)| {
+                                        let variant = slot.game.position.variant.clone();
+                                        let mut evaluator =
+                                            HeuristicEvaluator::new(&variant, HeuristicConfig::default());
+                                        let config = MctsConfig { simulations, ..MctsConfig::competitive() };
+                                        let (mv, _) = search(&mut slot.game, &mut evaluator, config, &mut slot.rng);
+                                        slot.game.play(mv);
+                                    },
+                                )
                             })
                         })
                     })?;
@@ -228,8 +232,9 @@ impl VectorEnvCore {
                                 convert::describe(&answer)
                             ))
                         })?;
-                        let action = observations::action_value(action)
-                            .map_err(|e| IllegalMoveError::new_err(format!("env {index}: the opponent's {}", e.value_bound(py))))?;
+                        let action = observations::action_value(action).map_err(|e| {
+                            IllegalMoveError::new_err(format!("env {index}: the opponent's {}", e.value_bound(py)))
+                        })?;
                         let mv = actions::move_of(&slot.game.position, &slot.moves, action, Frame::Mover).ok_or_else(|| {
                             IllegalMoveError::new_err(format!(
                                 "env {index}: the opponent's action {action} is not legal in this position (mover frame)"
@@ -245,7 +250,11 @@ impl VectorEnvCore {
             shield(|| {
                 py.allow_threads(|| {
                     workers.install(|| {
-                        slots.par_iter_mut().zip(pending.par_iter()).filter(|(_, &p)| p).for_each(|(slot, _)| slot.refresh(frame))
+                        slots
+                            .par_iter_mut()
+                            .zip(pending.par_iter())
+                            .filter(|(_, &p)| p)
+                            .for_each(|(slot, _)| slot.refresh(frame))
                     })
                 })
             })?;
@@ -322,7 +331,8 @@ impl VectorEnvCore {
                 }
             },
         };
-        let workers = threads.map(|t| t.within::<usize>("threads", 1, 256).map(|n| Workers::new(Some(n)))).transpose()?;
+        let workers =
+            threads.map(|t| t.within::<usize>("threads", 1, 256).map(|n| Workers::new(Some(n)))).transpose()?;
         let planes = observation::plane_count(&variant, layout);
         let what = format!("VectorEnv({num_envs}) with {} observations", dtype.name());
         let buffer = dtype.zeros(py, &what, vec![num_envs, GRID, GRID, planes])?;
@@ -346,7 +356,13 @@ impl VectorEnvCore {
         core.start = core.check_start(start.as_deref())?;
         let template = core.start.clone();
         core.slots = (0..num_envs)
-            .map(|i| Slot { game: template.clone(), moves: Vec::new(), legal: Vec::new(), rng: opponent_rng(seed, i), written: Vec::new() })
+            .map(|i| Slot {
+                game: template.clone(),
+                moves: Vec::new(),
+                legal: Vec::new(),
+                rng: opponent_rng(seed, i),
+                written: Vec::new(),
+            })
             .collect();
         core.restart(py, None, &template)?;
         Ok(core)
@@ -375,7 +391,12 @@ impl VectorEnvCore {
     /// Restarts the games (those where `mask` is true, or all) from `start` (a Game, for this
     /// reset only) or the env's start position; returns the observations of all games.
     #[pyo3(signature = (mask = None, start = None))]
-    fn reset(&mut self, py: Python<'_>, mask: Option<PyReadonlyArray1<'_, bool>>, start: Option<PyRef<'_, Game>>) -> PyResult<PyObject> {
+    fn reset(
+        &mut self,
+        py: Python<'_>,
+        mask: Option<PyReadonlyArray1<'_, bool>>,
+        start: Option<PyRef<'_, Game>>,
+    ) -> PyResult<PyObject> {
         let mask: Option<Vec<bool>> = mask.map(|m| m.as_array().to_vec());
         if let Some(m) = &mask {
             if m.len() != self.slots.len() {
@@ -401,7 +422,13 @@ impl VectorEnvCore {
         &mut self,
         py: Python<'py>,
         actions: PyReadonlyArray1<'py, i64>,
-    ) -> PyResult<(PyObject, Bound<'py, PyArray1<f32>>, Bound<'py, PyArray1<bool>>, Bound<'py, PyArray1<bool>>, Vec<(usize, Game)>)> {
+    ) -> PyResult<(
+        PyObject,
+        Bound<'py, PyArray1<f32>>,
+        Bound<'py, PyArray1<bool>>,
+        Bound<'py, PyArray1<bool>>,
+        Vec<(usize, Game)>,
+    )> {
         let actions = actions.as_array();
         let n = self.slots.len();
         if actions.len() != n {
@@ -410,7 +437,9 @@ impl VectorEnvCore {
         let mut values = Vec::with_capacity(n);
         for (env, &a) in actions.iter().enumerate() {
             if a < 0 || a as usize >= NUM_ACTIONS {
-                return Err(IllegalMoveError::new_err(format!("env {env}: action {a} is outside the action space [0, {NUM_ACTIONS})")));
+                return Err(IllegalMoveError::new_err(format!(
+                    "env {env}: action {a} is outside the action space [0, {NUM_ACTIONS})"
+                )));
             }
             values.push(a as u32);
         }
@@ -420,7 +449,9 @@ impl VectorEnvCore {
                 !stale[*i] && slot.legal.binary_search_by_key(&a, |&(action, _)| action).is_err()
             });
             if let Some((env, (_, a))) = bad {
-                return Err(IllegalMoveError::new_err(format!("env {env}: action {a} is not legal (nothing was played)")));
+                return Err(IllegalMoveError::new_err(format!(
+                    "env {env}: action {a} is not legal (nothing was played)"
+                )));
             }
         }
         let movers: Vec<Color> = self.slots.iter().map(|s| s.game.side_to_move()).collect();
@@ -503,8 +534,11 @@ impl VectorEnvCore {
     /// none, whose action is not used).
     fn random_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
         let rng = &mut self.rng;
-        let actions: Vec<u32> =
-            self.slots.iter().map(|s| if s.legal.is_empty() { 0 } else { s.legal[rng.gen_range(0..s.legal.len())].0 }).collect();
+        let actions: Vec<u32> = self
+            .slots
+            .iter()
+            .map(|s| if s.legal.is_empty() { 0 } else { s.legal[rng.gen_range(0..s.legal.len())].0 })
+            .collect();
         actions_array(py, actions.into_iter())
     }
 

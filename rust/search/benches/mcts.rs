@@ -4,10 +4,10 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use taikyoku_search::evaluation::{Evaluator, HeuristicConfig, HeuristicEvaluator, PriorMode};
-use taikyoku_search::mcts::{MctsConfig, Search};
 use taikyoku_engine::random::random_playout;
 use taikyoku_engine::{Game, Variant};
+use taikyoku_search::evaluation::{Evaluator, HeuristicConfig, HeuristicEvaluator, PriorMode};
+use taikyoku_search::mcts::{MctsConfig, Search};
 
 const SIMULATIONS: u32 = 400;
 

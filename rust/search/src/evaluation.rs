@@ -4,14 +4,14 @@
 //! Nothing here is typed in per piece: a piece's value comes from what the move generator lets it
 //! do, so the values follow the piece table (and its rule options) automatically.
 
-use taikyoku_engine::{Game, Outcome};
-use taikyoku_engine::Color;
-use taikyoku_engine::{Move, Piece, Position, NO_SQUARE};
-use taikyoku_engine::table::{Kind, NO_RANK};
-use taikyoku_engine::Variant;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::sync::{Arc, Mutex, OnceLock};
+use taikyoku_engine::table::{Kind, NO_RANK};
+use taikyoku_engine::Color;
+use taikyoku_engine::Variant;
+use taikyoku_engine::{Game, Outcome};
+use taikyoku_engine::{Move, Piece, Position, NO_SQUARE};
 
 /// Share of the gain of promoting (promoted value minus own value) added to an unpromoted piece.
 /// Promotion comes with a piece's first capture, so it is likely but not certain.
@@ -253,7 +253,14 @@ impl PieceValues {
                 let (from, to) = (mv.from as usize, mv.to as usize);
                 let (step, distance) = g.line_step(from, to);
                 if (line.from, line.step) != (from, step) || line.distance > distance {
-                    line = SweptLine { from, step, next: (from as isize + step) as usize, distance: 1, value: 0.0, pieces: 0 };
+                    line = SweptLine {
+                        from,
+                        step,
+                        next: (from as isize + step) as usize,
+                        distance: 1,
+                        value: 0.0,
+                        pieces: 0,
+                    };
                 }
                 while line.next != to {
                     if let Some(p) = pos.at(line.next) {
@@ -278,7 +285,14 @@ impl PieceValues {
     /// `captured` plus, if the move captures (`any`) and the mover promotes, `promotion_weight`
     /// times the promotion gain.
     #[inline]
-    fn with_promotion_gain(&self, pos: &Position, mv: Move, mut captured: f32, any: bool, promotion_weight: f32) -> f32 {
+    fn with_promotion_gain(
+        &self,
+        pos: &Position,
+        mv: Move,
+        mut captured: f32,
+        any: bool,
+        promotion_weight: f32,
+    ) -> f32 {
         if any && promotion_weight != 0.0 {
             if let Some(mover) = pos.at(mv.from as usize) {
                 if !mover.promoted {
@@ -754,7 +768,10 @@ mod tests {
         evaluator.priors(&game.position, &moves, &mut priors);
         // The definition, move by move.
         let unit = capture_weight / evaluator.values.reference();
-        let weights: Vec<f32> = moves.iter().map(|&mv| 1.0 + unit * evaluator.values.move_gain(&game.position, mv, promotion_weight)).collect();
+        let weights: Vec<f32> = moves
+            .iter()
+            .map(|&mv| 1.0 + unit * evaluator.values.move_gain(&game.position, mv, promotion_weight))
+            .collect();
         let total = weights.iter().fold(0.0f32, |t, &w| t + w);
         let expected: Vec<u32> = weights.iter().map(|&w| (w * (1.0 / total)).to_bits()).collect();
         assert_eq!(priors.iter().map(|p| p.to_bits()).collect::<Vec<_>>(), expected);

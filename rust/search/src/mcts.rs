@@ -33,10 +33,10 @@
 //! of the schedule, for the leaves that level's scores read.
 
 use crate::evaluation::{outcome_value, Evaluator};
-use taikyoku_engine::Game;
-use taikyoku_engine::Move;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use taikyoku_engine::Game;
+use taikyoku_engine::Move;
 
 /// "No child node yet".
 const NONE: u32 = u32::MAX;
@@ -234,9 +234,15 @@ pub struct RootStats {
 enum RootKey {
     Unset,
     /// A game with this hash after this many plies.
-    At { hash: u64, plies: usize },
+    At {
+        hash: u64,
+        plies: usize,
+    },
     /// Re-rooted by `advance`: the game at `plies` followed by `moves`.
-    After { plies: usize, moves: Vec<Move> },
+    After {
+        plies: usize,
+        moves: Vec<Move>,
+    },
 }
 
 /// The search tree plus the settings that steer it.
@@ -384,7 +390,9 @@ impl Search {
         if self.nodes[0].state == State::Expanded {
             match self.config.root {
                 RootRule::Puct if !self.root_noised => self.add_root_noise(rng),
-                RootRule::Gumbel { considered, scale } if self.gumbel.is_none() => self.start_gumbel(considered, scale, rng),
+                RootRule::Gumbel { considered, scale } if self.gumbel.is_none() => {
+                    self.start_gumbel(considered, scale, rng)
+                }
                 _ => {}
             }
         }
@@ -639,7 +647,8 @@ impl Search {
                 l + scale * g
             })
             .collect();
-        let before = edges.iter().map(|e| if e.child == NONE { 0 } else { self.nodes[e.child as usize].visits }).collect();
+        let before =
+            edges.iter().map(|e| if e.child == NONE { 0 } else { self.nodes[e.child as usize].visits }).collect();
         let considered = (considered.max(1) as usize).min(edges.len());
         self.gumbel = Some(GumbelRoot { noisy, before, considered, schedule: Vec::new() });
         self.root_out_of_order = true;
@@ -673,11 +682,15 @@ impl Search {
             }
         };
         let score = |i: usize| gumbel.noisy[i] + sigma[i];
-        let best = (0..root.len as usize).filter(|&i| searched(i) == level).max_by(|&a, &b| score(a).total_cmp(&score(b)).then(b.cmp(&a)));
+        let best = (0..root.len as usize)
+            .filter(|&i| searched(i) == level)
+            .max_by(|&a, &b| score(a).total_cmp(&score(b)).then(b.cmp(&a)));
         // (The schedule always finds a move at its level; should it not, the leader goes deeper.)
         let best = best.or_else(|| {
             let most = (0..root.len as usize).map(searched).max()?;
-            (0..root.len as usize).filter(|&i| searched(i) == most).max_by(|&a, &b| score(a).total_cmp(&score(b)).then(b.cmp(&a)))
+            (0..root.len as usize)
+                .filter(|&i| searched(i) == most)
+                .max_by(|&a, &b| score(a).total_cmp(&score(b)).then(b.cmp(&a)))
         })?;
         Some(start + best)
     }
@@ -733,7 +746,8 @@ impl Search {
             }
         }
         let own = f64::from(root.raw_value);
-        let mixed = if visits > 0 { (own + visits as f64 * weighted / prior_sum) / (visits as f64 + 1.0) } else { own } as f32;
+        let mixed =
+            if visits > 0 { (own + visits as f64 * weighted / prior_sum) / (visits as f64 + 1.0) } else { own } as f32;
         let completed: Vec<f32> = edges.iter().map(|e| stats(e).map_or(mixed, |(_, q)| q)).collect();
         let low = completed.iter().copied().fold(f32::INFINITY, f32::min);
         let high = completed.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -808,7 +822,12 @@ impl Search {
 
     /// Runs `config.simulations` simulations from `game` with `evaluator`, one leaf at a time
     /// (no virtual loss needed on one thread). `game` is returned unchanged.
-    pub fn run<E: Evaluator + ?Sized>(&mut self, game: &mut Game, evaluator: &mut E, rng: &mut ChaCha8Rng) -> RootStats {
+    pub fn run<E: Evaluator + ?Sized>(
+        &mut self,
+        game: &mut Game,
+        evaluator: &mut E,
+        rng: &mut ChaCha8Rng,
+    ) -> RootStats {
         self.sync_root(game);
         let reused = self.root_child_visits();
         let start = self.completed;
@@ -1133,12 +1152,12 @@ impl<E: Evaluator> MctsPlayer<E> {
 mod tests {
     use super::*;
     use crate::evaluation::{HeuristicConfig, HeuristicEvaluator, PriorMode};
-    use taikyoku_engine::Color;
-    use taikyoku_engine::{Piece, Position};
-    use taikyoku_engine::Variant;
     use rand::SeedableRng;
     use std::collections::HashSet;
     use std::sync::Arc;
+    use taikyoku_engine::Color;
+    use taikyoku_engine::Variant;
+    use taikyoku_engine::{Piece, Position};
 
     fn variant() -> Arc<Variant> {
         Variant::load("taikyoku", &[]).unwrap()
@@ -1391,7 +1410,8 @@ mod tests {
         let variant = variant();
         let mut game = Game::new(variant.clone());
         let mut eval = heuristic(&variant);
-        let prior_of = |s: &Search| s.root_edges().iter().map(|e| (e.mv, e.prior(s.nodes[0].scale))).collect::<Vec<_>>();
+        let prior_of =
+            |s: &Search| s.root_edges().iter().map(|e| (e.mv, e.prior(s.nodes[0].scale))).collect::<Vec<_>>();
         let mut quiet = Search::new(MctsConfig { simulations: 32, ..MctsConfig::competitive() });
         quiet.run(&mut game, &mut eval, &mut rng);
         let mut noisy = Search::new(MctsConfig { simulations: 32, ..MctsConfig::default() });
@@ -1531,7 +1551,10 @@ mod tests {
         // sure of the capture.
         let mut game = board(&variant, &pieces);
         let moves = game.legal_moves().len() as u32;
-        let mut eval = HeuristicEvaluator::new(&variant, HeuristicConfig { priors: PriorMode::Uniform, ..HeuristicConfig::default() });
+        let mut eval = HeuristicEvaluator::new(
+            &variant,
+            HeuristicConfig { priors: PriorMode::Uniform, ..HeuristicConfig::default() },
+        );
         let (mv, _) = search(&mut game, &mut eval, gumbel(4 * moves, moves, 1.0), &mut ChaCha8Rng::seed_from_u64(0));
         assert_eq!((mv.from, mv.to), capture);
         // Capture priors put it among 16 considered moves whatever the noise.
@@ -1539,7 +1562,8 @@ mod tests {
         {
             for seed in 0..4 {
                 let mut game = board(&variant, &pieces);
-                let mut eval = HeuristicEvaluator::new(&variant, HeuristicConfig { priors, ..HeuristicConfig::default() });
+                let mut eval =
+                    HeuristicEvaluator::new(&variant, HeuristicConfig { priors, ..HeuristicConfig::default() });
                 let mut rng = ChaCha8Rng::seed_from_u64(seed);
                 let (mv, stats) = search(&mut game, &mut eval, gumbel(64, 16, 1.0), &mut rng);
                 assert_eq!((mv.from, mv.to), capture, "seed {seed}");

@@ -154,7 +154,9 @@ impl Manifest {
             schema_version: tables::SCHEMA_VERSION,
             engine_version: ENGINE_VERSION.into(),
             settings: settings.clone(),
-            seeding: "game seed = splitmix64(seed ^ splitmix64(game_id)); moves from ChaCha8Rng::seed_from_u64(game seed)".into(),
+            seeding:
+                "game seed = splitmix64(seed ^ splitmix64(game_id)); moves from ChaCha8Rng::seed_from_u64(game seed)"
+                    .into(),
             shards: Vec::new(),
             complete: false,
         }
@@ -201,7 +203,10 @@ impl Manifest {
 fn damage(store: &dyn Store, settings: &Settings, shard: &Shard) -> Option<String> {
     let (games_file, positions_file) = Manifest::file_names(settings, shard.index);
     let range = settings.shard_games(shard.index);
-    if shard.index >= settings.shard_count() || shard.first_game != range.start || shard.tally.games != range.end - range.start {
+    if shard.index >= settings.shard_count()
+        || shard.first_game != range.start
+        || shard.tally.games != range.end - range.start
+    {
         return Some(format!(
             "its entry (first game {}, {} games) does not match the run's shard layout (games {}..{})",
             shard.first_game,
@@ -238,7 +243,11 @@ fn damage(store: &dyn Store, settings: &Settings, shard: &Shard) -> Option<Strin
         Ok((mut counted, ids)) => {
             counted.bytes = bytes;
             if let Some(id) = ids.iter().find(|id| !range.contains(id)) {
-                return Some(format!("{games_file} holds game {id}, outside the shard's games {}..{}", range.start, range.end - 1));
+                return Some(format!(
+                    "{games_file} holds game {id}, outside the shard's games {}..{}",
+                    range.start,
+                    range.end - 1
+                ));
             }
             if ids.iter().collect::<BTreeSet<_>>().len() != ids.len() {
                 return Some(format!("{games_file} holds a game twice"));
@@ -429,7 +438,9 @@ impl Writer {
         // Without checksums, nothing vouches for a shard's bytes: it is generated again.
         manifest.shards = checked.sound.into_iter().filter(|s| s.checks.is_some()).collect();
         let mut damaged = checked.damaged;
-        damaged.extend(checked.unchecked.iter().map(|&i| (i, "its entry has no checksums (an older manifest)".to_string())));
+        damaged.extend(
+            checked.unchecked.iter().map(|&i| (i, "its entry has no checksums (an older manifest)".to_string())),
+        );
         damaged.sort_by_key(|(index, _)| *index);
         let repaired = damaged.into_iter().map(|(index, why)| format!("shard {index}: {why}")).collect();
         Ok((manifest, repaired, false))
@@ -527,7 +538,12 @@ impl Writer {
 
 /// Writes one shard's two files (each atomically: under a temporary name, then renamed) and
 /// returns its manifest entry. Any order of `records`; they are written by game id.
-pub fn write_shard(store: &dyn Store, settings: &Settings, index: u64, records: &[GameRecord]) -> Result<Shard, RunError> {
+pub fn write_shard(
+    store: &dyn Store,
+    settings: &Settings,
+    index: u64,
+    records: &[GameRecord],
+) -> Result<Shard, RunError> {
     let mut sorted: Vec<&GameRecord> = records.iter().collect();
     sorted.sort_by_key(|r| r.game_id);
     let (games_file, positions_file) = Manifest::file_names(settings, index);
@@ -547,7 +563,9 @@ pub fn write_shard(store: &dyn Store, settings: &Settings, index: u64, records: 
     let mut checks = Vec::with_capacity(2);
     // Positions first, games last: a shard counts as written once its games file exists.
     let schema = |table: &str| tables::file_schema(table, settings).expect("a known table");
-    for (path, schema, batches) in [(&positions_file, schema("positions"), &positions), (&games_file, schema("games"), &games)] {
+    for (path, schema, batches) in
+        [(&positions_file, schema("positions"), &positions), (&games_file, schema("games"), &games)]
+    {
         let data = tables::encode(settings.format, schema, batches).map_err(usage)?;
         store.write(path, &data).map_err(|e| io_error("writing", store, path, e))?;
         checks.push(FileCheck::of(&data));
@@ -579,7 +597,8 @@ fn type_name(data_type: &arrow_schema::DataType) -> String {
         T::List(item) => format!("list<{}>", type_name(item.data_type())),
         T::FixedSizeList(item, n) => format!("fixed_size_list<{}>[{n}]", type_name(item.data_type())),
         T::Struct(fields) => {
-            let inner: Vec<String> = fields.iter().map(|f| format!("{}: {}", f.name(), type_name(f.data_type()))).collect();
+            let inner: Vec<String> =
+                fields.iter().map(|f| format!("{}: {}", f.name(), type_name(f.data_type()))).collect();
             format!("struct<{}>", inner.join(", "))
         }
         other => other.to_string(),
@@ -642,7 +661,9 @@ pub fn card(manifest: &Manifest) -> String {
     };
     let evaluator = match &settings.network {
         Some(n) => format!("guided by the evaluator `{}` ({} observations)", n.name, n.observation),
-        None if matches!(settings.players, crate::Players::Mcts(_)) => "with the rules-derived heuristic evaluator".to_string(),
+        None if matches!(settings.players, crate::Players::Mcts(_)) => {
+            "with the rules-derived heuristic evaluator".to_string()
+        }
         None => String::new(),
     };
     let options = if settings.options.is_empty() { "standard rules".to_string() } else { settings.options.join(", ") };
@@ -655,7 +676,8 @@ pub fn card(manifest: &Manifest) -> String {
     }
     let _ = writeln!(s, "configs:");
     for (table, default) in [("positions", true), ("games", false)] {
-        let _ = writeln!(s, "- config_name: {table}\n  data_files:\n  - split: train\n    path: \"{table}/*.{extension}\"");
+        let _ =
+            writeln!(s, "- config_name: {table}\n  data_files:\n  - split: train\n    path: \"{table}/*.{extension}\"");
         if default {
             let _ = writeln!(s, "  default: true");
         }
@@ -708,7 +730,8 @@ pub fn card(manifest: &Manifest) -> String {
     }
     let _ = writeln!(s, "## Reading\n\n```python");
     let _ = writeln!(s, "import taikyoku.datasets as tds                   # pip install taikyoku");
-    let _ = writeln!(s, "ds = tds.open(DIR)                                # checks manifest.json; ds.games, ds.positions");
+    let _ =
+        writeln!(s, "ds = tds.open(DIR)                                # checks manifest.json; ds.games, ds.positions");
     let pyarrow_format = if settings.format == crate::Format::Arrow { "ipc" } else { "parquet" };
     let _ = writeln!(s, "import pyarrow.dataset as pds");
     let _ = writeln!(s, "positions = pds.dataset(f\"{{DIR}}/positions\", format=\"{pyarrow_format}\")");
@@ -741,6 +764,10 @@ pub fn card(manifest: &Manifest) -> String {
         }
         let _ = writeln!(s);
     }
-    let _ = writeln!(s, "## Settings\n\n```json\n{}\n```", serde_json::to_string_pretty(settings).expect("settings serialize"));
+    let _ = writeln!(
+        s,
+        "## Settings\n\n```json\n{}\n```",
+        serde_json::to_string_pretty(settings).expect("settings serialize")
+    );
     s
 }

@@ -23,7 +23,6 @@ pub mod store;
 pub mod tables;
 
 pub use dataset::{check_dataset, DatasetCheck, FileCheck, Manifest, Shard, Tally, Writer};
-pub use store::{LocalStore, Store, WriterLock, LOCK_FILE};
 use play::{play_game, GameRecord};
 use rayon::prelude::*;
 pub use settings::{Format, MctsSettings, Players, Settings, SettingsError};
@@ -31,6 +30,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
+pub use store::{LocalStore, Store, WriterLock, LOCK_FILE};
 use taikyoku_engine::Variant;
 
 /// Why a run failed.
@@ -139,7 +139,12 @@ pub fn local(out: &Path) -> Result<Arc<dyn Store>, RunError> {
 /// Generates (or resumes) the dataset of `settings` in `store`, with random or heuristic-MCTS
 /// players, on `threads` workers (rayon's default when `None`). Shards are played at once and
 /// written as they complete, so every thread stays busy whatever `games_per_shard` is.
-pub fn run(store: Arc<dyn Store>, settings: &Settings, threads: Option<usize>, control: Control) -> Result<Summary, RunError> {
+pub fn run(
+    store: Arc<dyn Store>,
+    settings: &Settings,
+    threads: Option<usize>,
+    control: Control,
+) -> Result<Summary, RunError> {
     if settings.network.is_some() {
         return Err(RunError::Usage("an evaluator-guided run needs network::run".into()));
     }
@@ -147,7 +152,9 @@ pub fn run(store: Arc<dyn Store>, settings: &Settings, threads: Option<usize>, c
     let variant = load_variant(settings)?;
     let started = Instant::now();
     let (writer, missing) = Writer::open(store, settings)?;
-    let result = pool.install(|| play_shards(&variant, settings, &missing, control, &|index, records| writer.commit(index, records)));
+    let result = pool.install(|| {
+        play_shards(&variant, settings, &missing, control, &|index, records| writer.commit(index, records))
+    });
     match result {
         Ok(()) => writer.finish(started),
         Err(e) => {
@@ -261,10 +268,7 @@ mod tests {
         names.push(dir.join("manifest.json"));
         names.push(dir.join(dataset::CARD));
         names.sort();
-        names
-            .into_iter()
-            .map(|p| (p.strip_prefix(dir).unwrap().display().to_string(), fs::read(&p).unwrap()))
-            .collect()
+        names.into_iter().map(|p| (p.strip_prefix(dir).unwrap().display().to_string(), fs::read(&p).unwrap())).collect()
     }
 
     fn run_quietly(out: &Path, settings: &Settings, threads: Option<usize>) -> Result<Summary, RunError> {
@@ -340,7 +344,12 @@ mod tests {
         assert_eq!(result, Err(RunError::Interrupted));
         let manifest = Manifest::read(&LocalStore::new(&stopped)).unwrap();
         assert!(!manifest.complete && manifest.shards.len() <= 1, "{:?}", manifest.shards);
-        assert!(fs::read_dir(stopped.join("games")).unwrap().all(|e| !e.unwrap().path().display().to_string().ends_with(".tmp")));
+        assert!(fs::read_dir(stopped.join("games")).unwrap().all(|e| !e
+            .unwrap()
+            .path()
+            .display()
+            .to_string()
+            .ends_with(".tmp")));
         run_quietly(&stopped, &settings, Some(2)).unwrap();
         assert_eq!(file_bytes(&stopped), file_bytes(&whole));
         let _ = fs::remove_dir_all(&whole);
@@ -353,10 +362,16 @@ mod tests {
         let stop = AtomicBool::new(true);
         let settings = Settings { games: 2, max_plies: 10, ..Settings::default() };
         let nested = dir.join("a").join("b");
-        assert_eq!(run(local(&nested).unwrap(), &settings, Some(1), Control { progress: &|_| {}, stop: &stop }), Err(RunError::Interrupted));
+        assert_eq!(
+            run(local(&nested).unwrap(), &settings, Some(1), Control { progress: &|_| {}, stop: &stop }),
+            Err(RunError::Interrupted)
+        );
         assert!(!dir.exists(), "the run created {} and must remove it", dir.display());
         fs::create_dir_all(&dir).unwrap();
-        assert_eq!(run(local(&dir).unwrap(), &settings, Some(1), Control { progress: &|_| {}, stop: &stop }), Err(RunError::Interrupted));
+        assert_eq!(
+            run(local(&dir).unwrap(), &settings, Some(1), Control { progress: &|_| {}, stop: &stop }),
+            Err(RunError::Interrupted)
+        );
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 0, "an empty directory stays empty");
         let _ = fs::remove_dir_all(&dir);
     }
@@ -398,11 +413,16 @@ mod tests {
             assert_eq!(metadata.get(tables::keys::SETTINGS), Some(&settings_json));
             assert_eq!(metadata.get(tables::keys::SCHEMA_VERSION), Some(&tables::SCHEMA_VERSION.to_string()));
             assert_eq!(metadata.get(tables::keys::ENGINE_VERSION).map(String::as_str), Some(dataset::ENGINE_VERSION));
-            assert!(schema.fields().iter().all(|f| f.metadata().get(tables::DESCRIPTION).is_some_and(|d| !d.is_empty())));
+            assert!(schema
+                .fields()
+                .iter()
+                .all(|f| f.metadata().get(tables::DESCRIPTION).is_some_and(|d| !d.is_empty())));
         }
         let card = fs::read_to_string(dir.join(dataset::CARD)).unwrap();
         assert!(card.starts_with("---\n") && card.contains("configs:\n- config_name: positions\n"), "{card}");
-        assert!(card.contains("path: \"positions/*.arrow\"\n  default: true") && card.contains("path: \"games/*.arrow\""));
+        assert!(
+            card.contains("path: \"positions/*.arrow\"\n  default: true") && card.contains("path: \"games/*.arrow\"")
+        );
         assert!(card.contains("| games | 3 |") && card.contains("| positions | 30 |"), "{card}");
         let _ = fs::remove_dir_all(&dir);
     }
@@ -411,7 +431,10 @@ mod tests {
     fn file_batches(path: &Path, format: Format) -> Vec<arrow_array::RecordBatch> {
         let data = fs::read(path).unwrap();
         match format {
-            Format::Arrow => arrow_ipc::reader::FileReader::try_new(std::io::Cursor::new(data), None).unwrap().map(|b| b.unwrap()).collect(),
+            Format::Arrow => arrow_ipc::reader::FileReader::try_new(std::io::Cursor::new(data), None)
+                .unwrap()
+                .map(|b| b.unwrap())
+                .collect(),
             Format::Parquet => {
                 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder as Builder;
                 let data = bytes::Bytes::from(data);
@@ -419,7 +442,12 @@ mod tests {
                 // Each row group alone, read whole: one batch per row group.
                 (0..groups)
                     .map(|g| {
-                        let reader = Builder::try_new(data.clone()).unwrap().with_row_groups(vec![g]).with_batch_size(1 << 20).build().unwrap();
+                        let reader = Builder::try_new(data.clone())
+                            .unwrap()
+                            .with_row_groups(vec![g])
+                            .with_batch_size(1 << 20)
+                            .build()
+                            .unwrap();
                         let mut batches: Vec<_> = reader.map(|b| b.unwrap()).collect();
                         assert_eq!(batches.len(), 1);
                         batches.remove(0)
@@ -439,13 +467,24 @@ mod tests {
             let summary = run_quietly(&dir, &settings, Some(2)).unwrap();
             assert_eq!(summary.total.positions, 4_500);
             let positions = file_batches(&dir.join(format!("positions/part-00000.{}", format.extension())), format);
-            assert_eq!(positions.iter().map(|b| b.num_rows()).collect::<Vec<_>>(), vec![tables::ROWS_PER_BATCH, 4_500 - tables::ROWS_PER_BATCH]);
+            assert_eq!(
+                positions.iter().map(|b| b.num_rows()).collect::<Vec<_>>(),
+                vec![tables::ROWS_PER_BATCH, 4_500 - tables::ROWS_PER_BATCH]
+            );
             let games = file_batches(&dir.join(format!("games/part-00000.{}", format.extension())), format);
             assert_eq!(games.iter().map(|b| b.num_rows()).collect::<Vec<_>>(), vec![3]);
             // The rows are in game order, then ply order.
             let ids: Vec<u64> = positions
                 .iter()
-                .flat_map(|b| b.column_by_name("game_id").unwrap().as_any().downcast_ref::<arrow_array::UInt64Array>().unwrap().values().to_vec())
+                .flat_map(|b| {
+                    b.column_by_name("game_id")
+                        .unwrap()
+                        .as_any()
+                        .downcast_ref::<arrow_array::UInt64Array>()
+                        .unwrap()
+                        .values()
+                        .to_vec()
+                })
                 .collect();
             assert!(ids.windows(2).all(|w| w[0] <= w[1]) && ids[0] == 0 && ids[4_499] == 2);
             let _ = fs::remove_dir_all(&dir);
@@ -458,15 +497,24 @@ mod tests {
         use taikyoku_engine::rl::actions::{legal_actions, Frame};
         let mcts = MctsSettings { simulations: 8, ..MctsSettings::default() };
         for (players, format) in [(Players::Mcts(mcts), Format::Parquet), (Players::Random, Format::Arrow)] {
-            let settings =
-                Settings { players, games: 3, games_per_shard: 2, max_plies: 12, format, store_legal_actions: true, ..Settings::default() };
+            let settings = Settings {
+                players,
+                games: 3,
+                games_per_shard: 2,
+                max_plies: 12,
+                format,
+                store_legal_actions: true,
+                ..Settings::default()
+            };
             let (one, two) = (temp_dir("legal-one"), temp_dir("legal-two"));
             run_quietly(&one, &settings, Some(1)).unwrap();
             run_quietly(&two, &settings, Some(2)).unwrap();
             assert_eq!(file_bytes(&one), file_bytes(&two));
             let variant = Variant::load("taikyoku", &[]).unwrap();
             for shard in 0..2 {
-                for batch in file_batches(&one.join(format!("positions/part-{shard:05}.{}", format.extension())), format) {
+                for batch in
+                    file_batches(&one.join(format!("positions/part-{shard:05}.{}", format.extension())), format)
+                {
                     assert_eq!(batch.schema().fields().last().unwrap().name(), tables::LEGAL_ACTIONS);
                     let column = |name: &str| batch.column_by_name(name).unwrap().clone();
                     let legal = column(tables::LEGAL_ACTIONS);
@@ -488,7 +536,13 @@ mod tests {
                         let moves = game.legal_moves();
                         assert_eq!(stored, legal_actions(&game.position, &moves, Frame::Mover));
                         assert_eq!(stored.len(), counts.value(row) as usize);
-                        let mv = taikyoku_engine::rl::actions::move_of(&game.position, &moves, played.value(row), Frame::Mover).unwrap();
+                        let mv = taikyoku_engine::rl::actions::move_of(
+                            &game.position,
+                            &moves,
+                            played.value(row),
+                            Frame::Mover,
+                        )
+                        .unwrap();
                         game.play(mv);
                     }
                 }
@@ -505,7 +559,11 @@ mod tests {
     #[test]
     fn a_gumbel_root_stores_its_improved_policy_over_the_legal_actions() {
         use arrow_array::{Array, Float32Array, ListArray, StructArray, UInt32Array};
-        let mcts = MctsSettings { simulations: 16, gumbel: Some(settings::GumbelSettings { considered: 8, scale: 1.0 }), ..MctsSettings::default() };
+        let mcts = MctsSettings {
+            simulations: 16,
+            gumbel: Some(settings::GumbelSettings { considered: 8, scale: 1.0 }),
+            ..MctsSettings::default()
+        };
         let settings = Settings {
             variant: "tenjiku".into(),
             players: Players::Mcts(mcts),
@@ -523,7 +581,8 @@ mod tests {
         let mut rows = 0;
         for shard in 0..2 {
             for batch in file_batches(&one.join(format!("positions/part-{shard:05}.arrow")), Format::Arrow) {
-                let names: Vec<String> = batch.schema().fields().iter().rev().take(2).map(|f| f.name().clone()).collect();
+                let names: Vec<String> =
+                    batch.schema().fields().iter().rev().take(2).map(|f| f.name().clone()).collect();
                 assert_eq!(names, [tables::POLICY, tables::LEGAL_ACTIONS]);
                 let column = |name: &str| batch.column_by_name(name).unwrap().clone();
                 let (policy, legal, played) = (column(tables::POLICY), column(tables::LEGAL_ACTIONS), column("action"));

@@ -24,8 +24,8 @@ use std::sync::Arc;
 use std::time::Instant;
 use taikyoku_engine::rl::actions::{action_of, legal_actions, Frame};
 use taikyoku_engine::rl::observation::{observation_len, rewrite, Cell, Layout};
-use taikyoku_engine::{Game, Variant};
 use taikyoku_engine::Move;
+use taikyoku_engine::{Game, Variant};
 use taikyoku_search::mcts::{LeafRequest, MctsConfig, RootStats, Search};
 
 /// One game in play.
@@ -79,7 +79,8 @@ pub trait BatchEvaluator<O> {
 /// The error names the rule broken and the first entry that breaks it (its leaf, action and
 /// place in the flat arrays).
 pub fn check_evaluation<O>(batch: &Batch<O>, priors: &[f32], values: &[f32]) -> Result<(), RunError> {
-    let broken = |rule: &str, what: String| Err(RunError::Usage(format!("the evaluator broke its contract: {rule}; {what}")));
+    let broken =
+        |rule: &str, what: String| Err(RunError::Usage(format!("the evaluator broke its contract: {rule}; {what}")));
     if values.len() != batch.leaves || priors.len() != batch.actions.len() {
         return broken(
             "it must return one prior per legal action and one value per position",
@@ -99,7 +100,12 @@ pub fn check_evaluation<O>(batch: &Batch<O>, priors: &[f32], values: &[f32]) -> 
             if !(p.is_finite() && p >= 0.0) {
                 return broken(
                     "priors must be finite and non-negative (not NaN, infinite or negative)",
-                    format!("position {leaf}'s prior for action {} (priors[{}]) is {}", batch.actions[start + i], start + i, crate::settings::show_real(p.into())),
+                    format!(
+                        "position {leaf}'s prior for action {} (priors[{}]) is {}",
+                        batch.actions[start + i],
+                        start + i,
+                        crate::settings::show_real(p.into())
+                    ),
                 );
             }
             sum += p;
@@ -145,7 +151,14 @@ struct Half {
 
 impl Half {
     fn new(capacity: usize, rows: usize) -> Half {
-        Half { slots: Vec::new(), capacity, written: vec![Vec::new(); rows], actions: Vec::new(), offsets: vec![0], rows: Vec::new() }
+        Half {
+            slots: Vec::new(),
+            capacity,
+            written: vec![Vec::new(); rows],
+            actions: Vec::new(),
+            offsets: vec![0],
+            rows: Vec::new(),
+        }
     }
 
     fn leaves(&self) -> usize {
@@ -203,10 +216,16 @@ impl Half {
                 return;
             }
             let (actions, ends) = (&mut slot.actions, &mut slot.ends);
-            slot.descents = slot.search.select_leaves_into(&mut slot.game, wanted, &mut slot.rng, &mut slot.requests, |game, leaf, _| {
-                actions.extend(leaf.moves.iter().map(|&m| action_of(&game.position, m, Frame::Mover)));
-                ends.push(actions.len());
-            });
+            slot.descents = slot.search.select_leaves_into(
+                &mut slot.game,
+                wanted,
+                &mut slot.rng,
+                &mut slot.requests,
+                |game, leaf, _| {
+                    actions.extend(leaf.moves.iter().map(|&m| action_of(&game.position, m, Frame::Mover)));
+                    ends.push(actions.len());
+                },
+            );
         });
         // 2. Rows and offsets, in slot order.
         self.rows.clear();
@@ -381,7 +400,8 @@ fn play<O: Cell>(
         let [half_0, half_1] = &mut halves;
         let (this, that) = if h == 0 { (&*half_0, half_1) } else { (&*half_1, half_0) };
         let [buffer_0, buffer_1] = &mut buffers;
-        let (this_buffer, that_buffer): (&[O], &mut [O]) = if h == 0 { (buffer_0, buffer_1) } else { (buffer_1, buffer_0) };
+        let (this_buffer, that_buffer): (&[O], &mut [O]) =
+            if h == 0 { (buffer_0, buffer_1) } else { (buffer_1, buffer_0) };
         let previous = evaluations[other].take();
         let len = observation_len(&setup.variant, setup.layout);
         let mut evaluate = || -> Result<Option<(Vec<f32>, Vec<f32>)>, RunError> {
@@ -389,7 +409,8 @@ fn play<O: Cell>(
                 return Ok(None);
             }
             let observations = &this_buffer[..this.leaves() * len];
-            let batch = Batch { half: h, leaves: this.leaves(), observations, actions: &this.actions, offsets: &this.offsets };
+            let batch =
+                Batch { half: h, leaves: this.leaves(), observations, actions: &this.actions, offsets: &this.offsets };
             let (priors, values) = evaluator.evaluate(&batch)?;
             check_evaluation(&batch, &priors, &values)?;
             Ok(Some((priors, values)))
@@ -485,7 +506,13 @@ pub fn search_position<O: Cell>(
         if requests.is_empty() {
             continue;
         }
-        let batch = Batch { half: 0, leaves: requests.len(), observations: &buffer[..requests.len() * len], actions: &actions, offsets: &offsets };
+        let batch = Batch {
+            half: 0,
+            leaves: requests.len(),
+            observations: &buffer[..requests.len() * len],
+            actions: &actions,
+            offsets: &offsets,
+        };
         let (priors, values) = evaluator.evaluate(&batch)?;
         check_evaluation(&batch, &priors, &values)?;
         for (i, request) in requests.iter().enumerate() {
@@ -549,7 +576,11 @@ mod tests {
             players: Players::Mcts(mcts),
             max_plies: 5,
             games: 5,
-            network: Some(NetworkSettings { name: "stand-in".into(), leaves_per_game: leaves, observation: "onehot".into() }),
+            network: Some(NetworkSettings {
+                name: "stand-in".into(),
+                leaves_per_game: leaves,
+                observation: "onehot".into(),
+            }),
             ..Settings::default()
         }
     }
@@ -564,7 +595,8 @@ mod tests {
         let alone = play_on(1, 1);
         assert_eq!(alone.len(), 5);
         assert!(alone.iter().all(|r| r.plies() == 5 && r.termination == "max_plies"));
-        let sums: Vec<u32> = alone.iter().flat_map(|r| r.positions.iter().map(|p| p.visits.iter().map(|v| v.1).sum::<u32>())).collect();
+        let sums: Vec<u32> =
+            alone.iter().flat_map(|r| r.positions.iter().map(|p| p.visits.iter().map(|v| v.1).sum::<u32>())).collect();
         assert!(sums.iter().all(|&s| s >= 7), "{sums:?}");
         assert_eq!(alone, play_on(2, 3));
         assert_eq!(alone, play_on(3, 8));
@@ -617,22 +649,54 @@ mod tests {
             let config = MctsConfig { simulations: 40, root, ..MctsConfig::competitive() };
             // One leaf per call: the same tree, move and statistics as the plain search.
             let mut buffer = vec![0u16; len];
-            let found = search_position(&game, config, 1, Layout::Compact, &mut buffer, &mut Batched, &mut ChaCha8Rng::seed_from_u64(2)).unwrap();
-            let expected = taikyoku_search::mcts::search(&mut game.clone(), &mut StandIn, config, &mut ChaCha8Rng::seed_from_u64(2));
+            let found = search_position(
+                &game,
+                config,
+                1,
+                Layout::Compact,
+                &mut buffer,
+                &mut Batched,
+                &mut ChaCha8Rng::seed_from_u64(2),
+            )
+            .unwrap();
+            let expected = taikyoku_search::mcts::search(
+                &mut game.clone(),
+                &mut StandIn,
+                config,
+                &mut ChaCha8Rng::seed_from_u64(2),
+            );
             assert_eq!(found.0, expected.0, "{root:?}");
             assert_eq!(found.1.visits, expected.1.visits, "{root:?}");
             assert_eq!(found.1.policy, expected.1.policy, "{root:?}");
             assert_eq!(found.1.simulations, 40);
             // Eight leaves per call: all simulations, the move among the visited ones.
             let mut buffer = vec![0u16; 8 * len];
-            let (mv, stats) = search_position(&game, config, 8, Layout::Compact, &mut buffer, &mut Batched, &mut ChaCha8Rng::seed_from_u64(2)).unwrap();
+            let (mv, stats) = search_position(
+                &game,
+                config,
+                8,
+                Layout::Compact,
+                &mut buffer,
+                &mut Batched,
+                &mut ChaCha8Rng::seed_from_u64(2),
+            )
+            .unwrap();
             assert_eq!(stats.visits.iter().map(|v| v.1).sum::<u32>(), 40);
             assert!(stats.visits.iter().any(|&(m, n)| m == mv && n > 0));
         }
         // A finished game, or a buffer too small, is refused.
         let mut small = vec![0u16; len - 1];
         let config = MctsConfig::competitive();
-        assert!(search_position(&game, config, 1, Layout::Compact, &mut small, &mut Batched, &mut ChaCha8Rng::seed_from_u64(0)).is_err());
+        assert!(search_position(
+            &game,
+            config,
+            1,
+            Layout::Compact,
+            &mut small,
+            &mut Batched,
+            &mut ChaCha8Rng::seed_from_u64(0)
+        )
+        .is_err());
     }
 
     fn stand_in_u16(batch: &Batch<u16>) -> (Vec<f32>, Vec<f32>) {
@@ -651,14 +715,18 @@ mod tests {
         let error = play_games(&settings(2), 0..1, 1, &one_thread(), &mut short).unwrap_err();
         assert!(matches!(&error, RunError::Usage(m) if m.contains("one prior per legal action")), "{error}");
         let batch = Batch::<u8> { half: 0, leaves: 2, observations: &[], actions: &[7, 9, 4], offsets: &[0, 2, 3] };
-        let check = |priors: &[f32], values: &[f32]| check_evaluation(&batch, priors, values).map_err(|e| e.to_string());
+        let check =
+            |priors: &[f32], values: &[f32]| check_evaluation(&batch, priors, values).map_err(|e| e.to_string());
         assert_eq!(check(&[0.5, 0.0, 2.0], &[1.0, -1.0]), Ok(()));
         let error = check(&[0.5, -0.25, 2.0], &[0.0, 0.0]).unwrap_err();
         assert!(error.contains("non-negative") && error.contains("action 9 (priors[1]) is -0.25"), "{error}");
         let error = check(&[0.5, 1.0, f32::NAN], &[0.0, 0.0]).unwrap_err();
         assert!(error.contains("position 1's prior for action 4 (priors[2]) is nan"), "{error}");
         let error = check(&[0.0, 0.0, 1.0], &[0.0, 0.0]).unwrap_err();
-        assert!(error.contains("positive, finite float32 sum") && error.contains("priors[0:2]) are all zero"), "{error}");
+        assert!(
+            error.contains("positive, finite float32 sum") && error.contains("priors[0:2]) are all zero"),
+            "{error}"
+        );
         let error = check(&[3e38, 3e38, 1.0], &[0.0, 0.0]).unwrap_err();
         assert!(error.contains("sum to infinity"), "{error}");
         let error = check(&[1.0, 1.0, 1.0], &[0.0, 7.0]).unwrap_err();

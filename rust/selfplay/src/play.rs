@@ -4,12 +4,12 @@ use crate::settings::{Players, Settings};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
+use taikyoku_engine::random::splitmix64;
 use taikyoku_engine::rl::actions::{action_of, legal_actions, Frame, GRID_SQUARES};
+use taikyoku_engine::rl::observation::{compact_board, compact_board_after};
+use taikyoku_engine::{Color, Game, Move, Outcome, Position, Termination, Variant};
 use taikyoku_search::evaluation::HeuristicEvaluator;
 use taikyoku_search::mcts::{MctsPlayer, RootStats};
-use taikyoku_engine::rl::observation::{compact_board, compact_board_after};
-use taikyoku_engine::random::splitmix64;
-use taikyoku_engine::{Color, Game, Move, Outcome, Position, Termination, Variant};
 
 /// One position of a game, as the positions table stores it.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,19 +65,37 @@ pub struct GameRecord {
 impl GameRecord {
     /// A game about to start.
     pub fn new(game_id: u64, seed: u64) -> GameRecord {
-        GameRecord { game_id, seed, result: None, outcome: Outcome::Truncated, termination: "", actions: Vec::new(), moves: Vec::new(), positions: Vec::new() }
+        GameRecord {
+            game_id,
+            seed,
+            result: None,
+            outcome: Outcome::Truncated,
+            termination: "",
+            actions: Vec::new(),
+            moves: Vec::new(),
+            positions: Vec::new(),
+        }
     }
 
     /// Records `mv`, about to be played in `game`, which has `legal_moves` legal moves
     /// (`legal_actions`: their actions, when the run stores them), chosen by the search that
     /// ended with `searched` (none for random players).
-    pub fn record_move(&mut self, game: &Game, mv: Move, legal_moves: usize, legal_actions: Option<Vec<u32>>, searched: Option<&RootStats>) {
+    pub fn record_move(
+        &mut self,
+        game: &Game,
+        mv: Move,
+        legal_moves: usize,
+        legal_actions: Option<Vec<u32>>,
+        searched: Option<&RootStats>,
+    ) {
         let pos = &game.position;
         let ply = pos.move_number() - 1;
         let mut board = vec![0u16; GRID_SQUARES];
         match self.positions.last() {
             // The last position recorded is the one before this position's last move.
-            Some(last) if last.ply + 1 == ply && pos.last_move().is_some() => compact_board_after(pos, &last.board, &mut board),
+            Some(last) if last.ply + 1 == ply && pos.last_move().is_some() => {
+                compact_board_after(pos, &last.board, &mut board)
+            }
             _ => compact_board(pos, &mut board),
         }
         let action = action_of(pos, mv, Frame::Mover);
@@ -144,7 +162,12 @@ pub fn root_policy(pos: &Position, stats: &RootStats) -> Vec<(u32, f32)> {
 
 /// Plays game `game_id` of a run with `settings`; `None` if `halted` says to stop (it is
 /// asked before every ply).
-pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64, halted: &dyn Fn() -> bool) -> Option<GameRecord> {
+pub fn play_game(
+    variant: &Arc<Variant>,
+    settings: &Settings,
+    game_id: u64,
+    halted: &dyn Fn() -> bool,
+) -> Option<GameRecord> {
     let seed = game_seed(settings.seed, game_id);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut game = Game::new(variant.clone());
@@ -156,7 +179,9 @@ pub fn play_game(variant: &Arc<Variant>, settings: &Settings, game_id: u64, halt
     }
     let mut mcts = match &settings.players {
         Players::Random => None,
-        Players::Mcts(mcts) => Some(MctsPlayer::new(mcts.engine_config(), HeuristicEvaluator::new(variant, mcts.heuristic_config()))),
+        Players::Mcts(mcts) => {
+            Some(MctsPlayer::new(mcts.engine_config(), HeuristicEvaluator::new(variant, mcts.heuristic_config())))
+        }
     };
     let mut record = GameRecord::new(game_id, seed);
     let mut legal = Vec::with_capacity(2048);

@@ -146,7 +146,10 @@ impl MctsSettings {
             check_real(name, value.into())?;
         }
         if self.priors != "captures" && self.priors != "uniform" {
-            return Err(SettingsError::new("priors", format!("unknown priors '{}' (use 'captures' or 'uniform')", self.priors)));
+            return Err(SettingsError::new(
+                "priors",
+                format!("unknown priors '{}' (use 'captures' or 'uniform')", self.priors),
+            ));
         }
         if let Some(gumbel) = &self.gumbel {
             check_integer("gumbel_considered", gumbel.considered.into())?;
@@ -245,13 +248,20 @@ pub fn check_real(name: &'static str, value: f64) -> Result<f32, SettingsError> 
     let within = |x: f64| x.is_finite() && (if l.low_open { x > l.low } else { x >= l.low }) && x <= l.high;
     let range = format!("{}{}, {}]", if l.low_open { "(" } else { "[" }, show_bound(l.low), show_bound(l.high));
     if !within(value) {
-        return Err(SettingsError::new(name, format!("{name} must be a finite number in {range}, not {}", show_real(value))));
+        return Err(SettingsError::new(
+            name,
+            format!("{name} must be a finite number in {range}, not {}", show_real(value)),
+        ));
     }
     let stored = value as f32;
     if !within(stored.into()) {
         return Err(SettingsError::new(
             name,
-            format!("{name} must be a finite number in {range}, not {} (it is {} as a float32, as settings are stored)", show_real(value), show_real(stored.into())),
+            format!(
+                "{name} must be a finite number in {range}, not {} (it is {} as a float32, as settings are stored)",
+                show_real(value),
+                show_real(stored.into())
+            ),
         ));
     }
     Ok(stored)
@@ -261,7 +271,10 @@ pub fn check_real(name: &'static str, value: f64) -> Result<f32, SettingsError> 
 pub fn check_integer(name: &'static str, value: i128) -> Result<u32, SettingsError> {
     let l = mcts_limit(name).expect("a setting of MCTS_LIMITS");
     if (value as f64) < l.low || (value as f64) > l.high {
-        return Err(SettingsError::new(name, format!("{name} must be an integer in [{}, {}], not {value}", l.low as u64, l.high as u64)));
+        return Err(SettingsError::new(
+            name,
+            format!("{name} must be an integer in [{}, {}], not {value}", l.low as u64, l.high as u64),
+        ));
     }
     Ok(value as u32)
 }
@@ -384,13 +397,19 @@ impl Settings {
         }
         if let Some(network) = &self.network {
             if self.players == Players::Random {
-                return Err(SettingsError::new("players", String::from("an evaluator guides MCTS: use players='mcts'")));
+                return Err(SettingsError::new(
+                    "players",
+                    String::from("an evaluator guides MCTS: use players='mcts'"),
+                ));
             }
             if network.leaves_per_game == 0 {
                 return Err(SettingsError::new("leaves_per_game", String::from("leaves_per_game must be at least 1")));
             }
             if network.observation != "compact" && network.observation != "onehot" {
-                return Err(SettingsError::new("observation", format!("unknown observation '{}' (use 'compact' or 'onehot')", network.observation)));
+                return Err(SettingsError::new(
+                    "observation",
+                    format!("unknown observation '{}' (use 'compact' or 'onehot')", network.observation),
+                ));
             }
         }
         Ok(())
@@ -485,7 +504,8 @@ mod tests {
         assert_eq!((short.expected_plies(), short.games_per_shard_for(100_000)), (300, 333));
         // A network evaluator is sized as the longer of random and heuristic play.
         let network = NetworkSettings { name: "net".into(), leaves_per_game: 8, observation: "compact".into() };
-        let guided = Settings { players: mcts(), variant: "tenjiku".into(), network: Some(network), ..Settings::default() };
+        let guided =
+            Settings { players: mcts(), variant: "tenjiku".into(), network: Some(network), ..Settings::default() };
         assert_eq!(guided.expected_plies(), 300);
         // Another variant's figures; an unmeasured one plays to the limit (shards stay small).
         let daidai = Settings { players: mcts(), variant: "daidai".into(), ..Settings::default() };
@@ -507,7 +527,10 @@ mod tests {
         let error = check_real("c_puct", 3e38).unwrap_err();
         assert_eq!(error.to_string(), "c_puct must be a finite number in (0, 1e+06], not 3e+38");
         assert_eq!(error.field, "c_puct");
-        assert_eq!(check_real("dirichlet_alpha", 1001.0).unwrap_err().to_string(), "dirichlet_alpha must be a finite number in (0, 1000], not 1001.0");
+        assert_eq!(
+            check_real("dirichlet_alpha", 1001.0).unwrap_err().to_string(),
+            "dirichlet_alpha must be a finite number in (0, 1000], not 1001.0"
+        );
         assert!(check_real("dirichlet_alpha", 0.0).is_err() && check_real("dirichlet_fraction", 0.0).is_ok());
         assert!(check_real("temperature", f64::NAN).unwrap_err().to_string().ends_with("not nan"));
         // In range as given, out of it as stored: refused with the value given.
@@ -515,13 +538,28 @@ mod tests {
             check_real("dirichlet_alpha", 5e-324).unwrap_err().to_string(),
             "dirichlet_alpha must be a finite number in (0, 1000], not 5e-324 (it is 0.0 as a float32, as settings are stored)"
         );
-        assert_eq!(check_integer("gumbel_considered", 0).unwrap_err().to_string(), "gumbel_considered must be an integer in [1, 1048576], not 0");
-        assert_eq!(check_integer("simulations", 1 << 40).unwrap_err().to_string(), "simulations must be an integer in [1, 4294967295], not 1099511627776");
+        assert_eq!(
+            check_integer("gumbel_considered", 0).unwrap_err().to_string(),
+            "gumbel_considered must be an integer in [1, 1048576], not 0"
+        );
+        assert_eq!(
+            check_integer("simulations", 1 << 40).unwrap_err().to_string(),
+            "simulations must be an integer in [1, 4294967295], not 1099511627776"
+        );
         // Python's repr and format(x, "g"), as the Python side writes them.
-        for (x, repr) in [(1.0, "1.0"), (0.25, "0.25"), (1e-5, "1e-05"), (123456.0, "123456.0"), (1e16, "1e+16"), (-2.5e-7, "-2.5e-07")] {
+        for (x, repr) in [
+            (1.0, "1.0"),
+            (0.25, "0.25"),
+            (1e-5, "1e-05"),
+            (123456.0, "123456.0"),
+            (1e16, "1e+16"),
+            (-2.5e-7, "-2.5e-07"),
+        ] {
             assert_eq!(show_real(x), repr);
         }
-        for (x, g) in [(0.0, "0"), (1.0, "1"), (1e3, "1000"), (1e6, "1e+06"), (4294967295.0, "4.29497e+09"), (0.5, "0.5")] {
+        for (x, g) in
+            [(0.0, "0"), (1.0, "1"), (1e3, "1000"), (1e6, "1e+06"), (4294967295.0, "4.29497e+09"), (0.5, "0.5")]
+        {
             assert_eq!(show_bound(x), g);
         }
         // A manifest's settings are checked as strictly as arguments.

@@ -117,7 +117,8 @@ fn holder_record() -> String {
         .unwrap_or_default();
     let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let command: Vec<String> = std::env::args().collect();
-    serde_json::json!({ "pid": std::process::id(), "host": host, "started": started, "command": command.join(" ") }).to_string()
+    serde_json::json!({ "pid": std::process::id(), "host": host, "started": started, "command": command.join(" ") })
+        .to_string()
 }
 
 /// The holder as a message names it, from the lock file's record.
@@ -126,7 +127,8 @@ fn describe_holder(record: &str) -> String {
         return "another process (it has not said which yet)".into();
     };
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let since = value["started"].as_u64().map(|s| format!(", running for {} s", now.saturating_sub(s))).unwrap_or_default();
+    let since =
+        value["started"].as_u64().map(|s| format!(", running for {} s", now.saturating_sub(s))).unwrap_or_default();
     let host = value["host"].as_str().filter(|h| !h.is_empty()).map(|h| format!(" on {h}")).unwrap_or_default();
     let command = value["command"].as_str().map(|c| format!(": {c}")).unwrap_or_default();
     match value["pid"].as_u64() {
@@ -218,7 +220,13 @@ impl Store for LocalStore {
     fn lock(&self) -> Result<Option<WriterLock>, LockError> {
         let path = self.path(LOCK_FILE);
         loop {
-            let file = fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(LockError::Io)?;
+            let file = fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(LockError::Io)?;
             match file.try_lock() {
                 Ok(()) => {}
                 Err(fs::TryLockError::WouldBlock) => {
@@ -261,7 +269,9 @@ mod tests {
         let record = fs::read_to_string(dir.join(LOCK_FILE)).unwrap();
         assert!(record.contains(&format!("\"pid\":{}", std::process::id())), "{record}");
         match store.lock() {
-            Err(LockError::Busy(holder)) => assert!(holder.starts_with(&format!("process {}", std::process::id())), "{holder}"),
+            Err(LockError::Busy(holder)) => {
+                assert!(holder.starts_with(&format!("process {}", std::process::id())), "{holder}")
+            }
             other => panic!("a second writer got {other:?}"),
         }
         drop(first);

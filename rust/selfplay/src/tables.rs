@@ -6,18 +6,18 @@ use crate::play::{GameRecord, PositionRecord};
 use crate::settings::{Format, Settings};
 use arrow_array::builder::{ListBuilder, StringBuilder, UInt32Builder};
 use arrow_array::{
-    Array, ArrayRef, BooleanArray, FixedSizeListArray, Float32Array, Int8Array, ListArray, RecordBatch, StringArray, StructArray,
-    UInt16Array, UInt32Array, UInt64Array, UInt8Array,
+    Array, ArrayRef, BooleanArray, FixedSizeListArray, Float32Array, Int8Array, ListArray, RecordBatch, StringArray,
+    StructArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
 };
-use arrow_ipc::writer::{FileWriter, IpcWriteOptions};
 use arrow_buffer::OffsetBuffer;
+use arrow_ipc::writer::{FileWriter, IpcWriteOptions};
 use arrow_ipc::CompressionType;
 use arrow_schema::{ArrowError, DataType, Field, Fields, Metadata, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::schema::types::ColumnPath;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 use std::sync::{Arc, OnceLock};
 use taikyoku_engine::rl::actions::GRID_SQUARES;
 
@@ -135,21 +135,32 @@ pub fn positions_schema_with(legal_actions: bool, policy: bool) -> SchemaRef {
     static WITH: [OnceLock<SchemaRef>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
     let base = SCHEMA
         .get_or_init(|| {
-            let board = DataType::FixedSizeList(Arc::new(Field::new("item", DataType::UInt16, false)), GRID_SQUARES as i32);
+            let board =
+                DataType::FixedSizeList(Arc::new(Field::new("item", DataType::UInt16, false)), GRID_SQUARES as i32);
             let visits = DataType::List(Arc::new(Field::new("item", DataType::Struct(visit_fields()), false)));
             Arc::new(Schema::new(vec![
                 described("game_id", DataType::UInt64, false, "the game (joins the games table)"),
                 described("ply", DataType::UInt32, false, "moves played before this position, from 0"),
                 described("white_to_move", DataType::Boolean, false, "side to move: true when White moves"),
                 described("board", board, false, BOARD_CODE),
-                described("repetitions", DataType::UInt8, false, "earlier occurrences of this position in the game (max 255)"),
+                described(
+                    "repetitions",
+                    DataType::UInt8,
+                    false,
+                    "earlier occurrences of this position in the game (max 255)",
+                ),
                 described(
                     "passes",
                     DataType::UInt8,
                     false,
                     "passes in a row by the side to move so far (variants that limit them, Taishin; else 0)",
                 ),
-                described("opponent_passes", DataType::UInt8, false, "passes in a row by the other side so far (as passes)"),
+                described(
+                    "opponent_passes",
+                    DataType::UInt8,
+                    false,
+                    "passes in a row by the other side so far (as passes)",
+                ),
                 described(
                     "action",
                     DataType::UInt32,
@@ -157,14 +168,24 @@ pub fn positions_schema_with(legal_actions: bool, policy: bool) -> SchemaRef {
                     "the move played, as an action in the mover's frame (board turned 180 degrees for White)",
                 ),
                 described("legal_moves", DataType::UInt32, false, "number of legal moves here"),
-                described("visits", visits, false, "MCTS root visit counts by action (mover's frame), sorted; empty for random players"),
+                described(
+                    "visits",
+                    visits,
+                    false,
+                    "MCTS root visit counts by action (mover's frame), sorted; empty for random players",
+                ),
                 described(
                     "root_value",
                     DataType::Float32,
                     true,
                     "MCTS root value for the side to move, -1 to 1 (1: it wins); null for random players",
                 ),
-                described("outcome", DataType::Int8, false, "final result for the side to move: 1 win, -1 loss, 0 draw or truncated"),
+                described(
+                    "outcome",
+                    DataType::Int8,
+                    false,
+                    "final result for the side to move: 1 win, -1 loss, 0 draw or truncated",
+                ),
             ]))
         })
         .clone();
@@ -253,8 +274,10 @@ pub fn schema_ipc(schema: &SchemaRef) -> Vec<u8> {
 
 /// The games table rows of `records`.
 pub fn games_batch(records: &[&GameRecord], variant: &str, player: &str) -> Result<RecordBatch, ArrowError> {
-    let mut actions = ListBuilder::new(UInt32Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt32, false)));
-    let mut moves = ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
+    let mut actions =
+        ListBuilder::new(UInt32Builder::new()).with_field(Arc::new(Field::new("item", DataType::UInt32, false)));
+    let mut moves =
+        ListBuilder::new(StringBuilder::new()).with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
     for r in records {
         actions.values().append_slice(&r.actions);
         actions.append(true);
@@ -282,7 +305,11 @@ pub fn games_batch(records: &[&GameRecord], variant: &str, player: &str) -> Resu
 /// The positions table rows `rows` (positions with their games), with the `legal_actions`
 /// column when `legal_actions` is set (each position must then hold its legal actions) and the
 /// `policy` column when `policy` is set.
-pub fn positions_batch(rows: &[(&GameRecord, &PositionRecord)], legal_actions: bool, policy: bool) -> Result<RecordBatch, ArrowError> {
+pub fn positions_batch(
+    rows: &[(&GameRecord, &PositionRecord)],
+    legal_actions: bool,
+    policy: bool,
+) -> Result<RecordBatch, ArrowError> {
     let p = || rows.iter().map(|&(_, x)| x);
     let board_field = Arc::new(Field::new("item", DataType::UInt16, false));
     let boards = UInt16Array::from_iter_values(p().flat_map(|x| x.board.iter().copied()));
@@ -314,7 +341,10 @@ pub fn positions_batch(rows: &[(&GameRecord, &PositionRecord)], legal_actions: b
         let mut lists = Vec::with_capacity(rows.len());
         for x in p() {
             let Some(list) = &x.legal_actions else {
-                return Err(ArrowError::InvalidArgumentError(format!("position at ply {} has no legal actions stored", x.ply)));
+                return Err(ArrowError::InvalidArgumentError(format!(
+                    "position at ply {} has no legal actions stored",
+                    x.ply
+                )));
             };
             lists.push(list.as_slice());
         }
@@ -348,18 +378,22 @@ pub fn read_games_tally(data: Vec<u8>, format: Format) -> Result<(Tally, Vec<u64
             .map_err(|e| e.to_string())?
             .collect::<Result<_, _>>()
             .map_err(|e| e.to_string())?,
-        Format::Parquet => parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(data))
-            .and_then(|b| b.build())
-            .map_err(|e| e.to_string())?
-            .collect::<Result<_, _>>()
-            .map_err(|e| e.to_string())?,
+        Format::Parquet => {
+            parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(data))
+                .and_then(|b| b.build())
+                .map_err(|e| e.to_string())?
+                .collect::<Result<_, _>>()
+                .map_err(|e| e.to_string())?
+        }
     };
     let (mut rows, mut ids) = (Vec::new(), Vec::new());
     for batch in &batches {
         let column = |name: &str| batch.column_by_name(name).ok_or_else(|| format!("no column '{name}'"));
-        let results = column("result")?.as_any().downcast_ref::<StringArray>().ok_or("'result' is not a string column")?;
+        let results =
+            column("result")?.as_any().downcast_ref::<StringArray>().ok_or("'result' is not a string column")?;
         let plies = column("plies")?.as_any().downcast_ref::<UInt32Array>().ok_or("'plies' is not a uint32 column")?;
-        let game_ids = column("game_id")?.as_any().downcast_ref::<UInt64Array>().ok_or("'game_id' is not a uint64 column")?;
+        let game_ids =
+            column("game_id")?.as_any().downcast_ref::<UInt64Array>().ok_or("'game_id' is not a uint64 column")?;
         for i in 0..batch.num_rows() {
             let result = results.is_valid(i).then(|| results.value(i).to_string());
             rows.push((result, plies.value(i) as u64));
@@ -385,12 +419,14 @@ pub fn encode(format: Format, schema: SchemaRef, batches: &[RecordBatch]) -> Res
         Format::Parquet => {
             // The schema's metadata also as Parquet key-value metadata, for Parquet readers that
             // do not decode the embedded Arrow schema (DuckDB's parquet_kv_metadata).
-            let key_values = schema.metadata().iter().map(|(k, v)| KeyValue::new(k.clone(), v.clone())).collect::<Vec<_>>();
+            let key_values =
+                schema.metadata().iter().map(|(k, v)| KeyValue::new(k.clone(), v.clone())).collect::<Vec<_>>();
             // The legal actions are many distinct integers: a dictionary only doubles them (plain
             // values compress best: zstd finds the lists repeated from position to position).
             let legal = ColumnPath::from(vec![LEGAL_ACTIONS.to_string(), "list".into(), "item".into()]);
             // (The same for the improved policy's actions and weights.)
-            let policy = |field: &str| ColumnPath::from(vec![POLICY.to_string(), "list".into(), "item".into(), field.into()]);
+            let policy =
+                |field: &str| ColumnPath::from(vec![POLICY.to_string(), "list".into(), "item".into(), field.into()]);
             let properties = WriterProperties::builder()
                 .set_column_dictionary_enabled(legal, false)
                 .set_column_dictionary_enabled(policy("action"), false)

@@ -62,7 +62,14 @@ impl MoveState {
         // Invariants 3, 5 and 6 (the sets of hook pieces and teleporters), and the pass flags.
         let rest = |state: &MoveState| {
             let tables = &state.tables;
-            (tables.lines.clone(), tables.local_rows.clone(), tables.hooks.clone(), tables.volatile.clone(), tables.move_counts.clone(), tables.pass_blocked)
+            (
+                tables.lines.clone(),
+                tables.local_rows.clone(),
+                tables.hooks.clone(),
+                tables.volatile.clone(),
+                tables.move_counts.clone(),
+                tables.pass_blocked,
+            )
         };
         if rest(this) != rest(&fresh) {
             return Err("line bits (occupancy, Black's, rank levels), local rows, hooks, teleporters, count trees or pass flags differ".into());

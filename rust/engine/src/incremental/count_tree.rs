@@ -80,7 +80,11 @@ pub(super) struct CountTree {
 impl CountTree {
     pub(super) fn new(size: usize) -> CountTree {
         assert!(size <= FANOUT * FANOUT * FANOUT, "boards have at most 64 x 64 squares");
-        CountTree { squares: vec![Node::ZERO; size.div_ceil(FANOUT)], blocks: vec![Node::ZERO; size.div_ceil(FANOUT * FANOUT)], top: Node::ZERO }
+        CountTree {
+            squares: vec![Node::ZERO; size.div_ceil(FANOUT)],
+            blocks: vec![Node::ZERO; size.div_ceil(FANOUT * FANOUT)],
+            top: Node::ZERO,
+        }
     }
 
     pub(super) fn clear(&mut self) {

@@ -123,7 +123,9 @@ fn leg_and_turn(ax: i32, ay: i32, axes: [bool; 2]) -> ([Way; 4], usize) {
     // Per family: the two coordinates and, for each, its direction when positive and negative.
     let (alpha, beta) = ((ax + ay) / 2, (ax - ay) / 2);
     let diagonal = axes[1] && (ax + ay) % 2 == 0;
-    for ((u, u_dirs), (v, v_dirs), on) in [((ax, (2, 6)), (ay, (4, 0)), axes[0]), ((alpha, (3, 7)), (beta, (1, 5)), diagonal)] {
+    for ((u, u_dirs), (v, v_dirs), on) in
+        [((ax, (2, 6)), (ay, (4, 0)), axes[0]), ((alpha, (3, 7)), (beta, (1, 5)), diagonal)]
+    {
         if !on || u == 0 || v == 0 {
             continue;
         }
@@ -222,7 +224,14 @@ impl HookCounts {
 
     /// Computes everything for the piece on `sq`, and what each leg reads (`band`: up to the
     /// first piece, or the edge; 0 without a hook that way).
-    pub(super) fn compute(&mut self, g: &Geometry, sq: usize, program: &HookProgram, band: &mut [u8; DIRECTION_COUNT], board: &impl Board) {
+    pub(super) fn compute(
+        &mut self,
+        g: &Geometry,
+        sq: usize,
+        program: &HookProgram,
+        band: &mut [u8; DIRECTION_COUNT],
+        board: &impl Board,
+    ) {
         // Back to zeros (the counts may have been another piece's, of another type): whole
         // tables at once.
         // Speed: one 3 KB fill, not 48 short `memset` calls; 2–4% faster (issue 13's ninth step).
@@ -289,7 +298,15 @@ impl HookCounts {
     /// stored ones: from before the move, or from a walk on the board after it, and either way
     /// a leg or turn whose moves could change is walked again. The caller passes over the
     /// squares outside `area` (the state's `hook_box`): no leg or turn reads them.
-    pub(super) fn changed(&mut self, g: &Geometry, p: usize, s: usize, program: &HookProgram, band: &mut [u8; DIRECTION_COUNT], board: &impl Board) -> i32 {
+    pub(super) fn changed(
+        &mut self,
+        g: &Geometry,
+        p: usize,
+        s: usize,
+        program: &HookProgram,
+        band: &mut [u8; DIRECTION_COUNT],
+        board: &impl Board,
+    ) -> i32 {
         let ((sx, sy), (px, py)) = (g.xy(s), g.xy(p));
         let (ax, ay) = (sx - px, sy - py);
         let mut delta = 0;
@@ -315,7 +332,15 @@ impl HookCounts {
     /// Walks the leg along `d` again: the turns of leg squares it lost are emptied (handing
     /// their squares back to the later hook's turns) and those of squares it gained are walked.
     /// Returns the change in the piece's number of moves.
-    fn set_leg(&mut self, g: &Geometry, p: usize, d: usize, program: &HookProgram, band: &mut [u8; DIRECTION_COUNT], board: &impl Board) -> i32 {
+    fn set_leg(
+        &mut self,
+        g: &Geometry,
+        p: usize,
+        d: usize,
+        program: &HookProgram,
+        band: &mut [u8; DIRECTION_COUNT],
+        board: &impl Board,
+    ) -> i32 {
         // The first piece along the leg, or the edge (a slide's read).
         let first = board.turn(p, d).reach as usize;
         let stop = if first == 0 { EMPTY } else { board.color_at(step(g, p, d, first)) };
@@ -390,7 +415,10 @@ impl HookCounts {
                 for side in 0..2 {
                     let k = self.kept[d][side][a] as u32;
                     if index < k {
-                        let b = self.kept_squares(program, d, side, a).nth(index as usize).expect("kept counts its squares");
+                        let b = self
+                            .kept_squares(program, d, side, a)
+                            .nth(index as usize)
+                            .expect("kept counts its squares");
                         return step(g, step(g, p, d, a), turn(d, side), b);
                     }
                     index -= k;

@@ -103,7 +103,16 @@ pub(super) const LINE: [DirectionLine; DIRECTION_COUNT] = {
     const fn way(orientation: usize, ascending: bool) -> DirectionLine {
         DirectionLine { orientation, ascending }
     }
-    [way(FILE, false), way(ANTI, true), way(RANK, true), way(DIAG, true), way(FILE, true), way(ANTI, false), way(RANK, false), way(DIAG, false)]
+    [
+        way(FILE, false),
+        way(ANTI, true),
+        way(RANK, true),
+        way(DIAG, true),
+        way(FILE, true),
+        way(ANTI, false),
+        way(RANK, false),
+        way(DIAG, false),
+    ]
 };
 
 impl MoveState {
@@ -241,8 +250,13 @@ mod tests {
                     for d in 0..DIRECTION_COUNT {
                         let edge = g.edge(sq, d);
                         for k in 1..=edge {
-                            let walked = (k..=edge).find(|&m| pos.at((sq as isize + g.offset[d] * m as isize) as usize).is_some());
-                            assert_eq!(state.first_piece(sq, d, k), walked, "{name} square {sq} direction {d} from {k}");
+                            let walked = (k..=edge)
+                                .find(|&m| pos.at((sq as isize + g.offset[d] * m as isize) as usize).is_some());
+                            assert_eq!(
+                                state.first_piece(sq, d, k),
+                                walked,
+                                "{name} square {sq} direction {d} from {k}"
+                            );
                             let nearest = state.nearest_in(sq, d, k, |l| l.occupied);
                             assert_eq!(nearest, walked.unwrap_or(k + 64), "{name} square {sq} direction {d} from {k}");
                         }
@@ -255,7 +269,10 @@ mod tests {
     #[test]
     fn the_line_ways_are_the_directions_of_each_line() {
         for LineWays { orientation, up, down } in LINE_WAYS {
-            assert_eq!((LINE[up], LINE[down]), (DirectionLine { orientation, ascending: true }, DirectionLine { orientation, ascending: false }));
+            assert_eq!(
+                (LINE[up], LINE[down]),
+                (DirectionLine { orientation, ascending: true }, DirectionLine { orientation, ascending: false })
+            );
         }
     }
 }

@@ -40,7 +40,12 @@ impl MoveState {
                     self.tables.volatile.insert(sq);
                     None
                 }
-                Atom::Leap { .. } | Atom::Lion | Atom::Double { .. } | Atom::LionLine { .. } | Atom::Igui | Atom::Area { .. } => {
+                Atom::Leap { .. }
+                | Atom::Lion
+                | Atom::Double { .. }
+                | Atom::LionLine { .. }
+                | Atom::Igui
+                | Atom::Area { .. } => {
                     if let Read::Local(r) = local_read(atom) {
                         local = local.max(r);
                     }
@@ -62,7 +67,9 @@ impl MoveState {
         let (dir, reach) = match atom {
             Atom::Slide { dir, max } => (dir, self.ray(pos, sq, dir as usize, 1, max as usize - 1, own).reach),
             Atom::Jump { dir, k, then } => (dir, self.ray(pos, sq, dir as usize, k as usize, then as usize, own).reach),
-            Atom::Hop { dir, pieces } | Atom::RangeJump { dir, pieces } => (dir, self.walk_ends(sq, dir, Stop::After(pieces)).1 as u8),
+            Atom::Hop { dir, pieces } | Atom::RangeJump { dir, pieces } => {
+                (dir, self.walk_ends(sq, dir, Stop::After(pieces)).1 as u8)
+            }
             Atom::RangeCapture { dir } | Atom::RankJump { dir } | Atom::RankHop { dir } => {
                 let range_rank = table.motion_of(piece.kind).range_rank;
                 (dir, self.walk_reach(pos, sq, dir as usize, |p| table.motion_of(p.kind).range_rank <= range_rank))

@@ -242,7 +242,15 @@ struct PieceRecord {
 }
 
 impl PieceRecord {
-    const EMPTY: PieceRecord = PieceRecord { mode: Mode::Empty, local: 0, program: 0, total: 0, stamp: 0, reach: [0; DIRECTION_COUNT], band: [0; DIRECTION_COUNT] };
+    const EMPTY: PieceRecord = PieceRecord {
+        mode: Mode::Empty,
+        local: 0,
+        program: 0,
+        total: 0,
+        stamp: 0,
+        reach: [0; DIRECTION_COUNT],
+        band: [0; DIRECTION_COUNT],
+    };
 
     /// The index (`Color::index`) of the colour of the piece there.
     #[inline]

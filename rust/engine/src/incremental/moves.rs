@@ -49,7 +49,8 @@ impl MoveState {
                                 for _ in 0..rest {
                                     fresh &= fresh - 1;
                                 }
-                                let to = sq as isize + self.variant.geometry.offset[dir as usize] * fresh.trailing_zeros() as isize;
+                                let to = sq as isize
+                                    + self.variant.geometry.offset[dir as usize] * fresh.trailing_zeros() as isize;
                                 Move::simple(sq as u16, to as u16, false)
                             }
                             _ => self.plain_move(pos, sq, atom, rest as usize),

@@ -28,7 +28,9 @@ impl MoveState {
         for (i, &atom) in atoms.iter().enumerate() {
             let Count { moves, reach: hi } = self.count_atom(pos, sq, atom, own);
             let moves = match atom {
-                PlainAtom::Ray { dir, k, .. } if program.overlaps & 1 << dir != 0 => fresh_of(moves, k, &mut given[dir as usize]),
+                PlainAtom::Ray { dir, k, .. } if program.overlaps & 1 << dir != 0 => {
+                    fresh_of(moves, k, &mut given[dir as usize])
+                }
                 _ => moves,
             };
             if let PlainAtom::Ray { dir, .. } | PlainAtom::Walk(Walk { dir, .. }) = atom {
@@ -130,7 +132,8 @@ impl MoveState {
                 PlainAtom::Ray { dir, k, .. } => {
                     let dy = DELTAS[dir as usize].1;
                     // Where rays overlap, its moves lie between `k` and the farthest square read.
-                    let far = if program.overlaps & 1 << dir != 0 { reach[dir as usize] as i32 } else { k as i32 + n - 1 };
+                    let far =
+                        if program.overlaps & 1 << dir != 0 { reach[dir as usize] as i32 } else { k as i32 + n - 1 };
                     (rank(y + dy * k as i32), rank(y + dy * far))
                 }
                 PlainAtom::Leap { dy, .. } => (rank(y + dy as i32), rank(y + dy as i32)),
@@ -152,7 +155,9 @@ impl MoveState {
     pub(super) fn fresh_squares(&self, pos: &Position, sq: usize, atoms: &[PlainAtom], i: usize) -> u64 {
         let own = self.own(sq);
         let squares = |atom: PlainAtom| match atom {
-            PlainAtom::Ray { dir, k, extra } => ray_squares(self.ray(pos, sq, dir as usize, k as usize, extra as usize, own).moves, k),
+            PlainAtom::Ray { dir, k, extra } => {
+                ray_squares(self.ray(pos, sq, dir as usize, k as usize, extra as usize, own).moves, k)
+            }
             _ => unreachable!("overlapping atoms are rays"),
         };
         let PlainAtom::Ray { dir, .. } = atoms[i] else { unreachable!("overlapping atoms are rays") };
@@ -165,7 +170,9 @@ impl MoveState {
     pub(super) fn plain_move(&self, pos: &Position, sq: usize, atom: PlainAtom, j: usize) -> Move {
         let g = &self.variant.geometry;
         let to = match atom {
-            PlainAtom::Ray { dir, k, .. } => (sq as isize + g.offset[dir as usize] * (k as usize + j) as isize) as usize,
+            PlainAtom::Ray { dir, k, .. } => {
+                (sq as isize + g.offset[dir as usize] * (k as usize + j) as isize) as usize
+            }
             PlainAtom::Leap { dx, dy } => {
                 let (x, y) = g.xy(sq);
                 g.square(x + dx as i32, y + dy as i32).expect("a counted leap lands on the board")

@@ -95,7 +95,14 @@ pub(super) struct Program {
 impl Program {
     /// `level`: the index in `Compiled::rank_levels` of the type's range rank, if the line
     /// bits hold that level (`RANK_LEVELS`).
-    fn compile(atoms: &[Atom], overlapping: bool, hooks_only: bool, offers: Option<Offers>, trap: Trap, level: Option<u8>) -> Program {
+    fn compile(
+        atoms: &[Atom],
+        overlapping: bool,
+        hooks_only: bool,
+        offers: Option<Offers>,
+        trap: Trap,
+        level: Option<u8>,
+    ) -> Program {
         let mut plain = Vec::new();
         let mut rays_in = [0u64; DIRECTION_COUNT];
         let mut leap_radius = 0u8;
@@ -137,20 +144,41 @@ impl Program {
         }
         let sees_through = atoms.iter().any(|a| match *a {
             Atom::Jump { k, .. } => k >= 2,
-            Atom::Hop { .. } | Atom::RangeCapture { .. } | Atom::RangeJump { .. } | Atom::RankJump { .. } | Atom::RankHop { .. } => true,
+            Atom::Hop { .. }
+            | Atom::RangeCapture { .. }
+            | Atom::RangeJump { .. }
+            | Atom::RankJump { .. }
+            | Atom::RankHop { .. } => true,
             _ => false,
         });
         let hooks = HookProgram::of(atoms, hooks_only);
         let slots = if all_plain { atoms.len() } else { 0 };
-        let overlaps = if overlapping { (0..DIRECTION_COUNT).filter(|&d| rays_in[d].count_ones() > 1).fold(0, |m, d| m | 1 << d) } else { 0 };
+        let overlaps = if overlapping {
+            (0..DIRECTION_COUNT).filter(|&d| rays_in[d].count_ones() > 1).fold(0, |m, d| m | 1 << d)
+        } else {
+            0
+        };
         let lone_rays = std::array::from_fn(|d| {
             let slot = rays_in[d].trailing_zeros() as usize;
             match plain.get(slot) {
-                Some(&PlainAtom::Ray { k, extra, .. }) if rays_in[d].count_ones() == 1 => Some(LoneRay { slot: slot as u8, k, extra }),
+                Some(&PlainAtom::Ray { k, extra, .. }) if rays_in[d].count_ones() == 1 => {
+                    Some(LoneRay { slot: slot as u8, k, extra })
+                }
                 _ => None,
             }
         });
-        Program { plain: all_plain.then_some(plain), rays_in, lone_rays, overlaps, leap_radius, offers, trap, sees_through, hooks, slots }
+        Program {
+            plain: all_plain.then_some(plain),
+            rays_in,
+            lone_rays,
+            overlaps,
+            leap_radius,
+            offers,
+            trap,
+            sees_through,
+            hooks,
+            slots,
+        }
     }
 
     /// Whether `piece` on `sq` keeps counts (else a list): see the module documentation.
@@ -254,7 +282,8 @@ impl Compiled {
             let atoms = table.absolute_atoms(table.motion_of(kind as u16), Color::Black);
             atoms.iter().any(|a| matches!(a, Atom::RangeCapture { .. } | Atom::RankJump { .. } | Atom::RankHop { .. }))
         };
-        let mut rank_levels: Vec<u8> = (0..table.len()).filter(|&k| ranked(k)).map(|k| table.motion_of(k as u16).range_rank).collect();
+        let mut rank_levels: Vec<u8> =
+            (0..table.len()).filter(|&k| ranked(k)).map(|k| table.motion_of(k as u16).range_rank).collect();
         rank_levels.sort_unstable();
         rank_levels.dedup();
         // The lowest ranks get the levels the line bits hold; walkers of the others keep lists.
@@ -273,7 +302,14 @@ impl Compiled {
             for color in Color::BOTH {
                 let atoms = table.absolute_atoms(motion, color);
                 let level = rank_levels.iter().position(|&r| r == motion.range_rank).map(|l| l as u8);
-                programs.push(Program::compile(atoms, motion.overlapping, motion.hooks_only, Offers::of(variant, kind), ty.trap, level));
+                programs.push(Program::compile(
+                    atoms,
+                    motion.overlapping,
+                    motion.hooks_only,
+                    Offers::of(variant, kind),
+                    ty.trap,
+                    level,
+                ));
                 for &atom in atoms {
                     hooks |= matches!(atom, Atom::Hook { .. });
                     if let Read::Local(r) = local_read(atom) {
@@ -295,7 +331,17 @@ impl Compiled {
                 SquareLines { places: places.map(|(line, bit)| LinePlace { line: line as u8, bit: bit as u8 }), edge }
             })
             .collect();
-        Compiled { programs, stride, local_max, hooks, square_lines, line_count: h + w + 2 * (w + h - 1), rank_levels, rank_masks, opening: OnceLock::new() }
+        Compiled {
+            programs,
+            stride,
+            local_max,
+            hooks,
+            square_lines,
+            line_count: h + w + 2 * (w + h - 1),
+            rank_levels,
+            rank_masks,
+            opening: OnceLock::new(),
+        }
     }
 
     #[inline]

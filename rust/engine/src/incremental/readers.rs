@@ -47,7 +47,10 @@ impl MoveState {
             let up_at = if above != 0 { above.trailing_zeros() as usize - at } else { 0 };
             let down_at = if below != 0 { at - (63 - below.leading_zeros() as usize) } else { 0 };
             for (k, walk, m) in [(2 * n, up, up_at), (2 * n + 1, down, down_at)] {
-                let reader = Reader { at: (s as isize + g.offset[walk] * m as isize) as usize, back: (walk + 4) % DIRECTION_COUNT };
+                let reader = Reader {
+                    at: (s as isize + g.offset[walk] * m as isize) as usize,
+                    back: (walk + 4) % DIRECTION_COUNT,
+                };
                 nearest[k] = reader;
                 reads |= u32::from((m != 0) & self.read_back(reader.at, reader.back, m)) << k;
             }
@@ -77,7 +80,8 @@ impl MoveState {
                     bits &= bits - 1;
                     let p = row * g.width + px;
                     let record = &self.tables.records[p];
-                    if px.abs_diff(x).max(row.abs_diff(y)) <= record.local as usize && record.stamp != self.tables.epoch {
+                    if px.abs_diff(x).max(row.abs_diff(y)) <= record.local as usize && record.stamp != self.tables.epoch
+                    {
                         self.touch(pos, p);
                     }
                 }

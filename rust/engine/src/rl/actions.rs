@@ -102,10 +102,8 @@ impl Template {
 pub fn templates() -> &'static [Template] {
     static TABLE: OnceLock<Vec<Template>> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let steps: Vec<Offset> = (-1..=1i8)
-            .flat_map(|dy| (-1..=1i8).map(move |dx| (dy, dx)))
-            .filter(|&d| d != (0, 0))
-            .collect();
+        let steps: Vec<Offset> =
+            (-1..=1i8).flat_map(|dy| (-1..=1i8).map(move |dx| (dy, dx))).filter(|&d| d != (0, 0)).collect();
         let mut table = Vec::new();
         for legs in 2..=3usize {
             for path in 0..steps.len().pow(legs as u32) {
@@ -150,11 +148,7 @@ pub fn template_index(captured: &[Offset], end: Offset) -> Option<usize> {
 #[inline]
 pub fn grid_square(geometry: &Geometry, sq: usize, flip: bool) -> usize {
     let (x, y) = geometry.xy(sq);
-    let (x, y) = if flip {
-        (geometry.width as i32 - 1 - x, geometry.height as i32 - 1 - y)
-    } else {
-        (x, y)
-    };
+    let (x, y) = if flip { (geometry.width as i32 - 1 - x, geometry.height as i32 - 1 - y) } else { (x, y) };
     y as usize * GRID + x as usize
 }
 
@@ -164,11 +158,7 @@ pub fn board_square(geometry: &Geometry, grid: usize, flip: bool) -> Option<usiz
     if x >= geometry.width as i32 || y >= geometry.height as i32 {
         return None;
     }
-    let (x, y) = if flip {
-        (geometry.width as i32 - 1 - x, geometry.height as i32 - 1 - y)
-    } else {
-        (x, y)
-    };
+    let (x, y) = if flip { (geometry.width as i32 - 1 - x, geometry.height as i32 - 1 - y) } else { (x, y) };
     geometry.square(x, y)
 }
 

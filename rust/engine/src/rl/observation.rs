@@ -8,10 +8,10 @@
 //! - compact: the piece type (1-based, 0 for none) of the mover's and the opponent's piece on a
 //!   square, for embedding layers, then the same flags and constants.
 
-use crate::rl::actions::{grid_square, Frame, GRID, GRID_SQUARES};
 use crate::game::Game;
 use crate::geometry::Color;
 use crate::position::{Piece, Position};
+use crate::rl::actions::{grid_square, Frame, GRID, GRID_SQUARES};
 use crate::variant::Variant;
 
 /// Planes after the piece planes, in this order (both layouts).
@@ -280,8 +280,11 @@ pub fn board_pieces(variant: &Variant, board: &[u16]) -> Result<Vec<(usize, Piec
         if kind == 0 || kind > variant.table.len() {
             return Err(BoardError::UnknownCode { grid, code, variant: variant.name.clone() });
         }
-        let sq = crate::rl::actions::board_square(geometry, grid, false)
-            .ok_or_else(|| BoardError::Padding { grid, width: geometry.width, height: geometry.height })?;
+        let sq = crate::rl::actions::board_square(geometry, grid, false).ok_or_else(|| BoardError::Padding {
+            grid,
+            width: geometry.width,
+            height: geometry.height,
+        })?;
         let color = if code & 1 == 0 { Color::Black } else { Color::White };
         let kind = (kind - 1) as crate::table::Kind;
         pieces.push((sq, Piece { kind, origin: kind, color, promoted: code & 2 != 0 }));
@@ -325,11 +328,15 @@ impl std::fmt::Display for BoardError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Length(n) => write!(f, "a compact board has {GRID_SQUARES} squares, not {n}"),
-            Self::UnknownCode { grid, code, variant } => write!(f, "square {grid}: code {code} names no piece type of {variant}"),
+            Self::UnknownCode { grid, code, variant } => {
+                write!(f, "square {grid}: code {code} names no piece type of {variant}")
+            }
             Self::Padding { grid, width, height } => {
                 write!(f, "square {grid}: a piece in the padding outside the {width}x{height} board")
             }
-            Self::Buffer { expected, found } => write!(f, "observation buffer of the wrong size ({found}, expected {expected})"),
+            Self::Buffer { expected, found } => {
+                write!(f, "observation buffer of the wrong size ({found}, expected {expected})")
+            }
         }
     }
 }
@@ -370,9 +377,7 @@ pub fn write_batch<T: Cell>(games: &[&Game], frame: Frame, layout: Layout, out: 
     }
     let len = observation_len(&games[0].position.variant, layout);
     assert_eq!(out.len(), len * games.len(), "batch buffer of the wrong size");
-    out.par_chunks_mut(len)
-        .zip(games.par_iter())
-        .for_each(|(chunk, game)| write(game, frame, layout, chunk, zeroed));
+    out.par_chunks_mut(len).zip(games.par_iter()).for_each(|(chunk, game)| write(game, frame, layout, chunk, zeroed));
 }
 
 /// `rewrite` for many games and their reused buffers, in parallel on the current rayon pool.
@@ -446,8 +451,18 @@ mod tests {
         write(&game, Frame::Mover, Layout::OneHot, &mut direct, true);
         let white = game.side_to_move() == Color::White;
         let repetitions = game.repetitions() - 1;
-        write_board(&variant, &board, white, repetitions, game.position.move_number(), [0, 0], Frame::Mover, Layout::OneHot, &mut decoded)
-            .unwrap();
+        write_board(
+            &variant,
+            &board,
+            white,
+            repetitions,
+            game.position.move_number(),
+            [0, 0],
+            Frame::Mover,
+            Layout::OneHot,
+            &mut decoded,
+        )
+        .unwrap();
         assert!(direct == decoded);
         board[5] = 4 * 999;
         assert!(write_board(&variant, &board, white, 0, 1, [0, 0], Frame::Mover, Layout::OneHot, &mut decoded).is_err());
@@ -461,7 +476,8 @@ mod tests {
             let variant = Variant::load(name, &[]).unwrap();
             let mut game = Game::new(variant.clone());
             let mut rng = crate::hash::splitmix64(7);
-            let (mut before, mut after, mut fresh) = (vec![0u16; GRID_SQUARES], vec![0u16; GRID_SQUARES], vec![0u16; GRID_SQUARES]);
+            let (mut before, mut after, mut fresh) =
+                (vec![0u16; GRID_SQUARES], vec![0u16; GRID_SQUARES], vec![0u16; GRID_SQUARES]);
             compact_board(&game.position, &mut before);
             for ply in 0..600 {
                 let moves = game.legal_moves();

@@ -1,9 +1,9 @@
 //! Many games stepped together by action, in parallel (rayon), with automatic reset: the native
 //! core of the Python `VectorEnv`.
 
-use crate::rl::actions::{legal_pairs, Frame};
 use crate::game::{Game, Outcome};
 use crate::position::Move;
+use crate::rl::actions::{legal_pairs, Frame};
 use crate::variant::Variant;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -76,7 +76,13 @@ fn legal_of(game: &Game, frame: Frame) -> Vec<(u32, Move)> {
 
 impl VecEnv {
     /// `count` games at the variant's initial position, with their legal actions.
-    pub fn new(variant: Arc<Variant>, count: usize, frame: Frame, max_plies: Option<u32>, illegal: IllegalAction) -> VecEnv {
+    pub fn new(
+        variant: Arc<Variant>,
+        count: usize,
+        frame: Frame,
+        max_plies: Option<u32>,
+        illegal: IllegalAction,
+    ) -> VecEnv {
         let games: Vec<Game> = (0..count).map(|_| fresh(&variant, max_plies)).collect();
         let legal = games.iter().map(|g| legal_of(g, frame)).collect();
         VecEnv { variant, games, legal, frame, max_plies, illegal }
