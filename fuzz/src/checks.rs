@@ -102,7 +102,12 @@ pub fn start_texts() -> &'static [String] {
 /// `WrittenAction::write` with the code and start square in front: the printer of `WrittenMove`.
 fn print_written(w: &WrittenMove, g: &Geometry) -> String {
     let start = w.start.map(|sq| g.square_name(sq)).unwrap_or_default();
-    format!("{}{}{}", w.code, start, WrittenAction { action: w.action, promotes: w.promotes, declines: w.declines }.write(g))
+    format!(
+        "{}{}{}",
+        w.code,
+        start,
+        WrittenAction { action: w.action, promotes: w.promotes, declines: w.declines }.write(g)
+    )
 }
 
 /// Target `notation`: the input as move text. `WrittenMove::parse` reads only canonical text
@@ -373,7 +378,8 @@ pub fn replay(data: &[u8]) {
             let pick = rest[1];
             rest = &rest[2..];
             let game = reference.as_ref().filter(|_| first_bad.is_none());
-            let squares: Vec<usize> = game.map(|g| g.position.squares_of(g.side_to_move()).collect()).unwrap_or_default();
+            let squares: Vec<usize> =
+                game.map(|g| g.position.squares_of(g.side_to_move()).collect()).unwrap_or_default();
             if squares.is_empty() {
                 Move::new(control as usize, pick as usize)
             } else {
@@ -407,7 +413,8 @@ pub fn replay(data: &[u8]) {
     let game = match (result, first_bad) {
         (Err(e), Some(bad)) => {
             let number = match e {
-                taikyoku_engine::ReplayError::AfterEnd { number, .. } | taikyoku_engine::ReplayError::Illegal { number, .. } => number,
+                taikyoku_engine::ReplayError::AfterEnd { number, .. }
+                | taikyoku_engine::ReplayError::Illegal { number, .. } => number,
                 taikyoku_engine::ReplayError::Start(_) => 0,
             };
             assert_eq!(number, bad, "expected move {bad} to fail, got: {e}");
@@ -579,7 +586,11 @@ pub fn move_state_variant(data: &[u8]) -> Option<(Arc<Variant>, &[u8])> {
     let types: Vec<usize> = (0..lines.len())
         .filter(|&i| {
             let line = lines[i].trim_start();
-            !line.is_empty() && !line.starts_with('#') && !line.starts_with("alias ") && !line.starts_with("option ") && line.matches('|').count() == 5
+            !line.is_empty()
+                && !line.starts_with('#')
+                && !line.starts_with("alias ")
+                && !line.starts_with("option ")
+                && line.matches('|').count() == 5
         })
         .collect();
     let at = types[pick % types.len()];
@@ -587,7 +598,8 @@ pub fn move_state_variant(data: &[u8]) -> Option<(Arc<Variant>, &[u8])> {
     let mut pieces: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     pieces[at] = format!("{}| {moves}", &lines[at][..column]);
     let pieces = pieces.join("\n");
-    let variant = Variant::from_sources(name, taikyoku_engine::Sources { pieces: &pieces, ..sources }, &options).ok()?;
+    let variant =
+        Variant::from_sources(name, taikyoku_engine::Sources { pieces: &pieces, ..sources }, &options).ok()?;
     Some((Arc::new(variant), rest))
 }
 
