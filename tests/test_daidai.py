@@ -1,7 +1,7 @@
 """Dai dai shogi (variant "daidai"), checked against its seed.
 
-Seed: shared/seeds/002_1b7d2ce3ce06e13b.txt (English Wikipedia "Dai dai shogi"); "L123" is its line
-123. Setup: shared/reference/daidai_setup.txt (copied below). Data under test:
+Seed: the English Wikipedia article "Dai dai shogi"; "L123" is line 123 of its plain-text copy, seed
+002 (docs/RULES.md, "Dai dai shogi"). Setup: the reference setup of docs/RULES.md (copied below). Data under test:
 rust/engine/variants/daidai.{rules,pieces,setup}; reading choices: docs/RULES.md, "Dai dai shogi".
 
 Squares are the engine's (and the seed's, L1286): files 1..17 counted from Black's right, ranks
@@ -1391,7 +1391,7 @@ def test_notation_examples_of_the_seed():
 
 
 # --------------------------------------------------------------------------------------------
-# the setup (shared/reference/daidai_setup.txt; counts L4-L68)
+# the setup (the reference setup of docs/RULES.md, "Dai dai shogi"; counts L4-L68)
 # --------------------------------------------------------------------------------------------
 
 # Black's ranks as Black sees them, rank 1 = its back rank, files a..q from its left (a = file 17).

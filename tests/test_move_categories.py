@@ -1,7 +1,8 @@
 """Behaviour of each movement category of the Taikyoku seed, on small hand-made positions.
 
-Seed: shared/seeds/000_560a05d9854fa007.txt, "Categories of movement" (lines 700-729), the piece
-sections from line 731, "Promotion" (line 5516) and "Game end" (line 5762).
+Seed: the English Wikipedia article "Taikyoku shogi" as plain text (seed 000, docs/RULES.md §1),
+"Categories of movement" (lines 700-729), the piece sections from line 731, "Promotion" (line 5516)
+and "Game end" (line 5762).
 
 Orientation, as the seed's Black sees the board: files 1..36 from the right, ranks a..z, aa..jj from
 the top. Black moves up (towards rank a), White down. From Black's square 18r:

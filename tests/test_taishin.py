@@ -1,12 +1,13 @@
 """Taishin shogi (variant "taishin"), checked against its seed.
 
-Seed: shared/seeds/001_0f6dd553c1208e8f.txt (A. M. DeWitt's Taishin shogi page, The Chess Variant
-Pages); "L123" is its line 123. L18 is the definition of the seed's interactive diagram: for every
-piece `name:ID:XBetza:image:squares` (a `+ID` entry is the promoted form of ID; the squares are the
-seed's chess-like coordinates, a1 = Black's back-left corner). That line, the promoted-only pieces'
+Seed: A. M. DeWitt's "Taishin Shogi" page on The Chess Variant Pages (chessvariants.com); "L123" is
+line 123 of its plain-text copy, seed 001 (docs/RULES.md, "Taishin shogi"). L18 is the definition of
+the seed's interactive diagram: for every piece `name:ID:XBetza:image:squares` (a `+ID` entry is
+the promoted form of ID; the squares are the seed's chess-like coordinates, a1 = Black's back-left
+corner). That line, the promoted-only pieces'
 Betza list (L135-L162) and the promotion list (L707-L783) are copied verbatim below, and the copies
-are compared with the seed file when it is present (shared/ is beside the repository, not in it);
-likewise the setup reference shared/reference/taishin_setup.txt. Semantics of the Taishin powers,
+are compared with that plain-text copy when one is present beside the repository (it is not in it);
+likewise the setup below with a reference setup file, when present. Semantics of the Taishin powers,
 with the worked examples used here: docs/notes/daidai_taishin_gaps.md ("gaps §N"); reading choices:
 gaps §6.2 ("T1".."T16") and docs/RULES.md. Data under test: rust/engine/variants/taishin.*.
 
@@ -1509,7 +1510,7 @@ def test_place_the_promoted_side_of_a_set_up_type():
 
 
 # --------------------------------------------------------------------------------------------
-# the setup (L18; shared/reference/taishin_setup.txt, copied here)
+# the setup (L18, and the reference setup of docs/RULES.md, "Taishin shogi", copied here)
 # --------------------------------------------------------------------------------------------
 
 # Black's ranks as Black sees them, rank 1 = its back rank, files a..y from its left (a = file 25).

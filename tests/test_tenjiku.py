@@ -1,17 +1,17 @@
 """Tenjiku shogi (variant "tenjiku"), checked against its seed.
 
-Seed: shared/seeds/004_5cc341b8eec68c47.txt (the English Wikipedia "Individual pieces" section of
-Tenjiku shogi); "L123" is its line 123. Setup: shared/reference/tenjiku_setup.txt; promotions:
-shared/reference/tenjiku_promotions.csv (both copied below); rules the seed lacks:
-shared/reference/variants_rules_notes.md §2 ("notes §N"). Semantics of the Tenjiku atoms and of
-burning, with the worked examples used here: docs/notes/tenjiku_gaps.md ("gaps §N"). Data under
-test: rust/engine/variants/tenjiku.{rules,pieces,setup}; reading choices: docs/RULES.md, "Tenjiku
-shogi".
+Seed: the "Individual pieces" section of the English Wikipedia article "Tenjiku shogi"; "L123" is
+line 123 of its plain-text copy, seed 004 (docs/RULES.md, "Tenjiku shogi"). Setup: the reference
+setup; promotions: the promotion pairs (both copied below); rules the seed lacks: the public sources
+named by ID ([W-sum], [CV-c39081], ...), all in docs/RULES.md, "Tenjiku shogi". Semantics of the
+Tenjiku atoms and of burning, with the worked examples used here: docs/notes/tenjiku_gaps.md
+("gaps §N"). Data under test: rust/engine/variants/tenjiku.{rules,pieces,setup}; reading choices:
+docs/RULES.md, "Tenjiku shogi".
 
 Squares are the engine's: files 1..16 counted from Black's right, ranks a..p from the top; "1a" is
 the top right corner. Black moves up (towards rank a). From Black's 8h: forward 8g, backward 8i,
 left 9h, right 7h, forward-left 9g, forward-right 7g. Black's promotion zone is ranks a-e, White's
-ranks l-p (the far 5 ranks, notes §2.3); 8h is outside both.
+ranks l-p (the far 5 ranks, [W-sum]); 8h is outside both.
 
 Movement diagrams: the seed's diagrams were lost in extraction; only their igui marks `!` survive,
 one line per diagram row (L36, L39, L77-L79, L114-L115, L125-L127, L143-L145). Each diagram below
@@ -99,7 +99,7 @@ ALL8 = ORTH + DIAG
 # the table: 44 types, promotions, ranks
 # --------------------------------------------------------------------------------------------
 
-# shared/reference/tenjiku_promotions.csv (promoted-only targets marked *).
+# The promotion pairs of docs/RULES.md, "Tenjiku shogi" (promoted-only targets marked *).
 PROMOTIONS = {
     "Pawn": "Gold general",
     "Gold general": "Rook",
@@ -134,7 +134,7 @@ PROMOTIONS = {
 }
 PROMOTED_ONLY = {t.rstrip("*") for t in PROMOTIONS.values() if t.endswith("*")}
 NON_PROMOTING_SETUP = {"King", "Great general", "Vice general", "Free eagle", "Lion hawk", "Fire demon"}
-# Range-jump ranks (L25, L29, L32, L34; notes §2.5): royals 0, then GG, VG, RG = BG.
+# Range-jump ranks (L25, L29, L32, L34): royals 0, then GG, VG, RG = BG.
 RANKS_OF = {"King": 0, "Crown prince": 0, "Great general": 1, "Vice general": 2, "Rook general": 3, "Bishop general": 3}
 
 
@@ -884,7 +884,7 @@ def test_range_jump_always_option():
 
 
 def test_range_jump_captures_are_attacks():
-    """Checks by jumping (notes §2.5): a king beyond jumped pieces is in check."""
+    """Checks by jumping ([HGM-forum]): a king beyond jumped pieces is in check."""
     g = make_game(
         ("8h", "Great general", "black"), ("8g", "Pawn", "white"), ("8c", "King", "white"), ("1p", "King", "black")
     )
@@ -1202,7 +1202,7 @@ def test_burned_piece_next_to_a_promoted_fire_demon():
 
 
 def test_king_burned_loses():
-    """A king that stops next to an enemy fire demon is burned; its side has lost (notes §2.7)."""
+    """A king that stops next to an enemy fire demon is burned; its side has lost ([W-en])."""
     g = make_game(("8f", "Fire demon", "black"), ("7d", "King", "white"), ("1p", "King", "black"), to_move="white")
     play(g, "7d", "7e")
     assert g.royal_count("white") == 0
@@ -1256,7 +1256,7 @@ def test_crown_prince_keeps_the_game_going():
 
 
 # --------------------------------------------------------------------------------------------
-# promotion in the zone (notes §2.3; tenjiku.rules)
+# promotion in the zone ([W-sum]; tenjiku.rules)
 # --------------------------------------------------------------------------------------------
 
 
@@ -1288,7 +1288,7 @@ def test_entering_the_zone_offers_promotion():
 
 
 def test_capture_in_the_zone_offers_promotion():
-    """enter-or-capture (notes §2.3, [CV-c39081]): a capture whose start or end is in the zone."""
+    """enter-or-capture ([CV-c39081]): a capture whose start or end is in the zone."""
     g = make_game(("8d", "Silver general", "black"), ("8c", "Pawn", "white"), ("7e", "Pawn", "white"), *kings())
     both(g, "8d", "8c", ["8c"])  # forward, inside the zone
     both(g, "8d", "7e", ["7e"])  # backward, still inside (rank e is the zone's last)
@@ -1902,7 +1902,7 @@ def test_every_legal_move_matches_the_reference_in_random_games(seed):
 
 
 # --------------------------------------------------------------------------------------------
-# the setup (shared/reference/tenjiku_setup.txt)
+# the setup (the reference setup of docs/RULES.md, "Tenjiku shogi")
 # --------------------------------------------------------------------------------------------
 
 # Black's ranks as Black sees them, rank 1 = its back rank, files a..p from its left (a = file 16).

@@ -1267,8 +1267,8 @@ mod tests {
     #[test]
     fn lion_line_captures_on_every_step_of_the_line() {
         use Color::*;
-        // docs/notes/daidai_taishin_gaps.md §2.1: a black lion dog on 9i, white pawns on 9h,
-        // 9g and 9f. Each forward move as (end, captured squares in order).
+        // The worked example of `lionline(D,n,n)` (docs/PIECE_TABLE.md): a black lion dog on 9i, white
+        // pawns on 9h, 9g and 9f. Each forward move as (end, captured squares in order).
         let pos = daidai(&[("9i", "Lion dog", Black), ("9h", "P", White), ("9g", "P", White), ("9f", "P", White)]);
         let list = moves(&pos, "9i");
         let name = |sq: usize| pos.variant.geometry.square_name(sq);
@@ -1338,7 +1338,7 @@ mod tests {
     #[test]
     fn taishin_lion_dog_captures_at_most_twice() {
         use Color::*;
-        // docs/notes/daidai_taishin_gaps.md §2.1, Taishin column: white pawns on 9h, 9g, 9f.
+        // The same example for Taishin's `lionline(D,n)` (docs/PIECE_TABLE.md): white pawns on 9h, 9g, 9f.
         let pos = taishin(Black, &[("9i", "LD", Black), ("9h", "P", White), ("9g", "P", White), ("9f", "P", White)]);
         let list = moves(&pos, "9i");
         let forward: Vec<Move> = list.iter().copied().filter(|&m| pos.is_capture(m)).collect();

@@ -201,7 +201,7 @@ pub struct PieceType {
     pub sign: String,
     /// English name as in the seed (`Lion`, `Free bird`).
     pub name: String,
-    /// Kanji name, as in `shared/reference/taikyoku_promotions.csv`.
+    /// Kanji name, as the sources give it (Taikyoku: the promotion table of docs/RULES.md §1).
     pub kanji: String,
     /// The type it becomes with its first capture; `None` if it never promotes.
     pub promotes_to: Option<Kind>,

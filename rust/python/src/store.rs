@@ -1,4 +1,4 @@
-//! Dataset roots named by a URI (`s3://bucket/data`, `gs://...`, `file:///shared/data`): a
+//! Dataset roots named by a URI (`s3://bucket/data`, `gs://...`, `file:///mnt/nfs/data`): a
 //! `Store` over a pyarrow filesystem, so that self-play and its Ray driver write to any storage
 //! pyarrow reaches. A plain path is a `LocalStore` (no Python involved).
 
