@@ -63,7 +63,7 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     g.add_argument("--blocks", type=int, default=4)
     g.add_argument("--head-channels", type=int, default=32)
     g = p.add_argument_group("training")
-    g.add_argument("--distill-steps", type=int, default=3000)
+    g.add_argument("--distill-steps", type=int, default=2000)
     g.add_argument("--batch-size", type=int, default=256)
     g.add_argument("--lr", type=float, default=2e-3, help="peak AdamW learning rate (cosine decay to lr/20)")
     g.add_argument("--weight-decay", type=float, default=1e-4)
