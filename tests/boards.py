@@ -179,8 +179,8 @@ class VariantBoard:
         return {self.sq(f, r) for f, r in out}
 
 
-# The lion dog worked example of docs/notes/daidai_taishin_gaps.md §2.1 (Dai dai and Taishin): a black
-# lion dog on 9i, the forward line crowded.
+# The lion dog worked example (Dai dai and Taishin; docs/PIECE_TABLE.md, `lionline(D,n,n)`, and
+# docs/RULES.md, Dai dai "Lion dog"): a black lion dog on 9i, the forward line crowded.
 OTHER_SEVEN_LINES_FROM_9I = {  # the lion dog's plain moves to the three squares of the empty lines
     "backward": ("9j", "9k", "9l"),
     "left": ("10i", "11i", "12i"),

@@ -962,11 +962,12 @@ def test_lion_double_capture_jump_and_friends():
     assert not any(to == "8h" or "8h" in caps for to, caps in got)  # never on or over a friend by capture
 
 
-# ---- the lion dog (L315-L320; docs/notes/daidai_taishin_gaps.md §2.1) ----
+# ---- the lion dog (L315-L320; docs/RULES.md, Dai dai "Movement", "Lion dog") ----
 
 
 def test_lion_dog_worked_example_three_enemies_in_a_line():
-    """Gaps note §2.1: white pawns on 9h, 9g, 9f in front of a black lion dog on 9i: 30 moves."""
+    """docs/RULES.md, Dai dai "Movement", "Lion dog" (its example): white pawns on 9h, 9g, 9f in
+    front of a black lion dog on 9i: 30 moves."""
     g = make_game(("9i", "Lion dog", "black"), *pawns("white", "9h", "9g", "9f"))
     forward = {
         k("9h", "9h"),  # step and capture
@@ -1053,7 +1054,8 @@ def test_multi_capture_notation_and_actions_round_trip(color):
 
 
 def test_lion_dog_friend_on_the_first_square():
-    """Gaps note §2.1: a black pawn on 9h, a white one on 9g: no igui and no pass through 9h."""
+    """A friend is never landed on or captured (docs/RULES.md, Dai dai "Lion dog"): a black pawn on
+    9h, a white one on 9g: no igui and no pass through 9h."""
     g = make_game(("9i", "Lion dog", "black"), ("9h", "Pawn", "black"), ("9g", "Pawn", "white"))
     forward = {k("9g", "9g"), k("9f"), k("9f", "9g")}
     plain = {k(s) for line in OTHER_SEVEN_LINES_FROM_9I.values() for s in line}
@@ -1159,7 +1161,7 @@ class Board:
 
 
 def ref_lionline(board, s0, color, dirs):
-    """The lion dog's move along each line (L315-L319; gaps note §2.1, column lionline(D,3,3))."""
+    """The lion dog's move along each line (L315-L319; docs/PIECE_TABLE.md, `lionline(D,n,n)`)."""
     sign = 1 if color == "black" else -1
     out = set()
     for d in dirs:

@@ -7,9 +7,11 @@ the promoted form of ID; the squares are the seed's chess-like coordinates, a1 =
 corner). That line, the promoted-only pieces'
 Betza list (L135-L162) and the promotion list (L707-L783) are copied verbatim below, and the copies
 are compared with that plain-text copy when one is present beside the repository (it is not in it);
-likewise the setup below with a reference setup file, when present. Semantics of the Taishin powers,
-with the worked examples used here: docs/notes/daidai_taishin_gaps.md ("gaps §N"); reading choices:
-gaps §6.2 ("T1".."T16") and docs/RULES.md. Data under test: rust/engine/variants/taishin.*.
+likewise the setup below with a reference setup file, when present. Semantics of the Taishin powers:
+docs/RULES.md, "Taishin shogi" ("Movement", "Promotion", "Game end and repetition"), and the atoms in
+docs/PIECE_TABLE.md, "Movement atoms"; each worked example is spelled out in its test. Reading choices:
+docs/RULES.md, "Taishin shogi", "Reading choices (no option)" ("T1".."T15"; T7, the prince's name, and
+T16, the keys, are under its "Board, setup, names"). Data under test: rust/engine/variants/taishin.*.
 
 The oracle for movement is the seed's XBetza. A small interpreter of the XBetza subset the seed uses
 (below) generates every piece type's moves from its L18 string, and the engine must give exactly
@@ -26,9 +28,10 @@ the seed uses) reads it:
 - `n` lame (the square passed over must be empty), `j` on a slider skips the first square whatever
   stands there, `p` on a one-leg slider is a cannon (over exactly one piece), a leaper with a count
   (W2, K3) slides up to that many squares, `U` reaches every square of the board.
-The Betza strings are the main line where the prose differs (gaps §6.2: T2, the lion's and lion dog's
-first sentences swapped; T3, the golden bird's second step; T5, the iron general; T9, the right and
-left army as written), with these exceptions, tested apart:
+The Betza strings are the main line where the prose differs (docs/RULES.md, "Taishin shogi",
+"Reading choices (no option)": T2, the lion's and lion dog's first sentences swapped; T3, the golden
+bird's second step; T5, the iron general; T9, the right and left army as written), with these
+exceptions, tested apart:
 - T6: the pawn promotes to the gold general (L783 "Pawn -> Gold"), not to the diagram's separate
   "tokin" (whose move, WfF, is the gold's: the same moves);
 - T10: the emperor's `U` may not capture a protected royal (L564), which no Betza says;
@@ -635,8 +638,8 @@ def test_interpreter_on_known_strings():
     assert {to for to, _ in betza_moves("lvA", centre)} == {(15, 11), (15, 15)}  # both left diagonals
     assert {to for to, _ in betza_moves("fnD", Position((13, 13), "black", {(13, 12): "enemy"}))} == set()
     assert {to for to, _ in betza_moves("jsR3", centre)} == {(15, 13), (16, 13), (11, 13), (10, 13)}
-    # the rook general's capture over up to two pieces (gaps §2.3): forward, a friend on 13k,
-    # enemies on 13i, 13h, 13g: 13l, x13i, x13h; not 13j, 13g
+    # the rook general's capture over up to two pieces (docs/RULES.md, "Taishin shogi", "Movement",
+    # "Range jump"): forward, a friend on 13k, enemies on 13i, 13h, 13g: 13l, x13i, x13h; not 13j, 13g
     line = {(13, 11): "own", (13, 9): "enemy", (13, 8): "enemy", (13, 7): "enemy"}
     forward = {
         (to, caps)
@@ -961,15 +964,16 @@ def test_emperor_on_crowded_boards():
 
 
 # --------------------------------------------------------------------------------------------
-# the worked examples of gaps §2-§3
+# worked examples of the Taishin atoms and promotions (docs/RULES.md, "Taishin shogi";
+# docs/PIECE_TABLE.md, "Movement atoms")
 # --------------------------------------------------------------------------------------------
 
 PLAIN_LION_DOG = {k(s) for line in OTHER_SEVEN_LINES_FROM_9I.values() for s in line}
 
 
 def test_lion_dog_worked_example_three_enemies_in_a_line():
-    """Gaps §2.1, Taishin column: white pawns on 9h, 9g, 9f before a black lion dog on 9i. Two
-    legs, at most two captures (L300-L304): 8 forward moves, 21 plain ones, a pass: 30."""
+    """docs/PIECE_TABLE.md, `lionline(D,n)`: white pawns on 9h, 9g, 9f before a black lion dog on
+    9i. Two legs, at most two captures (L300-L304): 8 forward moves, 21 plain ones, a pass: 30."""
     g = make_game(
         ("9i", "Lion dog", "black"), ("9h", "Pawn", "white"), ("9g", "Pawn", "white"), ("9f", "Pawn", "white")
     )
@@ -989,8 +993,8 @@ def test_lion_dog_worked_example_three_enemies_in_a_line():
 
 
 def test_lion_dog_worked_example_friend_on_the_first_square():
-    """Gaps §2.1: a black pawn on 9h, a white one on 9g: 9g by a jump, 9f, 9f after taking 9g;
-    no igui and no pass through 9h, nothing lands on it."""
+    """docs/PIECE_TABLE.md, `lionline(D,n)`: a black pawn on 9h, a white one on 9g: 9g by a jump,
+    9f, 9f after taking 9g; no igui and no pass through 9h, nothing lands on it."""
     g = make_game(("9i", "Lion dog", "black"), ("9h", "Pawn", "black"), ("9g", "Pawn", "white"))
     assert engine_moves(g, "9i").keys() == {k("9g", "9g"), k("9f"), k("9f", "9g")} | PLAIN_LION_DOG | {k("9i")}
 
@@ -1030,8 +1034,8 @@ def test_lion_dog_worked_example_for_white():
 
 
 def test_fire_demon_worked_example():
-    """Gaps §2.2: a black fire demon on 13m behind a wall of its pawns (14l, 13l, 12l), white
-    pawns on 13k and 14n. It cannot reach 13k (four king steps round the wall, no jump: L214);
+    """docs/RULES.md, "Taishin shogi", "Movement" (area moves, double steps): a black fire demon on
+    13m behind a wall of its pawns (14l, 13l, 12l), white pawns on 13k and 14n. It cannot reach 13k (four king steps round the wall, no jump: L214);
     its area move reaches 12k, 14k, 11l, 15l; its demon move (L216-L218) takes 14n and goes on to
     any neighbour of 14n, or back (igui); it may pass."""
     pieces = [
@@ -1056,9 +1060,9 @@ def test_fire_demon_worked_example():
 
 
 def test_great_general_worked_example():
-    """Gaps §2.3 (L228): a black great general on 13m; up file 13: 13l empty, a black pawn on 13k,
-    13j empty, white pawn 13i, silver 13h, gold 13g, 13f empty. It moves to 13l, captures 13i (over
-    one piece) or 13h (over two); not 13j, 13g or 13f."""
+    """docs/RULES.md, "Taishin shogi", "Movement", "Range jump" (L228): a black great general on 13m;
+    up file 13: 13l empty, a black pawn on 13k, 13j empty, white pawn 13i, silver 13h, gold 13g, 13f
+    empty. It moves to 13l, captures 13i (over one piece) or 13h (over two); not 13j, 13g or 13f."""
     g = make_game(
         ("13m", "Great general", "black"),
         ("13k", "Pawn", "black"),
@@ -1093,8 +1097,9 @@ def emperor_example(gold_square):
 
 
 def test_emperor_cannot_capture_a_protected_king():
-    """Gaps §2.4 (L564): a black emperor on 25y; a white king on 13b, protected by a white gold on
-    13a (its forward step reaches 13b); a white pawn on 1a. Every empty square, x1a, x13a; not 13b."""
+    """docs/RULES.md, "Taishin shogi", "Movement", "The emperor" (L564): a black emperor on 25y; a
+    white king on 13b, protected by a white gold on 13a (its forward step reaches 13b); a white pawn
+    on 1a. Every empty square, x1a, x13a; not 13b."""
     g = emperor_example("13a")
     got = engine_moves(g, "25y")
     empty = BOARD.all_squares - {"25y", "13b", "13a", "1a"}
@@ -1103,7 +1108,8 @@ def test_emperor_cannot_capture_a_protected_king():
 
 
 def test_emperor_captures_an_unprotected_king_and_wins():
-    """Gaps §2.4: with the gold on 10a nothing protects 13b: the emperor takes the king and wins."""
+    """The emperor (docs/RULES.md, "Taishin shogi", "Movement"): with the gold on 10a nothing
+    protects 13b: the emperor takes the king and wins."""
     g = emperor_example("10a")
     assert k("13b", "13b") in engine_moves(g, "25y")
     play(g, "25y", "13b")
@@ -1131,7 +1137,7 @@ def test_emperor_may_move_into_check():
     assert g.in_check("black") and not g.is_over
 
 
-# ---- confers (L789, gaps §3.1) ----
+# ---- confers (L789; docs/RULES.md, "Taishin shogi", "Promotion", "Conferred promotion") ----
 
 
 def capture_result(captor, victims, captor_promoted=False, path=None):
@@ -1149,14 +1155,15 @@ def capture_result(captor, victims, captor_promoted=False, path=None):
 
 
 def test_capturing_a_deva_makes_a_teaching_king():
-    """Gaps §3.1: an unpromoted rook that takes a deva becomes a teaching king, not a dragon king."""
+    """Conferred promotion (L789): an unpromoted rook that takes a deva becomes a teaching king, not
+    a dragon king."""
     assert capture_result("Rook", ["Deva"]) == ("Teaching king", True, True)
     assert capture_result("Rook", ["Pawn"]) == ("Dragon king", True, True)
 
 
 def test_capturing_a_dark_spirit_with_a_promoted_piece():
-    """Gaps §3.1: a dragon king that was a rook takes a dark spirit: divine dragon (promoted pieces
-    do not promote further, L787, except by this rule)."""
+    """Conferred promotion (L789): a dragon king that was a rook takes a dark spirit: divine dragon
+    (promoted pieces do not promote further, L787, except by this rule)."""
     assert capture_result("Rook", ["Dark spirit"], captor_promoted=True) == ("Divine dragon", True, True)
     assert capture_result("Rook", ["Pawn"], captor_promoted=True) == ("Dragon king", True, False)
 
@@ -1167,8 +1174,8 @@ def test_capturing_a_teaching_king_or_divine_dragon_confers_it_too():
 
 
 def test_the_last_conferring_capture_wins():
-    """L789, gaps §3.1: a lion takes a deva, then a dark spirit: divine dragon; the other way round:
-    teaching king."""
+    """L789 (docs/RULES.md, "Conferred promotion"): a lion takes a deva, then a dark spirit: divine
+    dragon; the other way round: teaching king."""
     assert capture_result("Lion", ["Deva", "Dark spirit"]) == ("Divine dragon", True, True)
     assert capture_result("Lion", ["Dark spirit", "Deva"]) == ("Teaching king", True, True)
     # igui on a deva confers too
@@ -1176,7 +1183,8 @@ def test_the_last_conferring_capture_wins():
 
 
 def test_non_promoting_pieces_take_the_conferred_type():
-    """Gaps §3.1: a hook mover (which never promotes, L787) that takes a deva: teaching king."""
+    """Conferred promotion (L789): a hook mover (which never promotes, L787) that takes a deva:
+    teaching king."""
     assert capture_result("Hook mover", ["Deva"]) == ("Teaching king", True, True)
     assert capture_result("Hook mover", ["Pawn"]) == ("Hook mover", False, False)
 
@@ -1200,7 +1208,7 @@ def test_a_conferred_piece_reads_back_from_the_position_text():
     assert (g.piece_at("13m").name, g.piece_at("13l").name) == ("Rook", "Deva")
 
 
-# ---- the last-rank promotion (L703, gaps §3.2) ----
+# ---- the last-rank promotion (L703; docs/RULES.md, "Taishin shogi", "Promotion", "The last rank") ----
 
 
 @pytest.mark.parametrize("color", ["black", "white"])
@@ -1226,7 +1234,8 @@ def test_last_rank_promotion_is_a_choice(name, color):
 
 
 def test_pawn_worked_example():
-    """Gaps §3.2: a black pawn on 13b: P-13a= (stays a pawn, dead) and P-13a+ (gold general)."""
+    """The last rank (L703): a black pawn on 13b: P-13a= (stays a pawn, dead) and P-13a+ (gold
+    general)."""
     g = make_game(("13b", "Pawn", "black"), *kings())
     assert sorted(m.notation for m in g.moves_from("13b")) == ["P-13a+", "P-13a="]
     h = g.clone()
@@ -1253,7 +1262,7 @@ def test_no_last_rank_choice_elsewhere():
 
 
 # --------------------------------------------------------------------------------------------
-# skipping a turn (L697, L809; gaps §4)
+# skipping a turn (L697, L809; docs/RULES.md, "Taishin shogi", "Movement", "Passing")
 # --------------------------------------------------------------------------------------------
 
 
@@ -1609,9 +1618,9 @@ def test_middle_ranks_are_empty(start_game):
 
 
 def test_setup_is_mirror_symmetric_but_for_six_pairs(start_game):
-    """Gaps §7: file f and 26 - f hold the same type but for the middle file, the mirror-image
-    pairs (deva / dark spirit, left / right general, chariot, mountain eagle) and two others
-    (great general / vice general, tengu / hook mover)."""
+    """The reference setup (L18) is left-right symmetric: file f and 26 - f hold the same type but
+    for the middle file, the mirror-image pairs (deva / dark spirit, left / right general, chariot,
+    mountain eagle) and two others (great general / vice general, tengu / hook mover)."""
     asym = set()
     for square, piece in start_game.pieces():
         f, r = parse_sq(square)

@@ -4,9 +4,10 @@ Seed: the "Individual pieces" section of the English Wikipedia article "Tenjiku 
 line 123 of its plain-text copy, seed 004 (docs/RULES.md, "Tenjiku shogi"). Setup: the reference
 setup; promotions: the promotion pairs (both copied below); rules the seed lacks: the public sources
 named by ID ([W-sum], [CV-c39081], ...), all in docs/RULES.md, "Tenjiku shogi". Semantics of the
-Tenjiku atoms and of burning, with the worked examples used here: docs/notes/tenjiku_gaps.md
-("gaps §N"). Data under test: rust/engine/variants/tenjiku.{rules,pieces,setup}; reading choices:
-docs/RULES.md, "Tenjiku shogi".
+Tenjiku atoms and of burning, with several of the worked examples used here: docs/RULES.md, "Tenjiku
+shogi" ("Movement", "Burning"), and docs/PIECE_TABLE.md, "Movement atoms"; each example is spelled
+out in its test. Data under test: rust/engine/variants/tenjiku.{rules,pieces,setup}; reading
+choices: docs/RULES.md, "Tenjiku shogi", "Reading choices (no option)".
 
 Squares are the engine's: files 1..16 counted from Black's right, ranks a..p from the top; "1a" is
 the top right corner. Black moves up (towards rank a). From Black's 8h: forward 8g, backward 8i,
@@ -583,7 +584,7 @@ PASSERS = {  # they may pass (skip a turn) on an empty board
     "Horned falcon",
     "Soaring eagle",  # L38, L41
     "Fire demon",  # L70
-    "Free eagle",  # the double move, as every d piece (gaps §2.4)
+    "Free eagle",  # the double move, as every d piece (docs/RULES.md, Tenjiku "Reading choices")
     "Lion hawk",
     "Lion",  # L129, L149
 }
@@ -730,7 +731,8 @@ def test_jumps_pass_over_any_piece():
 
 
 def test_tetrarch_worked_example():
-    """Gaps §2.6 (L76-L82): black tetrarch 8h, black pawns 8g and 6h, white pawns 7g and 9h."""
+    """docs/RULES.md, Tenjiku "Movement", "Heavenly tetrarch" (L76-L82): black tetrarch 8h, black
+    pawns 8g and 6h, white pawns 7g and 9h."""
     g = make_game(("8h", "Heavenly tetrarch", "black"), *pawns("black", "8g", "6h"), *pawns("white", "7g", "9h"))
     got = move_keys(g, "8h")
     assert {k("8h", "7g"), k("8h", "9h")} <= got  # igui (L80)
@@ -766,9 +768,9 @@ def test_tetrarch_western_option_has_no_file_range():
     assert {"10h", "11h", "6h", "5h", "10f", "6j"} <= {to for to, _ in got}
 
 
-# ---- range jumping (L22-L34; gaps §2.1) ----
+# ---- range jumping (L22-L34; docs/RULES.md, Tenjiku "Movement", "Range jump") ----
 
-GG_EXAMPLE = [  # gaps §2.1: black pawn 8g; white pawn 8e, vice general 8d, great general 8c, pawn 8b
+GG_EXAMPLE = [  # RULES.md's example: black pawn 8g; white pawn 8e, vice general 8d, great general 8c, pawn 8b
     ("8g", "Pawn", "black"),
     ("8e", "Pawn", "white"),
     ("8d", "Vice general", "white"),
@@ -899,7 +901,7 @@ def test_range_jump_captures_are_attacks():
     assert not g.in_check("white")
 
 
-# ---- area moves (L26-L27, L69-L70, L138; gaps §2.2) ----
+# ---- area moves (L26-L27, L69-L70, L138; docs/RULES.md, Tenjiku "Movement", "Area move") ----
 
 AREA_EXAMPLE = [*pawns("black", "9g", "8g", "7g", "9i", "8i", "7i"), ("7h", "Pawn", "white")]
 AREA_3 = {
@@ -922,7 +924,8 @@ AREA_3 = {
 
 
 def test_vice_general_area_move_worked_example():
-    """Gaps §2.2: 15 destinations, the pass included; not 8f or 8e (no path), nothing past 7h."""
+    """The example of docs/RULES.md, Tenjiku "Movement", "Area move": 15 destinations, the pass
+    included; not 8f or 8e (no path), nothing past 7h."""
     g = make_game(("8h", "Vice general", "black"), *AREA_EXAMPLE)
     assert move_keys(g, "8h") == AREA_3
     assert len(list(g.moves_from("8h"))) == 15
@@ -956,7 +959,7 @@ def test_area_move_stops_at_the_first_capture():
     assert move_keys(g, "8h") == set()  # walled in: no move, no pass
 
 
-# ---- lion moves along one line (L35-L41; gaps §2.3) ----
+# ---- lion moves along one line (L35-L41; docs/RULES.md, Tenjiku "Movement", "Lion power along one line") ----
 
 
 def test_horned_falcon_enemies_ahead():
@@ -987,7 +990,7 @@ def test_horned_falcon_three_squares_ahead_is_out_of_reach():
     assert forward_keys(g) == {k("8g"), k("8f")}
 
 
-# ---- the free eagle's double move (L113-L119; gaps §2.4) ----
+# ---- the free eagle's double move (L113-L119; docs/RULES.md, Tenjiku "Movement", "Free eagle") ----
 
 
 def test_free_eagle_worked_example():
@@ -1052,7 +1055,7 @@ def test_no_chu_lion_restrictions():
 
 
 # --------------------------------------------------------------------------------------------
-# burning (L71-L74, L92; gaps §2.5): the TSA reading
+# burning (L71-L74, L92; docs/RULES.md, Tenjiku "Burning"): the TSA reading
 # --------------------------------------------------------------------------------------------
 
 BURN_EXAMPLE = [
@@ -1156,7 +1159,8 @@ def test_fire_demon_pass_burns():
 
 
 def test_multi_step_movers_burn_only_where_they_stop():
-    """Gaps §2.5: passing next to a demon is safe; igui or a pass beside one is a stop."""
+    """docs/RULES.md, Tenjiku "Burning", "Where it stops": passing next to a demon is safe; igui or a
+    pass beside one is a stop."""
     base = [("5h", "Fire demon", "black"), ("6h", "Pawn", "black"), ("7h", "Lion", "white"), *kings()]
     g = make_game(*base, to_move="white")
     m = play(g, "7h", "7i", captures=["6h"])  # capture beside the demon, then step away
