@@ -60,7 +60,10 @@ MODULES = [
     "taikyoku.render",
     "taikyoku.__main__",
     "taikyoku.arena",
+    "taikyoku.ratings",
     "taikyoku.search",
+    "taikyoku.nn.actions",
+    "taikyoku.nn.rl",
 ]
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w+-]*)[ \t]*$")
@@ -299,6 +302,8 @@ def test_shell_command_runs(where, argv, block, workdir):
 def test_module_doctests(name, workdir):
     if name == "taikyoku.multiagent":
         pytest.importorskip("pettingzoo")
+    if name.startswith("taikyoku.nn"):
+        pytest.importorskip("torch")
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -117,7 +117,7 @@ def test_ctrl_c_stops_within_a_second_and_a_rerun_resumes_exactly(tmp_path, unin
     _, stderr = process.communicate(timeout=30)
     assert time.monotonic() - sent < 1.5, "Ctrl-C took more than a second to stop the run"
     assert process.returncode != 0 and "KeyboardInterrupt" in stderr, stderr
-    manifest = tds.json.loads((out / "manifest.json").read_text())
+    manifest = json.loads((out / "manifest.json").read_text())
     assert not manifest["complete"] and len(manifest["shards"]) < SETTINGS["games"] // 2
     assert not list(out.rglob("*.tmp")), "a partial shard was left behind"
     with pytest.warns(tds.IncompleteDatasetWarning):

@@ -794,7 +794,7 @@ def test_pretrained_loads_the_shipped_weights(tmp_path, monkeypatch):
     net = tnn.PolicyValueNet(channels=8, blocks=1, head_channels=8, variant="tenjiku")
     tnn.save(net, tmp_path / "tenjiku.pt")
     (tmp_path / "notes.txt").write_text("not weights")
-    monkeypatch.setattr(tnn, "_weights_dir", lambda: tmp_path)
+    monkeypatch.setattr("taikyoku.nn.files._weights_dir", lambda: tmp_path)  # where pretrained looks it up
     assert tnn.pretrained_variants() == ["tenjiku"]
     got = tnn.pretrained("tenjiku")
     assert got.config == net.config and not got.training

@@ -38,7 +38,7 @@ def one_thread():
 def test_the_required_variants_ship_weights_within_the_size_limit():
     shipped = tnn.pretrained_variants()
     assert set(REQUIRED) <= set(shipped), shipped
-    weights = Path(tnn.__file__).parent / "weights"
+    weights = Path(taikyoku.__file__).parent / "weights"
     for variant in shipped:
         assert (weights / f"{variant}.pt").stat().st_size <= 2_000_000, variant
 

@@ -35,6 +35,7 @@ TYPED = [
     "taikyoku.vector",
     "taikyoku.search",
     "taikyoku.arena",
+    "taikyoku.ratings",
     "taikyoku.multiagent",
     "taikyoku.render",
     "taikyoku.nn",
