@@ -183,7 +183,7 @@ impl Geometry {
     /// The letters of row `y` counted from the top (0 is `a`, 26 is `aa`).
     pub fn rank_name(y: usize) -> String {
         let letter = (b'a' + (y % 26) as u8) as char;
-        std::iter::repeat(letter).take(y / 26 + 1).collect()
+        std::iter::repeat_n(letter, y / 26 + 1).collect()
     }
 
     /// The seed's name of a square: `12h`, `1a`, `36jj`.

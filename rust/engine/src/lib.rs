@@ -1,4 +1,7 @@
 #![warn(missing_docs)]
+// The hot loops index several per-square or per-direction arrays by one index: iterators over
+// one of them would hide that the index is the square or direction.
+#![allow(clippy::needless_range_loop)]
 //! # taikyoku-engine
 //!
 //! Rules engine for Taikyoku shogi (36×36, 402 pieces a side) and its large-board relatives.

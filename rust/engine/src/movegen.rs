@@ -563,6 +563,8 @@ impl Position {
                         && in_zone(m.to)
                 })
             });
+        // Written as the rule reads: entering the zone, or capturing with a start or path in it.
+        #[allow(clippy::nonminimal_bool)]
         let may = match test.trigger {
             ZoneTrigger::Touch => test.from_in_zone || path_in_zone,
             ZoneTrigger::EnterOrCapture => {

@@ -1074,7 +1074,7 @@ option long-king K | limit(all,3)
         let x = t.get(t.lookup("X").unwrap());
         assert_eq!(x.atoms.len(), 5);
         assert!(!x.overlapping);
-        assert!(t.get(t.lookup("DH").unwrap()).overlapping == false);
+        assert!(!t.get(t.lookup("DH").unwrap()).overlapping);
     }
 
     #[test]

@@ -128,7 +128,7 @@ fn move_state_on_generated_inputs() {
         data.push(next() as u8);
         for _ in 0..12 {
             let word = next() as u16;
-            data.extend_from_slice(&(if word % 5 == 0 { word | 0x8000 } else { word & 0x7FFF }).to_le_bytes());
+            data.extend_from_slice(&(if word.is_multiple_of(5) { word | 0x8000 } else { word & 0x7FFF }).to_le_bytes());
         }
         let outcome = std::panic::catch_unwind(|| checks::move_state(&data));
         assert!(outcome.is_ok(), "input {round} breaks an invariant: {data:?}");

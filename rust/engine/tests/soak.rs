@@ -51,7 +51,7 @@ fn soak(plies: usize, seed: u64) -> usize {
                 game.undo();
                 assert_eq!((game.position.to_text(), game.position.hash()), (text, hash), "{name}: undo");
                 game.play(mv);
-                if game.plies() % REPLAY_EVERY == 0 {
+                if game.plies().is_multiple_of(REPLAY_EVERY) {
                     let moves: Vec<_> = game.position.moves_played().collect();
                     let replayed = Game::replay(variant.clone(), &start, &moves, game.max_plies).unwrap();
                     assert_eq!(replayed.position.to_text(), after, "{name}: replay (pickle) round trip");

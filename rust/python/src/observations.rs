@@ -81,7 +81,7 @@ pub fn zeros<'py, T: Element>(py: Python<'py>, what: &str, shape: Vec<usize>) ->
         let size = bytes.map_or("more than 2**64 bytes".into(), |b| format!("{:.1} GB", b as f64 / 1e9));
         invalid(format!("{what} needs an array of shape {shape:?} ({size}): {why}"))
     };
-    if bytes.map_or(true, |b| b > isize::MAX as usize) {
+    if bytes.is_none_or(|b| b > isize::MAX as usize) {
         return Err(too_large("too large".into()));
     }
     let array =

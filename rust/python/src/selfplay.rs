@@ -78,7 +78,7 @@ fn fill<'py>(
     values: impl ExactSizeIterator<Item = i64>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let n = values.len();
-    if buffer.as_ref().map_or(true, |b| b.bind(py).len() < n) {
+    if buffer.as_ref().is_none_or(|b| b.bind(py).len() < n) {
         *buffer = Some(numpy::PyArray1::<i64>::zeros_bound(py, (n * 2).max(1024), false).unbind());
     }
     let array = buffer.as_ref().expect("allocated").bind(py);
@@ -349,6 +349,7 @@ pub fn summary_dict(py: Python<'_>, summary: &selfplay::Summary, out: &str) -> P
 /// given, is called with the ply count of each finished game. Ctrl-C stops the run (complete
 /// shards are kept; a rerun resumes) and raises KeyboardInterrupt.
 #[pyfunction]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments
 #[pyo3(signature = (out, settings, threads = None, progress = None, evaluator = None, concurrent_games = Int(32),
     legal_actions = "csr"))]
 pub fn selfplay_run(

@@ -1,4 +1,7 @@
 #![warn(missing_docs)]
+// The evaluator's batch types (observations, CSR legal actions, priors and values, with their
+// errors) are spelled out where they are passed.
+#![allow(clippy::type_complexity)]
 //! # taikyoku-selfplay
 //!
 //! Seeded self-play (uniformly random players, MCTS with the rules-derived heuristic evaluator,

@@ -239,7 +239,7 @@ impl Store for LocalStore {
             }
             let lock = WriterLock { file, path, released: std::sync::atomic::AtomicBool::new(false) };
             let record = holder_record();
-            (&lock.file).set_len(0).and_then(|()| (&lock.file).write_all(record.as_bytes())).map_err(LockError::Io)?;
+            lock.file.set_len(0).and_then(|()| (&lock.file).write_all(record.as_bytes())).map_err(LockError::Io)?;
             return Ok(Some(lock));
         }
     }

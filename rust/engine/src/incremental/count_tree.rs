@@ -144,7 +144,7 @@ mod tests {
                 for sq in 0..size {
                     seed = crate::hash::splitmix64(seed);
                     // Many squares without moves, as on a board.
-                    let count = if seed % 3 == 0 { (seed >> 8) as u32 % 40 } else { 0 };
+                    let count = if seed.is_multiple_of(3) { (seed >> 8) as u32 % 40 } else { 0 };
                     tree.add(sq, count as i32 - counts[sq] as i32);
                     counts[sq] = count;
                 }

@@ -181,7 +181,9 @@ struct Tables {
     lists: Vec<Vec<Move>>,
     /// Per square: a hook piece's counts (`Mode::Hooks`; empty without hooks).
     hook_counts: Vec<Option<Box<HookCounts>>>,
-    /// Counts of hook pieces that left their squares, for the next.
+    /// Counts of hook pieces that left their squares, for the next (boxed: a box moves between
+    /// this and `hook_counts` without copying the counts).
+    #[allow(clippy::vec_box)]
     spare_hooks: Vec<Box<HookCounts>>,
     /// Lists of pieces that left their squares, kept for the next listed piece (a few, so
     /// neither the squares nor this keep much memory).

@@ -67,7 +67,13 @@ impl MoveState {
             let k = seen_through.trailing_zeros() as usize;
             seen_through &= seen_through - 1;
             let LineWays { orientation, up, down } = LINE_WAYS[k / 2];
-            self.read_along(pos, s, places[orientation].bit as usize, if k % 2 == 0 { up } else { down }, beyond[k]);
+            self.read_along(
+                pos,
+                s,
+                places[orientation].bit as usize,
+                if k.is_multiple_of(2) { up } else { down },
+                beyond[k],
+            );
         }
         let r = local_max;
         if r > 0 {

@@ -280,7 +280,7 @@ pub fn board_pieces(variant: &Variant, board: &[u16]) -> Result<Vec<(usize, Piec
         if kind == 0 || kind > variant.table.len() {
             return Err(BoardError::UnknownCode { grid, code, variant: variant.name.clone() });
         }
-        let sq = crate::rl::actions::board_square(geometry, grid, false).ok_or_else(|| BoardError::Padding {
+        let sq = crate::rl::actions::board_square(geometry, grid, false).ok_or(BoardError::Padding {
             grid,
             width: geometry.width,
             height: geometry.height,
