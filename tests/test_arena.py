@@ -259,7 +259,14 @@ def test_mcts_player_calls_mcts_action(monkeypatch):
     assert "root='gumbel'" in repr(player) and "c_puct=2.5" in repr(player)
     game = taikyoku.Game(V)
     assert player(game) in set(game.legal_actions().tolist())
-    assert calls == [dict(simulations=4, seed=arena.move_seed(3, game), evaluator=evaluator, root="gumbel", c_puct=2.5)]
+    # A Gumbel player plays for strength: no root noise unless asked for.
+    expected = dict(simulations=4, seed=arena.move_seed(3, game), evaluator=evaluator, root="gumbel", c_puct=2.5)
+    assert calls == [dict(expected, gumbel_scale=0.0)]
+    MctsPlayer(4, evaluator=evaluator, root="gumbel", seed=3, c_puct=2.5, gumbel_scale=1.0)(game)
+    assert calls[-1] == dict(expected, gumbel_scale=1.0)
+    MctsPlayer(4, evaluator=evaluator, seed=3)(game)
+    assert "gumbel_scale" not in calls[-1]
+    del calls[1:]
     assert arena.move_seed(3, game) != arena.move_seed(4, game)
     game.play(player(game))
     player(game)
