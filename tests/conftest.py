@@ -75,3 +75,18 @@ def hold_writer_lock(directory: Path):
     lock.write(json.dumps(record))
     lock.flush()
     return lock
+
+
+def copy_variant(directory: Path, name: str, of: str = "tenjiku", gym_id: str | None = None) -> Path:
+    """Writes built-in ``of``'s three files into ``directory`` as ``name.*``; the rules file's
+    ``gym-id`` line becomes ``gym_id`` (dropped when None: the id comes from the name)."""
+    from taikyoku.registry import variant_texts
+
+    rules, pieces, setup = variant_texts(of)
+    lines = [line for line in rules.splitlines() if not line.startswith("gym-id")]
+    if gym_id is not None:
+        lines.append(f"gym-id {gym_id}")
+    (directory / f"{name}.rules").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (directory / f"{name}.pieces").write_text(pieces, encoding="utf-8")
+    (directory / f"{name}.setup").write_text(setup, encoding="utf-8")
+    return directory / f"{name}.rules"

@@ -15,7 +15,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from conftest import contents  # noqa: E402
+from conftest import contents, copy_variant  # noqa: E402
 
 import taikyoku  # noqa: E402
 import taikyoku.datasets as tds  # noqa: E402
@@ -44,6 +44,16 @@ def test_a_ray_run_equals_a_one_machine_run(cluster, tmp_path, one_machine):
     assert contents(tmp_path / "data") == one_machine
     again = td.selfplay(tmp_path / "data", **SETTINGS)  # resumed: nothing to do
     assert again["generated_games"] == 0 and contents(tmp_path / "data") == one_machine
+
+
+def test_a_variant_loaded_from_files_travels_to_the_workers(cluster, tmp_path):
+    """Ray workers are other processes: the driver sends them the variant's files."""
+    name = taikyoku.load_variant(copy_variant(tmp_path, "copy-ray", gym_id="CopyRay-v0"))
+    settings = dict(players="random", games=4, seed=3, max_plies=200, games_per_shard=2, variant=name)
+    taikyoku.selfplay(tmp_path / "one", threads=1, **settings)
+    td.selfplay(tmp_path / "ray", **settings)
+    assert contents(tmp_path / "ray") == contents(tmp_path / "one")
+    assert tds.open(tmp_path / "ray").variant == name
 
 
 def test_a_derived_shard_layout_and_stored_legal_actions_match_one_machine(cluster, tmp_path):

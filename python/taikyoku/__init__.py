@@ -43,6 +43,7 @@ from taikyoku._core import (
     variants,
 )
 from taikyoku.env import TaikyokuEnv
+from taikyoku.registry import GYM_IDS, load_variant, variant_info
 from taikyoku.search import SearchResult, mcts_action, mcts_search
 from taikyoku.selfplay import selfplay
 from taikyoku.vector import VectorEnv
@@ -57,34 +58,6 @@ def pettingzoo_env(variant: str = "taikyoku", **kwargs: Any) -> "AECEnv[str, Dic
 
     return make(variant=variant, **kwargs)
 
-
-#: Gymnasium id of each variant's environment (``gymnasium.make(id)``).
-GYM_IDS: Dict[str, str] = {
-    "taikyoku": "taikyoku/Taikyoku-v0",
-    "daidai": "taikyoku/DaiDai-v0",
-    "tenjiku": "taikyoku/Tenjiku-v0",
-    "taishin": "taikyoku/Taishin-v0",
-}
-
-
-def _register() -> None:
-    """Registers every id of GYM_IDS: ``gymnasium.make(id)`` builds a TaikyokuEnv, and
-    ``gymnasium.make_vec(id, n)`` a native taikyoku.VectorEnv (its ``vector_entry_point``;
-    ``vectorization_mode="sync"`` or ``"async"`` runs n TaikyokuEnv instead). The variant is a
-    keyword argument of both, so ``make(id, variant=...)`` may still choose another."""
-    import gymnasium
-
-    for variant, env_id in GYM_IDS.items():
-        if env_id not in gymnasium.registry:
-            gymnasium.register(
-                id=env_id,
-                entry_point="taikyoku.env:TaikyokuEnv",
-                vector_entry_point="taikyoku.vector:VectorEnv",
-                kwargs={"variant": variant},
-            )
-
-
-_register()
 
 __all__ = [
     "AmbiguousMoveError",
@@ -116,6 +89,8 @@ __all__ = [
     "random_game",
     "rule_options",
     "variants",
+    "load_variant",
+    "variant_info",
     "heuristic_priors",
     "heuristic_value",
     "GYM_IDS",

@@ -540,7 +540,7 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
     games.add_argument("--games", type=int, default=4, help=f"number of games, 1 to {U32_MAX} (default 4)")
     games.add_argument("--seed", type=int, default=0, help="master seed S, 0 to 2**64-1 (default 0)")
     games.add_argument("--max-plies", type=int, default=2000, help=f"ply limit per game, 1 to {U32_MAX} (default 2000)")
-    games.add_argument("--variant", default="taikyoku", choices=taikyoku.variants())
+    games.add_argument("--variant", default="taikyoku", type=_variant, help=VARIANT_HELP)
     games.add_argument(
         "--out",
         help="write each game's seed, result and moves in notation to this new text file "
@@ -598,7 +598,7 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
         default=None,
         help="also store each position's legal actions (a legal_actions column), so policy targets need no replay",
     )
-    play.add_argument("--variant", default=None, choices=taikyoku.variants(), help="variant (default taikyoku)")
+    play.add_argument("--variant", default=None, type=_variant, help=VARIANT_HELP)
     play.add_argument(
         "--option",
         dest="options",
@@ -660,7 +660,7 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
     m = MATCH_DEFAULTS
     duel.add_argument("a", metavar="A", help="player A (the score and Elo are A's)")
     duel.add_argument("b", metavar="B", help="player B")
-    duel.add_argument("--variant", default="taikyoku", choices=taikyoku.variants())
+    duel.add_argument("--variant", default="taikyoku", type=_variant, help=VARIANT_HELP)
     duel.add_argument(
         "--games",
         type=int,
@@ -733,6 +733,25 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
         "info": info,
         "verify": verify,
     }
+
+
+VARIANT_HELP = (
+    f"a variant ({', '.join(taikyoku.variants())}; default taikyoku), or the path of a variant's rules file "
+    "NAME.rules with NAME.pieces and NAME.setup beside it (taikyoku.load_variant)"
+)
+
+
+def _variant(text: str) -> str:
+    """The value of --variant: a known variant's name, or a rules file's path, loaded."""
+    if text.endswith(".rules"):
+        try:
+            return taikyoku.load_variant(text)
+        except (OSError, taikyoku.TaikyokuError) as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    if text not in taikyoku.variants():
+        known = ", ".join(taikyoku.variants())
+        raise argparse.ArgumentTypeError(f"unknown variant '{text}' (known: {known}; or the path of a NAME.rules file)")
+    return text
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -15,6 +15,9 @@ so the result is **byte-identical to** ``taikyoku.selfplay`` **with the same set
 >>> import taikyoku.distributed as td                              # doctest: +SKIP
 >>> td.selfplay("s3://bucket/run-7", games=10_000, address="auto")  # doctest: +SKIP
 
+A variant loaded from files (:func:`taikyoku.load_variant`) travels with the tasks: each worker
+registers its files before it plays.
+
 Random and heuristic-MCTS players only: a network evaluator runs on one machine with
 :func:`taikyoku.selfplay` (which keeps its GPU fed).
 """
@@ -22,9 +25,9 @@ Random and heuristic-MCTS players only: a network evaluator runs on one machine 
 from __future__ import annotations
 
 import os
-from typing import Any, List, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
-from taikyoku import _core, _validate
+from taikyoku import _core, _validate, registry
 from taikyoku.selfplay import SelfplaySummary, _when_unlocked, settings_json
 
 __all__ = ["selfplay", "read_table"]
@@ -38,8 +41,14 @@ def _ray() -> Any:
     return ray
 
 
-def _play_shards(out: str, settings: str, indices: List[int], threads: int) -> List[str]:
-    """A Ray task: plays shards ``indices`` and writes their files; returns their entries."""
+def _play_shards(
+    out: str, settings: str, indices: List[int], threads: int, loaded: Optional[Tuple[str, Tuple[str, str, str]]]
+) -> List[str]:
+    """A Ray task: plays shards ``indices`` and writes their files; returns their entries.
+    ``loaded``: the name and file texts of a variant loaded from files (``load_variant``), which
+    a worker process does not know until it is registered there."""
+    if loaded is not None:
+        registry.register_variant(*loaded)
     return _core.selfplay_shards(out, settings, indices, threads=threads)
 
 
@@ -112,6 +121,8 @@ def selfplay(
         raise _core.TaikyokuError(f"address must be a Ray address (str), not {_validate.show(address)}")
     if not ray.is_initialized():
         ray.init(address=address, log_to_driver=False)
+    info = registry.variant_info(variant)
+    loaded = None if info["built_in"] else (info["name"], registry.variant_texts(info["name"]))
     writer = _when_unlocked(lambda: _core.DatasetWriter(out, settings), _validate.boolean("wait", wait))
     missing = list(writer.missing)
     tasks = [missing[i : i + shards_per_task] for i in range(0, len(missing), shards_per_task)]
@@ -121,7 +132,7 @@ def selfplay(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(missing), unit="shard", desc="self-play (ray)", dynamic_ncols=True)
-    pending = {remote.remote(out, settings, chunk, cpus_per_task): chunk for chunk in tasks}
+    pending = {remote.remote(out, settings, chunk, cpus_per_task, loaded): chunk for chunk in tasks}
     try:
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)

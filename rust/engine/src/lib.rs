@@ -65,4 +65,4 @@ pub use position::{Burns, LastChange, Move, Piece, Position, NO_SQUARE};
 pub use rl::actions::{Frame, NUM_ACTIONS};
 pub use rules::{Rules, RulesOption};
 pub use table::{Atom, Kind, PieceTable, PieceType, PlacementError, Trap};
-pub use variant::{variant_names, Sources, Variant, VariantError};
+pub use variant::{built_in_variant_names, variant_names, variant_sources, Sources, Variant, VariantError};

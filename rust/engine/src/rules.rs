@@ -96,6 +96,11 @@ pub struct Rules {
     /// The most consecutive passes a player may make (`max-consecutive-passes` key); `None`:
     /// no limit.
     pub max_consecutive_passes: Option<u8>,
+    /// The variant's name for people (`title` key: `Tenjiku shogi`); `None`: its file name.
+    pub title: Option<String>,
+    /// The Gymnasium environment id of the variant, without the `taikyoku/` namespace (`gym-id`
+    /// key: `Tenjiku-v0`); `None`: derived from its file name (`Variant::gym_id`).
+    pub gym_id: Option<String>,
 }
 
 /// A rules-file error, with its line (1-based; 0 for the file as a whole).
@@ -157,7 +162,7 @@ impl Rules {
                     return Err(err("option line needs NAME | key value".into()));
                 }
                 let key = setting.split_whitespace().next().unwrap_or("");
-                if matches!(key, "board" | "option") {
+                if matches!(key, "board" | "option" | "title" | "gym-id") {
                     return Err(err(format!("an option may not set '{key}'")));
                 }
                 offered.push(RulesOption { name: name.to_string(), key: key.to_string() });
@@ -188,6 +193,8 @@ impl Rules {
             perpetual_check: PerpetualCheck::Loses,
             no_moves: NoMoves::Loses,
             max_consecutive_passes: None,
+            title: None,
+            gym_id: None,
         };
         let mut seen: Vec<&str> = Vec::new();
         let mut zone = Zone { depth: 5, trigger: ZoneTrigger::EnterOrCapture, forced_dead_end: true };
@@ -256,9 +263,23 @@ impl Rules {
                     })?;
                     rules.max_consecutive_passes = Some(limit);
                 }
+                "title" => {
+                    if value.is_empty() || value.len() > 80 {
+                        return Err(err("title must be the variant's name, 1 to 80 characters".into()));
+                    }
+                    rules.title = Some(value.to_string());
+                }
+                "gym-id" => {
+                    if !is_gym_id(value) {
+                        return Err(err(format!(
+                            "gym-id must be NAME-vVERSION (letters, digits, '_', '.', '-'; e.g. Tenjiku-v0), not '{value}'"
+                        )));
+                    }
+                    rules.gym_id = Some(value.to_string());
+                }
                 other => {
                     return Err(err(format!(
-                        "unknown key '{other}' (known: board, promotion, promotion-zone, promotion-trigger, promotion-forced, repetition, repetition-mode, perpetual-check, no-moves, max-consecutive-passes)"
+                        "unknown key '{other}' (known: board, title, gym-id, promotion, promotion-zone, promotion-trigger, promotion-forced, repetition, repetition-mode, perpetual-check, no-moves, max-consecutive-passes)"
                     )))
                 }
             }
@@ -303,6 +324,17 @@ impl Rules {
     }
 }
 
+/// Whether `id` is a Gymnasium environment name with a version and no namespace (`Tenjiku-v0`).
+pub fn is_gym_id(id: &str) -> bool {
+    let Some((name, version)) = id.rsplit_once("-v") else { return false };
+    !name.is_empty()
+        && name.len() <= 64
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+        && !version.is_empty()
+        && version.len() <= 6
+        && version.chars().all(|c| c.is_ascii_digit())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,11 +371,24 @@ mod tests {
             ("board 9x9\npromotion zone\npromotion-trigger always", 3, "enter-or-capture or touch"),
             ("board 9x9\noption touchy promotion-trigger touch", 2, "NAME | key value"),
             ("board 9x9\noption big | board 10x10", 2, "may not set 'board'"),
+            ("board 9x9\noption named | title Other", 2, "may not set 'title'"),
+            ("board 9x9\ngym-id Tenjiku", 2, "NAME-vVERSION"),
+            ("board 9x9\ngym-id taikyoku/Tenjiku-v0", 2, "NAME-vVERSION"),
+            ("board 9x9\ntitle", 2, "1 to 80 characters"),
         ] {
             let e = Rules::parse(text).unwrap_err();
             assert_eq!(e.line, line, "{text}: {e}");
             assert!(e.to_string().contains(fragment), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn title_and_gym_id() {
+        let rules = Rules::parse("board 9x9\ntitle  Small shogi   # for people\ngym-id Small-v2").unwrap();
+        assert_eq!((rules.title.as_deref(), rules.gym_id.as_deref()), (Some("Small shogi"), Some("Small-v2")));
+        let rules = Rules::parse("board 9x9").unwrap();
+        assert_eq!((rules.title, rules.gym_id), (None, None));
+        assert!(is_gym_id("Dai_dai.2-v10") && !is_gym_id("-v0") && !is_gym_id("Dai dai-v0") && !is_gym_id("Tenjiku-v"));
     }
 
     #[test]

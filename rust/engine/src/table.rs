@@ -215,7 +215,7 @@ pub struct PieceType {
     pub atoms: Vec<Atom>,
     /// Whether two atoms can reach the same square, so generation must drop duplicates.
     pub overlapping: bool,
-    /// True for promoted-only pieces (not in the legend).
+    /// Marked `promoted-only` in the table: it appears only by promotion, never in a setup.
     pub promoted_only: bool,
     /// Other names the sources give the same piece (`alias` lines): `lookup` accepts them, and
     /// those written in upper-case letters (`FK`) are also read as codes in notation.
@@ -630,6 +630,7 @@ impl PieceTable {
             royal: bool,
             burns: bool,
             far_promotion: bool,
+            promoted_only: bool,
             confers: String,
             range_rank: u8,
             trap: Trap,
@@ -682,6 +683,7 @@ impl PieceTable {
                 royal: false,
                 burns: false,
                 far_promotion: false,
+                promoted_only: false,
                 confers: String::new(),
                 range_rank: NO_RANK,
                 trap: Trap::None,
@@ -695,6 +697,7 @@ impl PieceTable {
                     }
                     "burn" => raw.burns = true,
                     "farpromote" => raw.far_promotion = true,
+                    "promoted-only" => raw.promoted_only = true,
                     a if a.starts_with("confers=") => raw.confers = a["confers=".len()..].to_string(),
                     "trapped" => raw.trap = Trap::FurthestRank,
                     "stuck" => raw.trap = Trap::OwnFirstRank,
@@ -846,25 +849,30 @@ impl PieceTable {
                 trap: r.trap,
                 atoms,
                 overlapping,
-                promoted_only: false,
+                promoted_only: r.promoted_only,
                 aliases: std::mem::take(&mut aliases_of[i]),
                 burns: r.burns,
                 confers,
                 far_promotion: r.far_promotion,
             });
         }
-        // A promoted-only piece is one that some piece promotes to and that has no legend code
-        // of its own: its key is its name.
-        for (t, r) in types.iter_mut().zip(&raws) {
-            t.promoted_only = t.key == t.name && t.key.contains(|c: char| c.is_lowercase());
-            // Any other piece is written by its key in position texts (lower case for White) and
+        for (t, r) in types.iter().zip(&raws) {
+            // A set-up piece is written by its key in position texts (lower case for White) and
             // by its sign in notation (upper-case letters): `_P` or `Pa` could not be read back
-            // (fuzz/regressions/piece_table/key-*).
+            // (fuzz/regressions/piece_table/key-*). A promoted-only piece is written as the
+            // promoted form of its origin, so its key may be its name.
             if !t.promoted_only && (!is_code(&t.key) || !is_code(&t.sign)) {
                 return Err(err(
                     r.line,
-                    format!("key '{}' and sign '{}' must be upper-case letters A-Z", t.key, t.sign),
+                    format!(
+                        "key '{}' and sign '{}' must be upper-case letters A-Z (a piece that only appears by \
+                         promotion is marked `promoted-only`)",
+                        t.key, t.sign
+                    ),
                 ));
+            }
+            if t.promoted_only && t.promotes_to.is_some() {
+                return Err(err(r.line, format!("promoted-only piece '{}' cannot promote again", t.key)));
             }
         }
         let mut motions = Vec::with_capacity(types.len());

@@ -6,7 +6,8 @@ use crate::geometry::{Color, Geometry};
 use crate::rules::{Rules, RulesError, RulesOption};
 use crate::table::{Kind, PieceTable, TableError};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 /// A variant with its rule options applied.
 #[derive(Debug)]
@@ -60,9 +61,36 @@ macro_rules! built_in {
 const BUILT_IN: &[(&str, Sources<'static>)] =
     &[built_in!("taikyoku"), built_in!("daidai"), built_in!("tenjiku"), built_in!("taishin")];
 
-/// Names of the variants this build knows.
+/// The variants loaded at run time (`Variant::register`), in loading order. Their files are kept
+/// for the life of the process, as the built-in ones are: a name always means the same rules.
+static LOADED: RwLock<Vec<(&'static str, Sources<'static>)>> = RwLock::new(Vec::new());
+
+fn loaded() -> std::sync::RwLockReadGuard<'static, Vec<(&'static str, Sources<'static>)>> {
+    LOADED.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Names of the variants this process knows: the built-in ones, then those loaded from files.
 pub fn variant_names() -> Vec<&'static str> {
+    BUILT_IN.iter().chain(loaded().iter()).map(|(name, _)| *name).collect()
+}
+
+/// Names of the variants compiled into this build.
+pub fn built_in_variant_names() -> Vec<&'static str> {
     BUILT_IN.iter().map(|(name, _)| *name).collect()
+}
+
+/// The three files of a known variant (`name` in lower case).
+pub fn variant_sources(name: &str) -> Option<(&'static str, Sources<'static>)> {
+    let lower = name.to_ascii_lowercase();
+    BUILT_IN.iter().find(|(n, _)| *n == lower).copied().or_else(|| loaded().iter().find(|(n, _)| *n == lower).copied())
+}
+
+/// Whether `name` can name a variant: lower-case ASCII letters, digits, `_` and `-`, starting with
+/// a letter, at most 32 characters (it becomes a file stem, a dataset field and a Gym id).
+fn is_variant_name(name: &str) -> bool {
+    name.len() <= 32
+        && name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '_' | '-'))
 }
 
 /// Why a variant could not be built.
@@ -77,6 +105,17 @@ pub enum VariantError {
     /// The setup does not fit the board or the table (the message names the line where there
     /// is one).
     Setup(String),
+    /// A variant loaded from files cannot take this name or Gym id (the message says why).
+    Name(String),
+    /// A variant's file could not be read.
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's error number, when it gave one.
+        errno: Option<i32>,
+        /// What went wrong.
+        message: String,
+    },
     /// A rule option the variant does not offer.
     UnknownOption {
         /// The variant's name.
@@ -97,6 +136,8 @@ impl std::fmt::Display for VariantError {
             VariantError::Rules(e) => write!(f, "{e}"),
             VariantError::Table(e) => write!(f, "{e}"),
             VariantError::Setup(m) => write!(f, "setup: {m}"),
+            VariantError::Name(m) => write!(f, "{m}"),
+            VariantError::Io { path, message, .. } => write!(f, "cannot read {path}: {message}"),
             VariantError::UnknownOption { variant, option, known } if known.is_empty() => {
                 write!(f, "unknown rule option '{option}': {variant} has no rule options")
             }
@@ -117,9 +158,7 @@ impl Variant {
     pub fn load(name: &str, options: &[String]) -> Result<Arc<Variant>, VariantError> {
         type Cache = Mutex<HashMap<(String, Vec<String>), Arc<Variant>>>;
         static CACHE: OnceLock<Cache> = OnceLock::new();
-        let lower = name.to_ascii_lowercase();
-        let (name, sources) =
-            BUILT_IN.iter().find(|(n, _)| *n == lower).ok_or_else(|| VariantError::UnknownVariant(name.to_string()))?;
+        let (name, sources) = variant_sources(name).ok_or_else(|| VariantError::UnknownVariant(name.to_string()))?;
         let mut sorted = options.to_vec();
         sorted.sort();
         sorted.dedup();
@@ -129,7 +168,7 @@ impl Variant {
             return Ok(variant.clone());
         }
         // Parsed outside the lock: two threads may both parse a new pair; the first one wins.
-        let variant = Arc::new(Variant::from_sources(name, *sources, &key.1)?);
+        let variant = Arc::new(Variant::from_sources(name, sources, &key.1)?);
         Ok(cache.lock().unwrap_or_else(|e| e.into_inner()).entry(key).or_insert(variant).clone())
     }
 
@@ -208,6 +247,96 @@ impl Variant {
             caches: Caches::default(),
         };
         Ok(variant)
+    }
+
+    /// Makes a variant of three files known to this process under `name`, as a built-in one is:
+    /// `Variant::load(name)` and `variant_names()` then find it. The files are checked first, with
+    /// every rule option (`check`). A built-in name, a Gym id another variant has, or a name
+    /// already loaded with other files is refused; loading the same files again is a no-op.
+    /// Returns the name, in lower case.
+    pub fn register(name: &str, sources: Sources) -> Result<&'static str, VariantError> {
+        let name = name.to_ascii_lowercase();
+        if !is_variant_name(&name) {
+            return Err(VariantError::Name(format!(
+                "'{name}' cannot name a variant: lower-case letters, digits, '_' and '-', starting with a letter, at \
+                 most 32 characters (the name is the rules file's name)"
+            )));
+        }
+        if BUILT_IN.iter().any(|(n, _)| *n == name) {
+            return Err(VariantError::Name(format!(
+                "'{name}' is a built-in variant: give the files of a variant loaded from files another name"
+            )));
+        }
+        // One registration at a time: the checks below read the list, the push writes it.
+        static REGISTERING: Mutex<()> = Mutex::new(());
+        let _one_at_a_time = REGISTERING.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((known, old)) = variant_sources(&name) {
+            if (old.rules, old.pieces, old.setup) == (sources.rules, sources.pieces, sources.setup) {
+                return Ok(known);
+            }
+            return Err(VariantError::Name(format!(
+                "a variant '{name}' with other files is already loaded in this process (games and caches hold it): \
+                 give the new files another name"
+            )));
+        }
+        let variant = Variant::from_sources(&name, sources, &[])?;
+        Variant::check(&name, sources)?;
+        let gym_id = variant.gym_id();
+        for other in variant_names() {
+            if Variant::load(other, &[]).is_ok_and(|v| v.gym_id().eq_ignore_ascii_case(&gym_id)) {
+                return Err(VariantError::Name(format!(
+                    "gym-id '{gym_id}' is already {other}'s: give the rules file another 'gym-id' line"
+                )));
+            }
+        }
+        // Kept for the life of the process, as the built-in files are (a few hundred KB at most).
+        let keep = |text: &str| -> &'static str { Box::leak(text.to_string().into_boxed_str()) };
+        let name: &'static str = keep(&name);
+        let sources = Sources { rules: keep(sources.rules), pieces: keep(sources.pieces), setup: keep(sources.setup) };
+        LOADED.write().unwrap_or_else(|e| e.into_inner()).push((name, sources));
+        Ok(name)
+    }
+
+    /// Loads a variant from its rules file and the `.pieces` and `.setup` files beside it (same
+    /// name, other extension) and makes it known under the files' name (`register`).
+    pub fn load_files(rules_path: &Path) -> Result<&'static str, VariantError> {
+        if rules_path.extension().and_then(|e| e.to_str()) != Some("rules") {
+            return Err(VariantError::Name(format!(
+                "{} is not a .rules file (a variant is NAME.rules, NAME.pieces and NAME.setup side by side)",
+                rules_path.display()
+            )));
+        }
+        let read = |extension: &str| {
+            let path = rules_path.with_extension(extension);
+            std::fs::read_to_string(&path).map_err(|e| VariantError::Io {
+                path: path.display().to_string(),
+                errno: e.raw_os_error(),
+                message: e.to_string(),
+            })
+        };
+        let (rules, pieces, setup) = (read("rules")?, read("pieces")?, read("setup")?);
+        let name = rules_path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        Variant::register(name, Sources { rules: &rules, pieces: &pieces, setup: &setup })
+    }
+
+    /// The variant's name for people: the rules file's `title`, or its name.
+    pub fn title(&self) -> String {
+        self.rules.title.clone().unwrap_or_else(|| self.name.clone())
+    }
+
+    /// The variant's Gymnasium id without the `taikyoku/` namespace: the rules file's `gym-id`,
+    /// or its name capitalised with version 0 (`custom` -> `Custom-v0`).
+    pub fn gym_id(&self) -> String {
+        self.rules.gym_id.clone().unwrap_or_else(|| {
+            let mut chars = self.name.chars();
+            let first = chars.next().map(|c| c.to_ascii_uppercase().to_string()).unwrap_or_default();
+            format!("{first}{}-v0", chars.as_str())
+        })
+    }
+
+    /// Whether the variant was compiled in (not loaded from files at run time).
+    pub fn is_built_in(&self) -> bool {
+        BUILT_IN.iter().any(|(n, _)| *n == self.name)
     }
 
     /// Check mode: loads a variant's three files and reports what it found, or the first error

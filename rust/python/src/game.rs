@@ -6,6 +6,7 @@ use crate::errors::{
 };
 use crate::observations::{self, Dtype};
 use crate::pieces::{self, Move, Piece};
+use crate::variants;
 use crate::workers;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
@@ -134,7 +135,7 @@ impl Game {
     #[new]
     #[pyo3(signature = (variant = "taikyoku", options = None, max_plies = None))]
     fn new(variant: &str, options: Option<Vec<String>>, max_plies: Option<Int>) -> PyResult<Game> {
-        let mut game = engine::Game::new(pieces::variant(variant, &options.unwrap_or_default())?);
+        let mut game = engine::Game::new(variants::variant(variant, &options.unwrap_or_default())?);
         game.max_plies = self::max_plies(max_plies)?;
         Ok(Game::wrap(game))
     }
@@ -143,7 +144,7 @@ impl Game {
     #[staticmethod]
     #[pyo3(signature = (variant = "taikyoku", side_to_move = "black", options = None))]
     fn empty(variant: &str, side_to_move: &str, options: Option<Vec<String>>) -> PyResult<Game> {
-        let v = pieces::variant(variant, &options.unwrap_or_default())?;
+        let v = variants::variant(variant, &options.unwrap_or_default())?;
         let side = convert::color(side_to_move)?;
         Ok(Game::wrap(engine::Game::from_position(Position::empty(v, side))))
     }
@@ -158,7 +159,7 @@ impl Game {
             Some(name) => name.to_string(),
             None => variant_of_text(text)?,
         };
-        let v = pieces::variant(&variant, &options.unwrap_or_default())?;
+        let v = variants::variant(&variant, &options.unwrap_or_default())?;
         let game = shield(|| {
             py.allow_threads(|| engine::Game::from_text(v, text))
                 .map_err(|e| PositionTextError::new_err(convert::clip_message(&format!("bad position text: {e}"))))
@@ -543,10 +544,11 @@ impl Game {
     }
 }
 
-/// The built-in variant whose board has as many ranks as the position text.
+/// The built-in variant whose board has as many ranks as the position text (a variant loaded
+/// from files is never guessed: pass `variant=`).
 fn variant_of_text(text: &str) -> PyResult<String> {
     let ranks = text.split_whitespace().next().map_or(0, |board| board.split('/').count());
-    let mut matching = engine::variant_names()
+    let mut matching = engine::built_in_variant_names()
         .into_iter()
         .filter(|name| Variant::load(name, &[]).is_ok_and(|v| v.geometry.height == ranks));
     match (matching.next(), matching.next()) {
@@ -574,7 +576,7 @@ pub fn random_game(
 ) -> PyResult<Game> {
     let seed = seed.seed("seed")?;
     let limit = max_plies.count("max_plies")?;
-    let mut game = engine::Game::new(pieces::variant(variant, &options.unwrap_or_default())?);
+    let mut game = engine::Game::new(variants::variant(variant, &options.unwrap_or_default())?);
     game.max_plies = Some(limit);
     shield(|| {
         py.allow_threads(|| engine::random::random_playout(&mut game, seed, limit as usize));
@@ -594,7 +596,7 @@ pub fn _restore_game(
     max_plies: Option<Int>,
     forfeited: bool,
 ) -> PyResult<Game> {
-    let v = pieces::variant(variant, &options)?;
+    let v = variants::variant(variant, &options)?;
     let square = |value: Int| value.within::<u16>("a pickled move's square", 0, u16::MAX as i128);
     let decode = |t: &Bound<'_, PyTuple>| -> PyResult<EngineMove> {
         let (from, to, mid, sweep, mid2, promote): (Int, Int, Int, bool, Option<Int>, bool) = match t.len() {

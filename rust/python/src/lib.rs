@@ -4,7 +4,8 @@
 //! - `errors`: the exceptions, engine errors mapped onto them, panics caught at the boundary;
 //! - `convert`: arguments (integers, option names) checked and converted, once;
 //! - `workers`: the fork-safe thread pools every parallel call runs on;
-//! - `pieces`: `Piece`, `Move`, `PieceType` and the variant tables;
+//! - `variants`: variants by name or loaded from files, what describes them;
+//! - `pieces`: `Piece`, `Move`, `PieceType` and the piece tables;
 //! - `game`: the `Game` class; `observations`: actions and observations as numpy arrays;
 //! - `vector`: `VectorEnvCore`; `selfplay`: self-play runs, dataset decoding, the MCTS opponent;
 //! - `search`: the heuristic evaluator's value and priors.
@@ -22,6 +23,7 @@ mod pieces;
 mod search;
 mod selfplay;
 mod store;
+mod variants;
 mod vector;
 mod workers;
 
@@ -37,9 +39,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pieces::PieceType>()?;
     m.add_class::<vector::VectorEnvCore>()?;
     m.add_function(wrap_pyfunction!(pieces::piece_types, m)?)?;
-    m.add_function(wrap_pyfunction!(pieces::rule_options, m)?)?;
-    m.add_function(wrap_pyfunction!(pieces::variants, m)?)?;
-    m.add_function(wrap_pyfunction!(pieces::check_variant, m)?)?;
+    m.add_function(wrap_pyfunction!(variants::rule_options, m)?)?;
+    m.add_function(wrap_pyfunction!(variants::variants, m)?)?;
+    m.add_function(wrap_pyfunction!(variants::check_variant, m)?)?;
+    m.add_function(wrap_pyfunction!(variants::load_variant, m)?)?;
+    m.add_function(wrap_pyfunction!(variants::register_variant, m)?)?;
+    m.add_function(wrap_pyfunction!(variants::variant_texts, m)?)?;
+    m.add_function(wrap_pyfunction!(variants::variant_info, m)?)?;
     m.add_function(wrap_pyfunction!(game::_restore_game, m)?)?;
     m.add_function(wrap_pyfunction!(game::random_game, m)?)?;
     m.add_function(wrap_pyfunction!(search::heuristic_value, m)?)?;

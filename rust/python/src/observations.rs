@@ -4,7 +4,7 @@
 use crate::convert::{self, describe, Int};
 use crate::errors::{invalid, shield, IllegalMoveError};
 use crate::game::Game;
-use crate::pieces;
+use crate::variants;
 use crate::workers::{self, Workers};
 use numpy::{Element, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods};
 use pyo3::prelude::*;
@@ -202,7 +202,7 @@ pub fn legal_move_for(game: &engine::Game, action: u32, frame: Frame) -> PyResul
 #[pyfunction]
 #[pyo3(signature = (variant = "taikyoku", compact = false, options = None))]
 pub fn plane_names(variant: &str, compact: bool, options: Option<Vec<String>>) -> PyResult<Vec<String>> {
-    let variant = pieces::variant(variant, &options.unwrap_or_default())?;
+    let variant = variants::variant(variant, &options.unwrap_or_default())?;
     Ok(observation::plane_names(&variant, convert::layout(compact)))
 }
 

@@ -1,27 +1,9 @@
-//! `Piece`, `Move` and `PieceType`: read-only values describing a position, and the functions
-//! that describe a variant's table (`piece_types`, `rule_options`, `variants`).
+//! `Piece`, `Move` and `PieceType`: read-only values describing a position, and `piece_types`,
+//! a variant's table.
 
-use crate::errors::invalid;
 use pyo3::prelude::*;
-use std::sync::Arc;
 use taikyoku_engine::table::NO_RANK;
-use taikyoku_engine::{variant_names, Move as EngineMove, Piece as EnginePiece, Position, Variant, NO_SQUARE};
-
-/// The variant `name` with rule `options`, or a `TaikyokuError` naming the problem.
-pub fn variant(name: &str, options: &[String]) -> PyResult<Arc<Variant>> {
-    Variant::load(name, options).map_err(|e| match e {
-        taikyoku_engine::VariantError::UnknownVariant(_) => {
-            invalid(format!("unknown variant '{}' (known: {})", crate::convert::clip(name), variant_names().join(", ")))
-        }
-        // Every valid name is listed, however many (Dai dai has dozens): the message is the help.
-        taikyoku_engine::VariantError::UnknownOption { variant, option, known } => {
-            let e =
-                taikyoku_engine::VariantError::UnknownOption { variant, option: crate::convert::clip(&option), known };
-            invalid(format!("{e} (taikyoku.rule_options() describes them)"))
-        }
-        other => invalid(crate::convert::clip_message(&other.to_string())),
-    })
-}
+use taikyoku_engine::{Move as EngineMove, Piece as EnginePiece, Position, NO_SQUARE};
 
 /// A piece on the board.
 #[pyclass(module = "taikyoku", frozen, eq, hash)]
@@ -193,7 +175,7 @@ impl PieceType {
 #[pyfunction]
 #[pyo3(signature = (variant = "taikyoku"))]
 pub fn piece_types(variant: &str) -> PyResult<Vec<PieceType>> {
-    let v = self::variant(variant, &[])?;
+    let v = crate::variants::variant(variant, &[])?;
     let table = &v.table;
     Ok(table
         .types
@@ -209,27 +191,4 @@ pub fn piece_types(variant: &str) -> PyResult<Vec<PieceType>> {
             aliases: t.aliases.clone(),
         })
         .collect())
-}
-
-/// The rule options a variant offers, as (name, what it changes): a piece key for an option of
-/// the piece table, a rules-file key (lower case, e.g. `promotion-trigger`) for an option of the
-/// rules file — see docs/RULES.md.
-#[pyfunction]
-#[pyo3(signature = (variant = "taikyoku"))]
-pub fn rule_options(variant: &str) -> PyResult<Vec<(String, String)>> {
-    Ok(self::variant(variant, &[])?.rule_options())
-}
-
-/// Check mode for a variant being written: loads its rules file, piece table and setup (the
-/// texts) with every rule option; returns a one-line summary or raises TaikyokuError naming
-/// the file and line of the first problem.
-#[pyfunction]
-pub fn check_variant(name: &str, rules: &str, pieces: &str, setup: &str) -> PyResult<String> {
-    Variant::check(name, taikyoku_engine::Sources { rules, pieces, setup }).map_err(|e| invalid(e.to_string()))
-}
-
-/// The names of the variants this build plays.
-#[pyfunction]
-pub fn variants() -> Vec<&'static str> {
-    variant_names()
 }

@@ -10,7 +10,7 @@
 use crate::convert::{self, Int};
 use crate::errors::{invalid, run_error, shield, IllegalMoveError, TaikyokuError};
 use crate::observations::{self, Dtype};
-use crate::pieces;
+use crate::variants;
 use crate::workers;
 use numpy::{PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -152,7 +152,7 @@ fn network_run<O: Cell + numpy::Element>(
     report: &(dyn Fn(&GameRecord) + Sync),
     failure: &Mutex<Option<PyErr>>,
 ) -> PyResult<Result<selfplay::Summary, RunError>> {
-    let variant = pieces::variant(&settings.variant, &settings.options)?;
+    let variant = variants::variant(&settings.variant, &settings.options)?;
     let leaves = settings.network.as_ref().map_or(1, |n| n.leaves_per_game as usize);
     let rows = network::rows_per_buffer(concurrent, leaves);
     let planes = observation::plane_count(&variant, layout);
@@ -313,7 +313,7 @@ pub fn selfplay_settings(
         settings.games_per_shard = settings.games_per_shard_for(shard_positions.unwrap_or(DEFAULT_SHARD_POSITIONS));
     }
     settings.validate().map_err(|e| invalid(e.to_string()))?;
-    pieces::variant(&settings.variant, &settings.options)?;
+    variants::variant(&settings.variant, &settings.options)?;
     Ok(serde_json::to_string(&settings).expect("settings serialize"))
 }
 
@@ -517,7 +517,7 @@ pub fn decode_positions(
     passes: Option<PyReadonlyArray1<'_, u8>>,
     opponent_passes: Option<PyReadonlyArray1<'_, u8>>,
 ) -> PyResult<PyObject> {
-    let variant = pieces::variant(variant, &options.unwrap_or_default())?;
+    let variant = variants::variant(variant, &options.unwrap_or_default())?;
     let frame = convert::parse(frame)?;
     let layout = convert::layout(compact);
     let dtype = Dtype::parse(py, dtype, layout, &variant)?;
@@ -825,7 +825,7 @@ pub fn replay_legal_actions<'py>(
 ) -> PyResult<(Bound<'py, numpy::PyArray1<i32>>, Bound<'py, numpy::PyArray1<i64>>)> {
     use rayon::prelude::*;
     use taikyoku_engine::rl::actions::{legal_pairs, Frame};
-    let v = pieces::variant(variant, &options.unwrap_or_default())?;
+    let v = variants::variant(variant, &options.unwrap_or_default())?;
     let (actions, offsets) = (actions.as_slice()?, offsets.as_slice()?);
     let bad_offsets = offsets.is_empty()
         || offsets[0] != 0

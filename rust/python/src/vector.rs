@@ -10,7 +10,7 @@ use crate::convert::{self, Int};
 use crate::errors::{invalid, shield, IllegalMoveError};
 use crate::game::Game;
 use crate::observations::{self, actions_array, mask, Dtype};
-use crate::pieces;
+use crate::variants;
 use crate::workers::{self, Workers};
 use numpy::{Element, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
@@ -309,7 +309,7 @@ impl VectorEnvCore {
         let num_envs: usize = num_envs.within("num_envs", 1, MAX_ENVS)?;
         let seed = seed.seed("seed")?;
         let options = options.unwrap_or_default();
-        let variant = pieces::variant(variant, &options)?;
+        let variant = variants::variant(variant, &options)?;
         let frame = convert::parse(frame)?;
         let layout = convert::layout(compact);
         let dtype = Dtype::parse(py, dtype, layout, &variant)?;
