@@ -18,9 +18,18 @@ SIZES = {"taikyoku": (36, 36, 402), "daidai": (17, 17, 96), "tenjiku": (16, 16, 
 
 def test_the_variants_are_listed_with_their_gym_ids():
     assert VARIANTS[0] == "taikyoku" and {"daidai", "tenjiku"} <= set(VARIANTS)
-    assert set(taikyoku.GYM_IDS) == set(VARIANTS)
+    # Every known variant has one (variants loaded from files by other tests included).
+    assert set(taikyoku.GYM_IDS) == set(taikyoku.variants()) >= set(VARIANTS)
     for env_id in taikyoku.GYM_IDS.values():
         assert env_id in gymnasium.registry
+    built_in = {name: taikyoku.GYM_IDS[name] for name in ("taikyoku", "daidai", "tenjiku", "taishin")}
+    assert built_in == {
+        "taikyoku": "taikyoku/Taikyoku-v0",
+        "daidai": "taikyoku/DaiDai-v0",
+        "tenjiku": "taikyoku/Tenjiku-v0",
+        "taishin": "taikyoku/Taishin-v0",
+    }
+    assert taikyoku.variant_info("daidai")["title"] == "Dai dai shogi"
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -35,18 +35,16 @@ from gymnasium import spaces
 
 from taikyoku import _core, _validate
 from taikyoku import render as render_module
+from taikyoku._env_config import EnvConfig, Opponent
 from taikyoku.search import mcts_action
 
 if TYPE_CHECKING:
     from gymnasium.spaces.space import MaskNDArray
-    from typing_extensions import TypeAlias
 
     from taikyoku._core import Color, Frame
 
 __all__ = ["LegalActionSpace", "LegalActions", "TaikyokuEnv", "observation_space"]
 
-#: Who plays the other side: nobody (None), "random", "mcts", or a callable ``opponent(game) -> action``.
-Opponent: TypeAlias = Union[None, str, Callable[["_core.Game"], int]]
 
 
 def observation_space(
@@ -253,9 +251,11 @@ class TaikyokuEnv(gymnasium.Env[npt.NDArray[Any], np.int64]):
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "svg", *_RGB_MODES], "render_fps": 4}
 
+    #: Every setting, checked (shared with VectorEnv and the PettingZoo env).
+    config: EnvConfig
     #: The variant's name.
     variant: str
-    #: The rule options.
+    #: The rule options (``config.options``, as a list).
     rule_options: list[str]
     #: The ply limit (None: play to the end).
     max_plies: Optional[int]
@@ -289,36 +289,39 @@ class TaikyokuEnv(gymnasium.Env[npt.NDArray[Any], np.int64]):
         mcts_simulations: int = 64,
         start: Optional[str] = None,
     ) -> None:
-        if not isinstance(variant, str):
-            raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
-        illegal_action = _validate.choice("illegal_action", illegal_action, _core.ILLEGAL_ACTIONS)
-        if render_mode == "rgb_array":
-            render_module.require_rgb()  # a clear ImportError naming what to install
-        render_mode = _validate.choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
-        agent_color = _validate.choice("agent_color", agent_color, ("black", "white"))
-        frame = _validate.choice("frame", frame, _core.FRAMES)
-        if start is not None and not isinstance(start, str):
-            raise _core.TaikyokuError(
-                f"start must be a position text (Game.to_text()) or None, not {_validate.show(start)}"
-            )
-        self.variant = variant
-        self.rule_options = _validate.string_list("options", options)
-        self.max_plies = _validate.optional_integer("max_plies", max_plies, 1, _validate.U32_MAX)
-        self.illegal_action = illegal_action
-        self.render_mode = render_mode
-        self.frame = frame
-        self.compact = _validate.boolean("compact", compact)
-        self.agent_color = agent_color
-        self.start = start
+        config = EnvConfig.check(
+            self.metadata["render_modes"],
+            variant=variant,
+            options=options,
+            max_plies=max_plies,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
+            frame=frame,
+            compact=compact,
+            start=start,
+            opponent=opponent,
+            agent_color=agent_color,
+            mcts_simulations=mcts_simulations,
+        )
+        self.config = config
+        self.variant = config.variant
+        self.rule_options = list(config.options)
+        self.max_plies = config.max_plies
+        self.illegal_action = config.illegal_action
+        self.render_mode = config.render_mode
+        self.frame = config.frame
+        self.compact = config.compact
+        self.agent_color = config.agent_color
+        self.start = config.start
         # Checks the variant, options, start and max_plies at once, with the engine's own errors.
         self.game = self._new_game()
         # And the dtype: the engine refuses those it cannot write (before the space is built).
-        self.game.observation(dtype=dtype, frame=frame, compact=self.compact)
-        self.observation_space = observation_space(variant, self.compact, dtype, self.rule_options)  # pyright: ignore[reportIncompatibleVariableOverride]
+        self.game.observation(dtype=dtype, frame=self.frame, compact=self.compact)
+        self.observation_space = observation_space(self.variant, self.compact, dtype, self.rule_options)  # pyright: ignore[reportIncompatibleVariableOverride]
         self._dtype = self.observation_space.dtype
         self.action_space = LegalActionSpace(self._current_legal_actions)  # pyright: ignore[reportIncompatibleVariableOverride]
         self._refresh()
-        self._opponent = self._make_opponent(opponent, mcts_simulations)
+        self._opponent = self._make_opponent(config.opponent, config.mcts_simulations)
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -328,11 +331,8 @@ class TaikyokuEnv(gymnasium.Env[npt.NDArray[Any], np.int64]):
         if opponent == "random":
             return lambda game: int(self.np_random.choice(game.legal_actions()))
         if opponent == "mcts":
-            simulations = _validate.integer("mcts_simulations", simulations, 1, _validate.U32_MAX)
             return lambda game: mcts_action(game, simulations, seed=int(self.np_random.integers(2**63)))
-        raise _core.TaikyokuError(
-            f"unknown opponent {_validate.show(opponent)} (use None, 'random', 'mcts' or a callable)"
-        )
+        raise AssertionError(f"EnvConfig.check let opponent {opponent!r} through")
 
     def _new_game(self, start: Optional[str] = None) -> _core.Game:
         start = self.start if start is None else start

@@ -47,6 +47,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from taikyoku import _core, _validate
 from taikyoku import render as render_module
 from taikyoku._core import NUM_ACTIONS, Game, IllegalMoveError
+from taikyoku._env_config import EnvConfig
 
 if TYPE_CHECKING:
     from taikyoku._core import Frame
@@ -57,8 +58,6 @@ _AGENTS = ("black", "white")
 #: "rgb_array" where resvg-py and pillow are installed (pettingzoo's render_test renders every
 #: mode in metadata).
 _RGB_MODES: List[str] = ["rgb_array"] if render_module.rgb_available() else []
-_FRAMES = _core.FRAMES
-_ILLEGAL = _core.ILLEGAL_ACTIONS
 
 
 def _plane_highs(variant: str, compact: bool, dtype: np.dtype[Any]) -> npt.NDArray[Any]:
@@ -131,10 +130,12 @@ class TaikyokuAEC(AECEnv[str, Dict[str, Any], Any]):
         "render_fps": 1,
     }
 
+    #: The settings shared with TaikyokuEnv and VectorEnv, checked.
+    config: EnvConfig
     #: The variant's name.
     variant: str
-    #: The rule options (None: the variant's defaults).
-    options: Optional[List[str]]
+    #: The rule options.
+    options: List[str]
     #: The ply limit (None: never truncated).
     max_plies: Optional[int]
     #: ``"raise"`` or ``"lose"``.
@@ -173,22 +174,26 @@ class TaikyokuAEC(AECEnv[str, Dict[str, Any], Any]):
         start: Optional[str] = None,
     ) -> None:
         super().__init__()
-        if not isinstance(variant, str):
-            raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
-        illegal_action = _validate.choice("illegal_action", illegal_action, _ILLEGAL)
-        frame = _validate.choice("frame", frame, _FRAMES)
-        if render_mode == "rgb_array":
-            render_module.require_rgb()  # a clear ImportError naming what to install
-        render_mode = _validate.choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
-        _check_start(start)
-        self.variant = variant
-        self.options = None if options is None else _validate.string_list("options", options)
-        self.max_plies = _validate.optional_integer("max_plies", max_plies, 1, _validate.U32_MAX)
-        self.illegal_action = illegal_action
-        self.render_mode = render_mode
-        self.frame = frame
-        self.compact = _validate.boolean("compact", compact)
-        self.start = start
+        config = EnvConfig.check(
+            self.metadata["render_modes"],
+            variant=variant,
+            options=options,
+            max_plies=max_plies,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
+            frame=frame,
+            compact=compact,
+            start=start,
+        )
+        self.config = config
+        self.variant = config.variant
+        self.options = list(config.options)
+        self.max_plies = config.max_plies
+        self.illegal_action = config.illegal_action
+        self.render_mode = config.render_mode
+        self.frame = config.frame
+        self.compact = config.compact
+        self.start = config.start
         # Built now so a bad variant, option or start text fails at construction, not later.
         self.game = self._new_game(start)
 

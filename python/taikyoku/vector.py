@@ -30,7 +30,8 @@ from gymnasium.vector.utils import batch_space
 
 from taikyoku import _core, _validate
 from taikyoku import render as render_module
-from taikyoku.env import _RGB_MODES, Opponent, observation_space
+from taikyoku._env_config import EnvConfig, Opponent
+from taikyoku.env import _RGB_MODES, observation_space
 
 if TYPE_CHECKING:
     from gymnasium.spaces.space import MaskNDArray
@@ -232,8 +233,13 @@ class VectorEnv(GymVectorEnv[npt.NDArray[Any], npt.NDArray[np.int64], npt.NDArra
 
     #: The number of games.
     num_envs: int
+    #: The settings shared with TaikyokuEnv and the PettingZoo env, checked (``max_plies`` there is
+    #: as given, before ``max_episode_steps``).
+    config: EnvConfig
     #: The variant's name.
     variant: str
+    #: The rule options.
+    options: list[str]
     #: None, ``"ansi"`` or ``"rgb_array"``.
     render_mode: Optional[str]
     #: The ply limit of every game (None: none).
@@ -271,74 +277,68 @@ class VectorEnv(GymVectorEnv[npt.NDArray[Any], npt.NDArray[np.int64], npt.NDArra
         max_episode_steps: Optional[int] = None,
     ) -> None:
         num_envs = _validate.integer("num_envs", num_envs, 1, MAX_ENVS)
-        if not isinstance(variant, str):
-            raise _core.TaikyokuError(f"variant must be a variant name (str), not {_validate.show(variant)}")
-        if render_mode == "rgb_array":
-            render_module.require_rgb()
-        render_mode = _validate.choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
-        illegal_action = _validate.choice("illegal_action", illegal_action, _core.ILLEGAL_ACTIONS)
-        frame = _validate.choice("frame", frame, _core.FRAMES)
-        compact = _validate.boolean("compact", compact)
+        config = EnvConfig.check(
+            self.metadata["render_modes"],
+            variant=variant,
+            options=options,
+            max_plies=max_plies,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
+            frame=frame,
+            compact=compact,
+            start=start,
+            opponent=opponent,
+            agent_color=agent_color,
+            mcts_simulations=mcts_simulations,
+        )
         copy = _validate.boolean("copy", copy)
-        options = _validate.string_list("options", options)
         threads = _validate.optional_integer("threads", threads, 1, 256)
-        max_plies = _validate.optional_integer("max_plies", max_plies, 1, _validate.U32_MAX)
-        agent_color = _validate.choice("agent_color", agent_color, ("black", "white"))
-        if not (
-            opponent is None or callable(opponent) or (isinstance(opponent, str) and opponent in ("random", "mcts"))
-        ):
-            raise _core.TaikyokuError(
-                f"unknown opponent {_validate.show(opponent)} (use None, 'random', 'mcts' or a callable)"
-            )
-        mcts_simulations = _validate.integer("mcts_simulations", mcts_simulations, 1, 1 << 24)
+        variant, options, max_plies = config.variant, list(config.options), config.max_plies
         if max_episode_steps is not None:
             steps = _validate.integer("max_episode_steps", max_episode_steps, 1, _validate.U32_MAX // 2 - 1)
-            plies = steps if opponent is None else 2 * steps + (agent_color == "white")
+            plies = steps if config.opponent is None else 2 * steps + (config.agent_color == "white")
             max_plies = plies if max_plies is None else min(max_plies, plies)
-        if start is not None and not isinstance(start, str):
-            raise _core.TaikyokuError(
-                f"start must be a position text (Game.to_text()) or None, not {_validate.show(start)}"
-            )
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
         seed = _validate.integer("seed", seed, 0, _validate.U64_MAX)
-        _check_buffer_size(num_envs, variant, compact, dtype, options)
+        _check_buffer_size(num_envs, variant, config.compact, dtype, options)
+        self.config = config
         self.variant = variant
-        self._options = options
+        self.options = options
         self._core = _core.VectorEnvCore(
             num_envs,
             variant=variant,
             options=options,
             seed=seed,
             threads=threads,
-            frame=frame,
+            frame=config.frame,
             max_plies=max_plies,
-            illegal_action=illegal_action,
-            compact=compact,
+            illegal_action=config.illegal_action,
+            compact=config.compact,
             dtype=dtype,
             copy=copy,
-            opponent=opponent,
-            agent_color=agent_color,
-            mcts_simulations=mcts_simulations,
-            start=self._start_game(start),
+            opponent=config.opponent,
+            agent_color=config.agent_color,
+            mcts_simulations=config.mcts_simulations,
+            start=self._start_game(config.start),
         )
         self.num_envs = int(num_envs)
-        self.render_mode = render_mode
+        self.render_mode = config.render_mode
         self.max_plies = max_plies
-        self.opponent = opponent
-        self.agent_color = agent_color
-        self.start = start
-        self.single_observation_space = observation_space(variant, compact, self._core.dtype, options)  # pyright: ignore[reportIncompatibleVariableOverride]
+        self.opponent = config.opponent
+        self.agent_color = config.agent_color
+        self.start = config.start
+        self.single_observation_space = observation_space(variant, config.compact, self._core.dtype, options)  # pyright: ignore[reportIncompatibleVariableOverride]
         self.single_action_space = spaces.Discrete(_core.NUM_ACTIONS)  # pyright: ignore[reportIncompatibleVariableOverride]
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = LegalMultiDiscrete(self.num_envs, self.legal_actions_flat)  # pyright: ignore[reportIncompatibleVariableOverride]
-        self._frame = frame
-        self._compact = compact
+        self._frame = config.frame
+        self._compact = config.compact
 
     def _start_game(self, start: Optional[str]) -> Optional[_core.Game]:
         if start is None:
             return None
-        return _core.Game.from_text(start, variant=self.variant, options=self._options)
+        return _core.Game.from_text(start, variant=self.variant, options=self.options)
 
     def _infos(self) -> dict[str, Any]:
         flat, offsets = self.legal_actions_flat()

@@ -5,7 +5,7 @@
 //! A value of the wrong type is a `TypeError`; a value out of range or an unknown option is a
 //! `TaikyokuError` (a `ValueError`) naming the argument and what it accepts.
 
-use crate::errors::invalid;
+use crate::errors::{clip, invalid};
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -61,27 +61,6 @@ impl Int {
     /// A seed: any integer in `0..2**64`.
     pub fn seed(self, name: &str) -> PyResult<u64> {
         self.within(name, 0, u64::MAX as i128)
-    }
-}
-
-/// User text cut to a readable length for a message (an error must not echo a 1 MB string).
-pub fn clip(text: &str) -> String {
-    const LIMIT: usize = 60;
-    if text.chars().count() <= LIMIT {
-        text.to_string()
-    } else {
-        format!("{}...({} characters)", text.chars().take(LIMIT - 15).collect::<String>(), text.chars().count())
-    }
-}
-
-/// A whole message cut to 300 characters (it may quote user text at length).
-pub fn clip_message(message: &str) -> String {
-    const LIMIT: usize = 300;
-    let count = message.chars().count();
-    if count <= LIMIT {
-        message.to_string()
-    } else {
-        format!("{}... ({count} characters)", message.chars().take(LIMIT - 20).collect::<String>())
     }
 }
 

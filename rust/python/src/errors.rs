@@ -21,6 +21,27 @@ create_exception!(
     "A bug in taikyoku: the Rust core failed an internal check (please report it, with the message)."
 );
 
+/// User text cut to a readable length for a message (an error must not echo a 1 MB string).
+pub fn clip(text: &str) -> String {
+    const LIMIT: usize = 60;
+    if text.chars().count() <= LIMIT {
+        text.to_string()
+    } else {
+        format!("{}...({} characters)", text.chars().take(LIMIT - 15).collect::<String>(), text.chars().count())
+    }
+}
+
+/// A whole message cut to 300 characters (it may quote user text at length).
+pub fn clip_message(message: &str) -> String {
+    const LIMIT: usize = 300;
+    let count = message.chars().count();
+    if count <= LIMIT {
+        message.to_string()
+    } else {
+        format!("{}... ({count} characters)", message.chars().take(LIMIT - 20).collect::<String>())
+    }
+}
+
 /// A `TaikyokuError` with `message`.
 pub fn invalid(message: impl Into<String>) -> PyErr {
     TaikyokuError::new_err(message.into())
@@ -28,7 +49,7 @@ pub fn invalid(message: impl Into<String>) -> PyErr {
 
 pub fn notation_error(e: EngineNotationError) -> PyErr {
     // The message quotes the notation: keep an echo of a huge string short.
-    let message = crate::convert::clip_message(&e.to_string());
+    let message = clip_message(&e.to_string());
     match e {
         EngineNotationError::Illegal(_) => IllegalMoveError::new_err(message),
         EngineNotationError::UnknownPiece(_) => UnknownPieceError::new_err(message),

@@ -103,7 +103,7 @@ impl Game {
             if !self.game.is_legal(mv) {
                 return Err(IllegalMoveError::new_err(format!(
                     "'{}' repeats an earlier position, which the repetition rule forbids",
-                    convert::clip(&text.to_cow()?)
+                    crate::errors::clip(&text.to_cow()?)
                 )));
             }
             Ok(mv)
@@ -161,8 +161,9 @@ impl Game {
         };
         let v = variants::variant(&variant, &options.unwrap_or_default())?;
         let game = shield(|| {
-            py.allow_threads(|| engine::Game::from_text(v, text))
-                .map_err(|e| PositionTextError::new_err(convert::clip_message(&format!("bad position text: {e}"))))
+            py.allow_threads(|| engine::Game::from_text(v, text)).map_err(|e| {
+                PositionTextError::new_err(crate::errors::clip_message(&format!("bad position text: {e}")))
+            })
         })?;
         Ok(Game::wrap(game))
     }
@@ -210,7 +211,7 @@ impl Game {
         let color = convert::color(color)?;
         let table = &self.variant().table;
         let kind = table.lookup(piece).ok_or_else(|| {
-            let shown = convert::clip(piece);
+            let shown = crate::errors::clip(piece);
             let sharing: Vec<&str> =
                 table.types.iter().filter(|t| t.sign == piece.trim()).map(|t| t.name.as_str()).collect();
             if sharing.len() > 1 {
@@ -636,4 +637,34 @@ pub fn _restore_game(
         game.forfeit();
     }
     Ok(Game { game })
+}
+
+/// Observations of many games in one call: an array (N, 36, 36, P), encoded in parallel.
+#[pyfunction]
+#[pyo3(signature = (games, dtype = None, frame = "mover", compact = false))]
+pub fn encode_observations(
+    py: Python<'_>,
+    games: Vec<PyRef<'_, Game>>,
+    dtype: Option<&Bound<'_, PyAny>>,
+    frame: &str,
+    compact: bool,
+) -> PyResult<PyObject> {
+    let frame = convert::parse(frame)?;
+    let layout = convert::layout(compact);
+    let Some(first) = games.first() else {
+        return Err(invalid("encode_observations needs at least one game"));
+    };
+    let variant = first.game.position.variant.clone();
+    if let Some(other) = games.iter().find(|g| {
+        let v = &g.game.position.variant;
+        v.name != variant.name || v.options != variant.options
+    }) {
+        return Err(invalid(format!(
+            "all games must be of one variant with the same rule options ({} {:?} and {} {:?})",
+            variant.name, variant.options, other.game.position.variant.name, other.game.position.variant.options
+        )));
+    }
+    let dtype = Dtype::parse(py, dtype, layout, &variant)?;
+    let refs: Vec<&engine::Game> = games.iter().map(|g| &g.game).collect();
+    observations::encode(py, &refs, frame, layout, dtype, true, &workers::DEFAULT)
 }

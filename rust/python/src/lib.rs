@@ -51,7 +51,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(search::heuristic_value, m)?)?;
     m.add_function(wrap_pyfunction!(search::heuristic_priors, m)?)?;
     m.add_function(wrap_pyfunction!(observations::plane_names, m)?)?;
-    m.add_function(wrap_pyfunction!(observations::encode_observations, m)?)?;
+    m.add_function(wrap_pyfunction!(game::encode_observations, m)?)?;
     m.add_function(wrap_pyfunction!(observations::action_templates, m)?)?;
     m.add_function(wrap_pyfunction!(selfplay::selfplay_run, m)?)?;
     m.add_function(wrap_pyfunction!(selfplay::selfplay_settings, m)?)?;

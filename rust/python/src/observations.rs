@@ -3,9 +3,8 @@
 
 use crate::convert::{self, describe, Int};
 use crate::errors::{invalid, shield, IllegalMoveError};
-use crate::game::Game;
 use crate::variants;
-use crate::workers::{self, Workers};
+use crate::workers::Workers;
 use numpy::{Element, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods};
 use pyo3::prelude::*;
 use taikyoku_engine::rl::actions::{self, Frame, GRID, NUM_ACTIONS};
@@ -204,36 +203,6 @@ pub fn legal_move_for(game: &engine::Game, action: u32, frame: Frame) -> PyResul
 pub fn plane_names(variant: &str, compact: bool, options: Option<Vec<String>>) -> PyResult<Vec<String>> {
     let variant = variants::variant(variant, &options.unwrap_or_default())?;
     Ok(observation::plane_names(&variant, convert::layout(compact)))
-}
-
-/// Observations of many games in one call: an array (N, 36, 36, P), encoded in parallel.
-#[pyfunction]
-#[pyo3(signature = (games, dtype = None, frame = "mover", compact = false))]
-pub fn encode_observations(
-    py: Python<'_>,
-    games: Vec<PyRef<'_, Game>>,
-    dtype: Option<&Bound<'_, PyAny>>,
-    frame: &str,
-    compact: bool,
-) -> PyResult<PyObject> {
-    let frame = convert::parse(frame)?;
-    let layout = convert::layout(compact);
-    let Some(first) = games.first() else {
-        return Err(invalid("encode_observations needs at least one game"));
-    };
-    let variant = first.game.position.variant.clone();
-    if let Some(other) = games.iter().find(|g| {
-        let v = &g.game.position.variant;
-        v.name != variant.name || v.options != variant.options
-    }) {
-        return Err(invalid(format!(
-            "all games must be of one variant with the same rule options ({} {:?} and {} {:?})",
-            variant.name, variant.options, other.game.position.variant.name, other.game.position.variant.options
-        )));
-    }
-    let dtype = Dtype::parse(py, dtype, layout, &variant)?;
-    let refs: Vec<&engine::Game> = games.iter().map(|g| &g.game).collect();
-    encode(py, &refs, frame, layout, dtype, true, &workers::DEFAULT)
 }
 
 /// The multi-leg templates of the action space, in order: (captured offsets, end offset), each

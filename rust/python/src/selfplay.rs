@@ -261,7 +261,7 @@ pub fn selfplay_settings(
     if !matches!(observation, "compact" | "onehot") {
         return Err(invalid(format!(
             "unknown observation '{}' (use 'compact' or 'onehot')",
-            convert::clip(observation)
+            crate::errors::clip(observation)
         )));
     }
     if players != "mcts" && (root.is_some() || gumbel_considered.is_some() || gumbel_scale.is_some()) {
@@ -284,7 +284,9 @@ pub fn selfplay_settings(
             mcts.gumbel = root_settings(root.unwrap_or("puct"), gumbel_considered, gumbel_scale)?;
             Players::Mcts(mcts)
         }
-        other => return Err(invalid(format!("unknown players '{}' (use 'random' or 'mcts')", convert::clip(other)))),
+        other => {
+            return Err(invalid(format!("unknown players '{}' (use 'random' or 'mcts')", crate::errors::clip(other))))
+        }
     };
     let games_per_shard = games_per_shard.map(|g| g.within("games_per_shard", 1, u32::MAX as i128)).transpose()?;
     let shard_positions = shard_positions.map(|p| p.within("shard_positions", 1, u32::MAX as i128)).transpose()?;
@@ -369,7 +371,10 @@ pub fn selfplay_run(
         "csr" => true,
         "list" => false,
         other => {
-            return Err(invalid(format!("unknown legal_actions '{}' (use 'csr' or 'list')", convert::clip(other))))
+            return Err(invalid(format!(
+                "unknown legal_actions '{}' (use 'csr' or 'list')",
+                crate::errors::clip(other)
+            )))
         }
     };
     if evaluator.is_some() != settings.network.is_some() {
@@ -445,7 +450,7 @@ pub fn dataset_schema(py: Python<'_>, table: &str, legal_actions: bool, policy: 
         "positions" => Some(taikyoku_selfplay::tables::positions_schema_with(legal_actions, policy)),
         _ => taikyoku_selfplay::tables::schema(table),
     }
-    .ok_or_else(|| invalid(format!("unknown table '{}' (use 'games' or 'positions')", convert::clip(table))))?;
+    .ok_or_else(|| invalid(format!("unknown table '{}' (use 'games' or 'positions')", crate::errors::clip(table))))?;
     Ok(pyo3::types::PyBytes::new_bound(py, &taikyoku_selfplay::tables::schema_ipc(&schema)).into_any().unbind())
 }
 
@@ -591,14 +596,20 @@ pub fn mcts_search(
         "csr" => true,
         "list" => false,
         other => {
-            return Err(invalid(format!("unknown legal_actions '{}' (use 'csr' or 'list')", convert::clip(other))))
+            return Err(invalid(format!(
+                "unknown legal_actions '{}' (use 'csr' or 'list')",
+                crate::errors::clip(other)
+            )))
         }
     };
     let layout = match observation {
         "compact" => observation::Layout::Compact,
         "onehot" => observation::Layout::OneHot,
         other => {
-            return Err(invalid(format!("unknown observation '{}' (use 'compact' or 'onehot')", convert::clip(other))))
+            return Err(invalid(format!(
+                "unknown observation '{}' (use 'compact' or 'onehot')",
+                crate::errors::clip(other)
+            )))
         }
     };
     let mut engine_game = game.game.clone();
@@ -665,7 +676,7 @@ pub fn root_settings(root: &str, considered: Option<Int>, scale: Option<f64>) ->
                 scale: scale.map_or(Ok(d.scale), |s| check_real("gumbel_scale", s)).map_err(wrong)?,
             }))
         }
-        other => Err(invalid(format!("unknown root '{}' (use 'puct' or 'gumbel')", convert::clip(other)))),
+        other => Err(invalid(format!("unknown root '{}' (use 'puct' or 'gumbel')", crate::errors::clip(other)))),
     }
 }
 

@@ -110,7 +110,7 @@ pub fn open(py: Python<'_>, out: &str) -> PyResult<Arc<dyn Store>> {
             .getattr("FileSystem")?
             .call_method1("from_uri", (out,))
             .map_err(|e| {
-                invalid(format!("cannot open the dataset root {}: {}", crate::convert::clip(out), e.value_bound(py)))
+                invalid(format!("cannot open the dataset root {}: {}", crate::errors::clip(out), e.value_bound(py)))
             })?
             .extract()?;
         return Ok(Arc::new(ArrowStore { filesystem, root, uri: out.to_string() }));

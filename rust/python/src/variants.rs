@@ -14,12 +14,12 @@ pub fn variant(name: &str, options: &[String]) -> PyResult<Arc<Variant>> {
     Variant::load(name, options).map_err(|e| match e {
         VariantError::UnknownVariant(_) => invalid(format!(
             "unknown variant '{}' (known: {}; taikyoku.load_variant(path) loads one from its files)",
-            crate::convert::clip(name),
+            crate::errors::clip(name),
             variant_names().join(", ")
         )),
         // Every valid name is listed, however many (Dai dai has dozens): the message is the help.
         VariantError::UnknownOption { variant, option, known } => {
-            let e = VariantError::UnknownOption { variant, option: crate::convert::clip(&option), known };
+            let e = VariantError::UnknownOption { variant, option: crate::errors::clip(&option), known };
             invalid(format!("{e} (taikyoku.rule_options() describes them)"))
         }
         other => variant_error(other),
@@ -32,7 +32,7 @@ fn variant_error(e: VariantError) -> PyErr {
     match e {
         VariantError::Io { path, errno: Some(errno), message } => PyOSError::new_err((errno, message, path)),
         VariantError::Io { .. } => PyOSError::new_err(e.to_string()),
-        other => invalid(crate::convert::clip_message(&other.to_string())),
+        other => invalid(crate::errors::clip_message(&other.to_string())),
     }
 }
 

@@ -8,7 +8,8 @@
 use crate::play::GameRecord;
 use crate::settings::Settings;
 use crate::store::{Entry, LockError, Store, WriterLock, LOCK_FILE};
-use crate::{tables, IoFailure, RunError, Summary};
+use crate::tables::{self, Tally, ENGINE_VERSION};
+use crate::{IoFailure, RunError, Summary};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -17,62 +18,6 @@ use std::time::Instant;
 
 fn io_error(what: &'static str, store: &dyn Store, path: &str, e: std::io::Error) -> RunError {
     RunError::Io(IoFailure::new(what, store.describe(path), &e))
-}
-
-/// Counts of a shard, or of a whole dataset.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tally {
-    /// Rows in the games table.
-    pub games: u64,
-    /// Rows in the positions table: the plies of all the games.
-    pub positions: u64,
-    /// Games Black won.
-    pub black_wins: u64,
-    /// Games White won.
-    pub white_wins: u64,
-    /// Games drawn.
-    pub draws: u64,
-    /// Games truncated by `max_plies` (no result).
-    pub truncated: u64,
-    /// Bytes on disk: the games and positions files together.
-    pub bytes: u64,
-}
-
-impl Tally {
-    /// Adds `other`'s counts to these, field by field.
-    pub fn add(&mut self, other: &Tally) {
-        self.games += other.games;
-        self.positions += other.positions;
-        self.black_wins += other.black_wins;
-        self.white_wins += other.white_wins;
-        self.draws += other.draws;
-        self.truncated += other.truncated;
-        self.bytes += other.bytes;
-    }
-
-    /// The counts as messages give them.
-    fn describe(&self) -> String {
-        format!(
-            "{} games, {} positions, Black {}, White {}, draws {}, truncated {}",
-            self.games, self.positions, self.black_wins, self.white_wins, self.draws, self.truncated
-        )
-    }
-
-    /// The counts of some games (`bytes` zero).
-    pub fn of<'a>(results: impl Iterator<Item = (Option<&'a str>, u64)>) -> Tally {
-        let mut tally = Tally::default();
-        for (result, plies) in results {
-            tally.games += 1;
-            tally.positions += plies;
-            match result {
-                Some("black") => tally.black_wins += 1,
-                Some("white") => tally.white_wins += 1,
-                Some(_) => tally.draws += 1,
-                None => tally.truncated += 1,
-            }
-        }
-        tally
-    }
 }
 
 /// Size and CRC-32 (IEEE, as zlib's `crc32`) of a file.
@@ -144,9 +89,6 @@ pub const MANIFEST: &str = "manifest.json";
 
 /// The dataset card's path: a README with a Hugging Face `configs:` header (`card`).
 pub const CARD: &str = "README.md";
-
-/// The engine version datasets are labelled with.
-pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 impl Manifest {
     fn new(settings: &Settings) -> Manifest {

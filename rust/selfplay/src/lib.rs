@@ -25,7 +25,7 @@ pub mod settings;
 pub mod store;
 pub mod tables;
 
-pub use dataset::{check_dataset, DatasetCheck, FileCheck, Manifest, Shard, Tally, Writer};
+pub use dataset::{check_dataset, DatasetCheck, FileCheck, Manifest, Shard, Writer};
 use play::{play_game, GameRecord};
 use rayon::prelude::*;
 pub use settings::{Format, MctsSettings, Players, Settings, SettingsError};
@@ -34,6 +34,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 pub use store::{LocalStore, Store, WriterLock, LOCK_FILE};
+pub use tables::{Tally, ENGINE_VERSION};
 use taikyoku_engine::Variant;
 
 /// Why a run failed.
@@ -415,7 +416,7 @@ mod tests {
             assert_eq!(metadata.get(tables::keys::TABLE).map(String::as_str), Some(table));
             assert_eq!(metadata.get(tables::keys::SETTINGS), Some(&settings_json));
             assert_eq!(metadata.get(tables::keys::SCHEMA_VERSION), Some(&tables::SCHEMA_VERSION.to_string()));
-            assert_eq!(metadata.get(tables::keys::ENGINE_VERSION).map(String::as_str), Some(dataset::ENGINE_VERSION));
+            assert_eq!(metadata.get(tables::keys::ENGINE_VERSION).map(String::as_str), Some(tables::ENGINE_VERSION));
             assert!(schema
                 .fields()
                 .iter()

@@ -1,7 +1,6 @@
 //! The two tables (datasets/README.md): their Arrow schemas, record batches built from game
 //! records, and shard files written as Arrow IPC or Parquet.
 
-use crate::dataset::{Tally, ENGINE_VERSION};
 use crate::play::{GameRecord, PositionRecord};
 use crate::settings::{Format, Settings};
 use arrow_array::builder::{ListBuilder, StringBuilder, UInt32Builder};
@@ -18,8 +17,68 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
+use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};
 use taikyoku_engine::rl::actions::GRID_SQUARES;
+
+/// The engine version datasets are labelled with.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Counts of a shard, or of a whole dataset.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Rows in the games table.
+    pub games: u64,
+    /// Rows in the positions table: the plies of all the games.
+    pub positions: u64,
+    /// Games Black won.
+    pub black_wins: u64,
+    /// Games White won.
+    pub white_wins: u64,
+    /// Games drawn.
+    pub draws: u64,
+    /// Games truncated by `max_plies` (no result).
+    pub truncated: u64,
+    /// Bytes on disk: the games and positions files together.
+    pub bytes: u64,
+}
+
+impl Tally {
+    /// Adds `other`'s counts to these, field by field.
+    pub fn add(&mut self, other: &Tally) {
+        self.games += other.games;
+        self.positions += other.positions;
+        self.black_wins += other.black_wins;
+        self.white_wins += other.white_wins;
+        self.draws += other.draws;
+        self.truncated += other.truncated;
+        self.bytes += other.bytes;
+    }
+
+    /// The counts as messages give them.
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "{} games, {} positions, Black {}, White {}, draws {}, truncated {}",
+            self.games, self.positions, self.black_wins, self.white_wins, self.draws, self.truncated
+        )
+    }
+
+    /// The counts of some games (`bytes` zero).
+    pub fn of<'a>(results: impl Iterator<Item = (Option<&'a str>, u64)>) -> Tally {
+        let mut tally = Tally::default();
+        for (result, plies) in results {
+            tally.games += 1;
+            tally.positions += plies;
+            match result {
+                Some("black") => tally.black_wins += 1,
+                Some("white") => tally.white_wins += 1,
+                Some(_) => tally.draws += 1,
+                None => tally.truncated += 1,
+            }
+        }
+        tally
+    }
+}
 
 /// Version of the layout below; bumped on any incompatible change. 2: the action space gained
 /// the promotion block (Tenjiku's promotion choice, `NUM_ACTIONS` doubled); the columns did not
