@@ -583,15 +583,12 @@ pub fn mcts_search(
 ) -> PyResult<PyObject> {
     use rand::SeedableRng;
     use taikyoku_engine::rl::actions::{action_of, Frame};
-    use taikyoku_search::evaluation::HeuristicEvaluator;
-    use taikyoku_search::mcts::{search, MctsConfig};
     let seed = seed.seed("seed")?;
     let leaves: usize = leaves.within("leaves", 1, 4096)?;
     let mut settings = mcts_settings(simulations, None, None, None, None, c_puct, priors, None, None)?;
     settings.gumbel = root_settings(root, gumbel_considered, gumbel_scale)?;
     settings.validate().map_err(|e| invalid(e.to_string()))?;
-    let config =
-        MctsConfig { dirichlet_fraction: 0.0, temperature: 0.0, temperature_plies: 0, ..settings.engine_config() };
+    let config = settings.position_config();
     let csr = match legal_actions {
         "csr" => true,
         "list" => false,
@@ -619,13 +616,9 @@ pub fn mcts_search(
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let failure = Mutex::new(None);
     let found = shield(|| match &evaluator {
-        None => {
-            let variant = engine_game.position.variant.clone();
-            let heuristic = settings.heuristic_config();
-            Ok(Ok(py.allow_threads(|| {
-                search(&mut engine_game, &mut HeuristicEvaluator::new(&variant, heuristic), config, &mut rng)
-            })))
-        }
+        None => Ok(Ok(
+            py.allow_threads(|| taikyoku_selfplay::play::search_heuristic(&mut engine_game, &settings, &mut rng))
+        )),
         Some(evaluator) => match layout {
             observation::Layout::Compact => {
                 network_search::<u16>(py, &engine_game, config, leaves, layout, evaluator, csr, &failure, &mut rng)

@@ -2,9 +2,9 @@
 //! `taikyoku.VectorEnv`), the GIL released while they are stepped.
 //!
 //! Each game may start from a given position and may have an opponent answer the agent's moves
-//! (a uniformly random one, the heuristic MCTS, or a Python callable), as in the single
-//! environment. Built-in opponents draw from one ChaCha8 stream per game, so results do not
-//! depend on the number of threads.
+//! (a built-in one, `taikyoku_search::Opponent`: uniformly random or the heuristic MCTS; or a
+//! Python callable), as in the single environment. Built-in opponents draw from one ChaCha8
+//! stream per game, so results do not depend on the number of threads.
 
 use crate::convert::{self, Int};
 use crate::errors::{invalid, shield, IllegalMoveError};
@@ -22,6 +22,7 @@ use taikyoku_engine::rl::actions::{self, Frame, GRID, NUM_ACTIONS};
 use taikyoku_engine::rl::observation::{self, Cell, Layout};
 use taikyoku_engine::rl::vector::{self as engine_vector, IllegalAction};
 use taikyoku_engine::{self as engine, Color, Move as EngineMove, Outcome, Termination, Variant};
+use taikyoku_search::Opponent as BuiltInOpponent;
 
 /// The largest `num_envs`.
 const MAX_ENVS: i128 = 1 << 20;
@@ -30,10 +31,8 @@ const MAX_ENVS: i128 = 1 << 20;
 enum Opponent {
     /// Nobody: the agent plays both sides.
     Nobody,
-    /// A uniformly random legal move.
-    Random,
-    /// The heuristic MCTS with this many simulations per move.
-    Mcts(u32),
+    /// A built-in opponent (taikyoku-search).
+    BuiltIn(BuiltInOpponent),
     /// A Python callable `opponent(game) -> action` (an action of the mover's frame), called
     /// with a copy of the game, one game at a time, in env order.
     Callable(PyObject),
@@ -193,26 +192,14 @@ impl VectorEnvCore {
             let slots = &mut self.slots;
             match &self.opponent {
                 Opponent::Nobody => return Ok(()),
-                Opponent::Random => {
-                    for (slot, _) in slots.iter_mut().zip(&pending).filter(|(_, &p)| p) {
-                        let mv = slot.moves[slot.rng.gen_range(0..slot.moves.len())];
-                        slot.game.play(mv);
-                    }
-                }
-                Opponent::Mcts(simulations) => {
-                    use taikyoku_search::evaluation::{HeuristicConfig, HeuristicEvaluator};
-                    use taikyoku_search::mcts::{search, MctsConfig};
-                    let simulations = *simulations;
+                Opponent::BuiltIn(opponent) => {
+                    let opponent = *opponent;
                     shield(|| {
                         py.allow_threads(|| {
                             workers.install(|| {
                                 slots.par_iter_mut().zip(pending.par_iter()).filter(|(_, &p)| p).for_each(
                                     |(slot, _)| {
-                                        let variant = slot.game.position.variant.clone();
-                                        let mut evaluator =
-                                            HeuristicEvaluator::new(&variant, HeuristicConfig::default());
-                                        let config = MctsConfig { simulations, ..MctsConfig::competitive() };
-                                        let (mv, _) = search(&mut slot.game, &mut evaluator, config, &mut slot.rng);
+                                        let mv = opponent.choose(&mut slot.game, &slot.moves, &mut slot.rng);
                                         slot.game.play(mv);
                                     },
                                 )
@@ -321,8 +308,10 @@ impl VectorEnvCore {
             Some(o) if o.is_none() => Opponent::Nobody,
             Some(o) if o.is_callable() => Opponent::Callable(o.clone().unbind()),
             Some(o) => match o.extract::<String>().as_deref() {
-                Ok("random") => Opponent::Random,
-                Ok("mcts") => Opponent::Mcts(mcts_simulations.within("mcts_simulations", 1, 1 << 24)?),
+                Ok("random") => Opponent::BuiltIn(BuiltInOpponent::Random),
+                Ok("mcts") => Opponent::BuiltIn(BuiltInOpponent::Mcts {
+                    simulations: mcts_simulations.within("mcts_simulations", 1, 1 << 24)?,
+                }),
                 _ => {
                     return Err(invalid(format!(
                         "unknown opponent {} (use None, 'random', 'mcts' or a callable)",

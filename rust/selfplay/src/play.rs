@@ -1,6 +1,6 @@
 //! Playing one self-play game into records: every randomness from the game's own ChaCha8 stream.
 
-use crate::settings::{Players, Settings};
+use crate::settings::{MctsSettings, Players, Settings};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -142,6 +142,15 @@ impl GameRecord {
 /// can be replayed alone and no two games share a stream.
 pub fn game_seed(master: u64, index: u64) -> u64 {
     splitmix64(master ^ splitmix64(index))
+}
+
+/// One position searched with the heuristic evaluator as `settings` say
+/// (`MctsSettings::position_config`, `MctsSettings::heuristic_config`): the chosen move and the
+/// root's statistics. `game` is left as it was.
+pub fn search_heuristic(game: &mut Game, settings: &MctsSettings, rng: &mut ChaCha8Rng) -> (Move, RootStats) {
+    let variant = game.position.variant.clone();
+    let mut evaluator = HeuristicEvaluator::new(&variant, settings.heuristic_config());
+    taikyoku_search::mcts::search(game, &mut evaluator, settings.position_config(), rng)
 }
 
 /// MCTS root visits as (action, count) pairs, by action, without unvisited moves.

@@ -106,6 +106,12 @@ impl MctsSettings {
         }
     }
 
+    /// The settings of one position's search (`taikyoku.mcts_search`, `network::search_position`
+    /// callers): these, without root noise or a temperature, so the most visited move is chosen.
+    pub fn position_config(&self) -> MctsConfig {
+        MctsConfig { dirichlet_fraction: 0.0, temperature: 0.0, temperature_plies: 0, ..self.engine_config() }
+    }
+
     /// The root rule: Gumbel when `gumbel` is set, else PUCT.
     pub fn root_rule(&self) -> RootRule {
         match &self.gumbel {
