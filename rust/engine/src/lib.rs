@@ -17,7 +17,7 @@
 //! | module | role |
 //! |---|---|
 //! | `rules` | parses a rules file (defaults, line-numbered errors) |
-//! | `table` | parses a piece table into atoms with owner-relative directions; rule options |
+//! | `table` | piece tables: the types the generator reads, the movement grammar (`table::grammar`), `PieceTable::parse` in named steps (`table::parse`); rule options |
 //! | `variant` | loads the three files into a `Variant`; check mode (`Variant::check`) |
 //! | `geometry` | colours, directions, square names, edge distances |
 //! | `position` | the board, make/unmake, the incremental hash, the captures of a move |
