@@ -1,0 +1,241 @@
+//! The rare powers, each an out-of-line call from `generate_atom`: the lion, lion lines,
+//! double steps, area moves and teleport (with the protection rule it obeys).
+
+use super::sink::Sink;
+use crate::geometry::{Color, DELTAS};
+use crate::position::{color_code, Move, Position, EMPTY, NO_SQUARE};
+
+impl Position {
+    /// Lion power: every square within two king steps (steps and jumps), capturing an adjacent
+    /// enemy first and then stepping on (double capture, or igui when stepping back), and a
+    /// pass when an adjacent square is empty.
+    pub(super) fn lion(&self, sq: usize, color: Color, sink: &mut Sink) {
+        let g = &self.variant.geometry;
+        let (x, y) = g.xy(sq);
+        let mut can_pass = false;
+        for dy in -2..=2 {
+            for dx in -2..=2 {
+                if (dx, dy) == (0, 0) {
+                    continue;
+                }
+                if let Some(t) = g.square(x + dx, y + dy) {
+                    match self.at(t) {
+                        None => {
+                            sink.add(t, false);
+                            can_pass |= dx.abs() <= 1 && dy.abs() <= 1;
+                        }
+                        Some(p) if p.color != color => sink.add(t, false),
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
+        for &(adx, ady) in DELTAS.iter() {
+            let Some(a) = g.square(x + adx, y + ady) else { continue };
+            if !matches!(self.at(a), Some(p) if p.color != color) {
+                continue;
+            }
+            // Capture on `a`, then a second step from `a` (back to `sq` is igui).
+            for &(bdx, bdy) in DELTAS.iter() {
+                let Some(t) = g.square(x + adx + bdx, y + ady + bdy) else { continue };
+                if t == sq || self.enterable(t, color) {
+                    sink.add_with_mid(t, a);
+                }
+            }
+        }
+        if can_pass {
+            sink.add_with_mid(sq, NO_SQUARE as usize);
+        }
+    }
+
+    /// Two steps along the directions of `dirs` (absolute), capturing on either (`double`).
+    #[inline(never)]
+    pub(super) fn double(&self, sq: usize, dirs: u8, color: Color, sink: &mut Sink) {
+        let g = &self.variant.geometry;
+        for d1 in (0..8).filter(|d| dirs & (1 << d) != 0) {
+            if g.edge(sq, d1) == 0 {
+                continue;
+            }
+            let s1 = (sq as isize + g.offset[d1]) as usize;
+            let first = self.at(s1);
+            if matches!(first, Some(p) if p.color == color) {
+                continue;
+            }
+            sink.add(s1, false);
+            let captured = first.is_some();
+            for d2 in (0..8).filter(|d| dirs & (1 << d) != 0) {
+                if g.edge(s1, d2) == 0 {
+                    continue;
+                }
+                let s2 = (s1 as isize + g.offset[d2]) as usize;
+                let mid = if captured { s1 as u16 } else { NO_SQUARE };
+                if s2 == sq {
+                    sink.add_with_mids(sq, mid, NO_SQUARE); // igui, or a pass
+                } else if self.enterable(s2, color) {
+                    if captured {
+                        sink.add_with_mids(s2, mid, NO_SQUARE);
+                    } else {
+                        sink.add(s2, false);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Area move: up to `steps` king steps over empty squares in any directions, ending on any
+    /// of them or capturing on the first enemy reached (which ends the move); coming back to
+    /// its own square is a pass. Only where it ends matters, so a breadth-first search over
+    /// the empty squares around it gives every move once.
+    #[inline(never)]
+    pub(super) fn area(&self, sq: usize, steps: usize, color: Color, sink: &mut Sink) {
+        let g = &self.variant.geometry;
+        // A 9×9 box around the piece holds every path of up to 4 steps; each reached square is
+        // kept with its index in the box, and the box index of a neighbour is a fixed offset.
+        const SIDE: isize = 9;
+        const CENTRE: usize = 4 * 9 + 4;
+        let box_offset = DELTAS.map(|(dx, dy)| dy as isize * SIDE + dx as isize);
+        let mut reached = [false; 81];
+        reached[CENTRE] = true;
+        // The squares reached at the last depth (empty ones: the move may go on from them).
+        let mut frontier = [(0usize, 0usize); 81];
+        let mut next = [(0usize, 0usize); 81];
+        frontier[0] = (sq, CENTRE);
+        let mut len = 1;
+        let mut pass = false;
+        for depth in 1..=steps {
+            let mut next_len = 0;
+            for &(from, cell) in &frontier[..len] {
+                for d in 0..8 {
+                    if g.edge(from, d) == 0 {
+                        continue;
+                    }
+                    let t = (from as isize + g.offset[d]) as usize;
+                    if t == sq {
+                        pass |= depth >= 2;
+                        continue;
+                    }
+                    let cell = (cell as isize + box_offset[d]) as usize;
+                    if reached[cell] {
+                        continue;
+                    }
+                    match self.color_code_at(t) {
+                        EMPTY => {
+                            reached[cell] = true;
+                            sink.add(t, false);
+                            next[next_len] = (t, cell);
+                            next_len += 1;
+                        }
+                        c if c != color_code(color) => {
+                            reached[cell] = true;
+                            sink.add(t, false);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            std::mem::swap(&mut frontier, &mut next);
+            len = next_len;
+        }
+        if pass {
+            sink.add_with_mids(sq, NO_SQUARE, NO_SQUARE);
+        }
+    }
+
+    /// Lion power along one line: with s1, s2, s3 the squares along `d`, jumps to each, igui
+    /// and pass (via s1), a step on after capturing on s1 or s2, and the retreat s2 → s1.
+    /// `every_step` (`lionline(D,n,n)`, Dai dai): any path of up to `reach` unit steps, each
+    /// ending on an empty or enemy square and capturing it. Otherwise (`lionline(D,n)`,
+    /// Taishin) two legs, the second only after a capture: s3 after capturing s1 jumps s2.
+    /// A move is identified by its end and the squares it captures (docs/PIECE_TABLE.md).
+    #[inline(never)]
+    pub(super) fn lion_line(&self, sq: usize, d: usize, reach: usize, every_step: bool, color: Color, sink: &mut Sink) {
+        let g = &self.variant.geometry;
+        let n = g.edge(sq, d).min(reach);
+        if n == 0 {
+            return;
+        }
+        let own = color_code(color);
+        let s: [usize; 3] = std::array::from_fn(|i| (sq as isize + g.offset[d] * (i as isize + 1)) as usize);
+        // Per square along the line: 0 off the line's reach, else its colour code.
+        let code = |i: usize| if i < n { self.color_code_at(s[i]) } else { own };
+        let enemy = |i: usize| i < n && code(i) != EMPTY && code(i) != own;
+        let open = |i: usize| i < n && code(i) != own;
+        let mid = |i: usize| s[i] as u16;
+        // Ending on s1: a step; igui or pass; the retreat after capturing on s2.
+        if open(0) {
+            sink.add(s[0], false);
+            if reach >= 3 && enemy(1) {
+                sink.add_with_mids(s[0], mid(1), NO_SQUARE);
+            }
+        }
+        if enemy(0) {
+            sink.add_with_mids(sq, mid(0), NO_SQUARE);
+        } else if code(0) == EMPTY {
+            sink.add_with_mids(sq, NO_SQUARE, NO_SQUARE);
+        }
+        // Ending on s2: a jump, or a step through s1 capturing there.
+        if open(1) {
+            sink.add(s[1], false);
+            if enemy(0) {
+                sink.add_with_mids(s[1], mid(0), NO_SQUARE);
+            }
+        }
+        // Ending on s3: a jump; through s2 capturing there; or three steps capturing on the way.
+        if reach >= 3 && open(2) {
+            sink.add(s[2], false);
+            if enemy(1) {
+                sink.add_with_mids(s[2], mid(1), NO_SQUARE);
+            }
+            if every_step && enemy(0) && open(1) {
+                let second = if enemy(1) { mid(1) } else { NO_SQUARE };
+                sink.add_with_mids(s[2], mid(0), second);
+            } else if !every_step && enemy(0) {
+                sink.add_with_mid(s[2], s[0]);
+            }
+        }
+    }
+
+    /// `teleport`: every empty or enemy square of the board, except an enemy royal that is
+    /// protected, i.e. that a piece of its side could capture the mover on after the capture
+    /// (seed 001, Taishin's emperor).
+    #[inline(never)]
+    pub(super) fn teleport(&self, sq: usize, color: Color, sink: &mut Sink) {
+        for t in 0..self.variant.geometry.size() {
+            match self.at(t) {
+                _ if t == sq => {}
+                None => sink.add(t, false),
+                Some(p) if p.color != color => {
+                    if !(self.variant.table.get(p.kind).royal && self.protected_after(Move::new(sq, t))) {
+                        sink.add(t, false);
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// Whether the side whose piece `capture` takes could take the mover back on its square.
+    /// A teleporting defender counts as able to (its own protection rule is not looked at:
+    /// that would recurse, and a piece that reaches every square is read as protecting it).
+    fn protected_after(&self, capture: Move) -> bool {
+        let to = capture.to as usize;
+        let Some(defender) = self.at(to).map(|p| p.color) else { return false };
+        let mut after = self.scratch_copy();
+        after.make(capture);
+        let mut moves = Vec::with_capacity(256);
+        let protected = after.squares_of(defender).any(|s| {
+            let kind = after.at(s).expect("occupied").kind;
+            if after.variant.table.motion_of(kind).teleports {
+                return true;
+            }
+            moves.clear();
+            after.generate_from(s, &mut moves);
+            moves.iter().any(|&m| {
+                let mut hit = false;
+                after.for_each_capture(m, |c| hit |= c == to);
+                hit
+            })
+        });
+        protected
+    }
+}
