@@ -22,15 +22,16 @@ def top_module(src: Path, file: Path) -> str | None:
     return None if parts == ("lib",) else parts[0]
 
 
-def unit_test_files(src: Path) -> set[Path]:
-    """Files that are unit tests only: `#[cfg(test)] mod NAME;` declared in a module."""
+def unit_test_folders(src: Path) -> set[Path]:
+    """What `#[cfg(test)] mod NAME;` declarations point at: NAME.rs, or the folder NAME/ (without
+    the `.rs`), whose files are all unit tests."""
     found = set()
     for file in src.rglob("*.rs"):
         for name in re.findall(
             r"#\[cfg\(test\)\]\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+([a-z_0-9]+)\s*;", file.read_text()
         ):
             folder = file.parent if file.name in ("mod.rs", "lib.rs") else file.parent / file.stem
-            found |= {folder / f"{name}.rs", folder / name / "mod.rs"}
+            found |= {folder / f"{name}.rs", folder / name}
     return found
 
 
@@ -45,10 +46,10 @@ def imports(crate: Path) -> dict[str, set[str]]:
     """Each top-level module's imports of the crate's other top-level modules."""
     modules = {top_module(crate, f) for f in crate.rglob("*.rs")} - {None}
     graph: dict[str, set[str]] = {m: set() for m in modules if m}
-    tests = unit_test_files(crate)
+    tests = unit_test_folders(crate)
     for file in crate.rglob("*.rs"):
         module = top_module(crate, file)
-        if module is None or file in tests:
+        if module is None or file in tests or any(parent in tests for parent in file.parents):
             continue
         text = without_tests(file.read_text())
         names = set(PATH.findall(text))
