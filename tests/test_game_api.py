@@ -323,3 +323,29 @@ def test_bad_random_game_arguments():
         taikyoku.random_game(1, max_plies=-5)
     with pytest.raises(ValueError):
         Game().max_plies = -3
+
+
+def test_listed_moves_describe_the_position_they_were_listed_in():
+    """legal_moves() and moves_from() describe their moves lazily, from one copy of the position
+    per list: the descriptions are those of that position, however the game goes on."""
+    game = taikyoku.random_game(3, max_plies=120, variant="tenjiku")
+    listed = game.legal_moves()
+    described = [(m.notation, m.from_square, m.to_square, m.captures, m.promotes, m.mid_square) for m in listed]
+    # Each one, played and returned by play(), is described the same way.
+    for i in range(0, len(listed), max(1, len(listed) // 12)):
+        played = game.play(listed[i])
+        assert (played.notation, played.captures, played.promotes) == (
+            described[i][0],
+            described[i][3],
+            described[i][4],
+        )
+        assert [(m.notation, m.captures) for m in listed] == [(d[0], d[3]) for d in described]
+        game.undo()
+    # moves_from gives the same notations as the whole list.
+    by_move = {m: m.notation for m in listed}
+    for square in {m.from_square for m in listed}:
+        for m in game.moves_from(square):
+            assert m.notation == by_move[m] and str(m) == m.notation and repr(m) == f"Move({m.notation!r})"
+    # And each notation reads back as its move.
+    fresh = taikyoku.Game.from_text(game.to_text())
+    assert all(fresh.action_of(m.notation) == game.action_of(m) for m in listed[:20])

@@ -369,6 +369,27 @@ impl Position {
         (self.neighbours[sq] >> (8 * color.index())) as u8
     }
 
+    /// A copy without the history (it cannot be unmade): all that describing its moves needs
+    /// (their notation, captures and promotions), at the cost of the board alone however long the
+    /// game (the Python `Move`s of one call share one).
+    pub fn snapshot(&self) -> Position {
+        Position {
+            variant: self.variant.clone(),
+            board: self.board.clone(),
+            occupied: self.occupied.clone(),
+            colors: self.colors.clone(),
+            neighbours: self.neighbours.clone(),
+            side: self.side,
+            plies_before: self.plies_before,
+            hash: self.hash,
+            royals: self.royals,
+            passes: self.passes,
+            counts_passes: self.counts_passes,
+            captured: Vec::new(),
+            undo: Vec::new(),
+        }
+    }
+
     /// The side whose turn it is.
     #[inline]
     pub fn side_to_move(&self) -> Color {

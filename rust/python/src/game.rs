@@ -81,7 +81,7 @@ impl Game {
         } else {
             Err(IllegalMoveError::new_err(format!(
                 "illegal move {} for {} in this position",
-                mv.notation,
+                mv.notation(),
                 pos.side_to_move()
             )))
         }
@@ -256,7 +256,7 @@ impl Game {
         if self.game.end_given(&moves).is_some() {
             return Vec::new();
         }
-        pieces::moves(pos, &moves, &moves)
+        pieces::legal_moves(pos, moves)
     }
 
     /// Number of legal moves (cheaper than `len(legal_moves())`).
@@ -277,11 +277,7 @@ impl Game {
         let pos = &self.game.position;
         let mut moves = Vec::new();
         self.game.generate_from(sq, &mut moves);
-        let mut rivals = moves.clone();
-        if let Some(first) = moves.first() {
-            rivals.extend(pos.legal_moves_of_sign(*first));
-        }
-        Ok(pieces::moves(pos, &moves, &rivals))
+        Ok(pieces::moves_of_one_piece(pos, moves))
     }
 
     /// Plays a Move (from `legal_moves()`), a notation string or an action (an int, numpy ints

@@ -2,8 +2,9 @@
 //! a variant's table.
 
 use pyo3::prelude::*;
+use std::sync::{Arc, OnceLock};
 use taikyoku_engine::table::NO_RANK;
-use taikyoku_engine::{Move as EngineMove, Piece as EnginePiece, Position, NO_SQUARE};
+use taikyoku_engine::{Move as EngineMove, Piece as EnginePiece, Position, Variant, NO_SQUARE};
 
 /// A piece on the board.
 #[pyclass(module = "taikyoku", frozen, eq, hash)]
@@ -61,29 +62,99 @@ impl Piece {
     }
 }
 
-/// A legal move in a given position.
+/// What the `Move`s of one call share, from which each computes its fields when they are first
+/// read: the position they were generated in (without its history) and the moves their notations
+/// are told apart from. Building a list of moves costs one copy of the board; the notations of
+/// all of them are written together, the first time one is read.
+struct MoveContext {
+    position: Position,
+    moves: Vec<EngineMove>,
+    rivals: Rivals,
+    notations: OnceLock<Vec<String>>,
+}
+
+/// The moves a `MoveContext`'s notations are told apart from (see `Position::notations`).
+enum Rivals {
+    /// The moves themselves: they are all the legal moves.
+    Themselves,
+    /// The moves are of one piece: the legal moves of the pieces of its sign.
+    OfItsSign,
+}
+
+impl MoveContext {
+    fn notation(&self, index: usize) -> String {
+        let notations = self.notations.get_or_init(|| match self.rivals {
+            Rivals::Themselves => self.position.notations(&self.moves, &self.moves),
+            Rivals::OfItsSign => {
+                let mut rivals = self.moves.clone();
+                if let Some(&first) = self.moves.first() {
+                    rivals.extend(self.position.legal_moves_of_sign(first));
+                }
+                self.position.notations(&self.moves, &rivals)
+            }
+        });
+        notations[index].clone()
+    }
+}
+
+/// A legal move in a given position. The moves of one `legal_moves()` or `moves_from()` list
+/// share a copy of the position and compute their captures and notation when first read; a move
+/// `play()`, `undo()` or `move_of()` returns is described at once and keeps no position.
 #[pyclass(module = "taikyoku", frozen)]
 #[derive(Clone)]
 pub struct Move {
     pub inner: EngineMove,
-    #[pyo3(get)]
-    from_square: String,
-    #[pyo3(get)]
-    to_square: String,
-    /// Squares of every piece the move removes, in order.
-    #[pyo3(get)]
-    captures: Vec<String>,
-    #[pyo3(get)]
+    source: Source,
+}
+
+/// Where a `Move`'s description comes from.
+#[derive(Clone)]
+enum Source {
+    /// The `index`-th move of a list sharing this context.
+    Listed(Arc<MoveContext>, usize),
+    /// Described when made.
+    Described(Arc<Described>),
+}
+
+/// A move's description, computed once.
+struct Described {
+    variant: Arc<Variant>,
+    notation: String,
+    captures: Vec<usize>,
     promotes: bool,
-    #[pyo3(get)]
-    pub notation: String,
-    /// The square a lion-like piece captures on before its second step (None otherwise).
-    #[pyo3(get)]
-    mid_square: Option<String>,
 }
 
 #[pymethods]
 impl Move {
+    #[getter(from_square)]
+    fn start_square(&self) -> String {
+        self.square_name(self.inner.from as usize)
+    }
+    #[getter]
+    fn to_square(&self) -> String {
+        self.square_name(self.inner.to as usize)
+    }
+    /// Squares of every piece the move removes, in order.
+    #[getter]
+    fn captures(&self) -> Vec<String> {
+        self.captured().into_iter().map(|sq| self.square_name(sq)).collect()
+    }
+    #[getter]
+    fn promotes(&self) -> bool {
+        match &self.source {
+            Source::Listed(context, _) => context.position.promotes(self.inner),
+            Source::Described(d) => d.promotes,
+        }
+    }
+    #[getter(notation)]
+    fn notation_text(&self) -> String {
+        self.notation()
+    }
+    /// The square a lion-like piece captures on before its second step (None otherwise).
+    #[getter]
+    fn mid_square(&self) -> Option<String> {
+        (self.inner.mid != NO_SQUARE).then(|| self.square_name(self.inner.mid as usize))
+    }
     #[getter]
     fn is_pass(&self) -> bool {
         self.inner.is_pass()
@@ -94,13 +165,13 @@ impl Move {
     }
     #[getter]
     fn is_capture(&self) -> bool {
-        !self.captures.is_empty()
+        !self.captured().is_empty()
     }
     fn __repr__(&self) -> String {
-        format!("Move({:?})", self.notation)
+        format!("Move({:?})", self.notation())
     }
     fn __str__(&self) -> String {
-        self.notation.clone()
+        self.notation()
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other.downcast::<Move>().map(|o| o.get().inner == self.inner).unwrap_or(false)
@@ -114,29 +185,58 @@ impl Move {
     }
 }
 
-/// `moves` of the side to move as Python objects, their notations disambiguated against
-/// `rivals` (see `Position::notations`).
-pub fn moves(pos: &Position, moves: &[EngineMove], rivals: &[EngineMove]) -> Vec<Move> {
-    let g = &pos.variant.geometry;
-    let notations = pos.notations(moves, rivals);
-    moves
-        .iter()
-        .zip(notations)
-        .map(|(&m, notation)| Move {
-            inner: m,
-            from_square: g.square_name(m.from as usize),
-            to_square: g.square_name(m.to as usize),
-            captures: pos.captures_of(m).into_iter().map(|sq| g.square_name(sq)).collect(),
-            promotes: pos.promotes(m),
-            notation,
-            mid_square: (m.mid != NO_SQUARE).then(|| g.square_name(m.mid as usize)),
-        })
+impl Move {
+    /// The move in notation, told apart from its rivals.
+    pub fn notation(&self) -> String {
+        match &self.source {
+            Source::Listed(context, index) => context.notation(*index),
+            Source::Described(d) => d.notation.clone(),
+        }
+    }
+
+    fn captured(&self) -> Vec<usize> {
+        match &self.source {
+            Source::Listed(context, _) => context.position.captures_of(self.inner),
+            Source::Described(d) => d.captures.clone(),
+        }
+    }
+
+    fn square_name(&self, sq: usize) -> String {
+        let variant = match &self.source {
+            Source::Listed(context, _) => &context.position.variant,
+            Source::Described(d) => &d.variant,
+        };
+        variant.geometry.square_name(sq)
+    }
+}
+
+/// All the legal moves of the side to move as Python objects (their notations told apart from
+/// one another).
+pub fn legal_moves(pos: &Position, moves: Vec<EngineMove>) -> Vec<Move> {
+    listed(pos, moves, Rivals::Themselves)
+}
+
+/// Moves of one piece as Python objects (their notations told apart from the moves of the
+/// pieces of its sign).
+pub fn moves_of_one_piece(pos: &Position, moves: Vec<EngineMove>) -> Vec<Move> {
+    listed(pos, moves, Rivals::OfItsSign)
+}
+
+/// `moves` as Python objects sharing one context.
+fn listed(pos: &Position, moves: Vec<EngineMove>, rivals: Rivals) -> Vec<Move> {
+    let count = moves.len();
+    let context = Arc::new(MoveContext { position: pos.snapshot(), moves, rivals, notations: OnceLock::new() });
+    (0..count)
+        .map(|index| Move { inner: context.moves[index], source: Source::Listed(context.clone(), index) })
         .collect()
 }
 
-/// One move of the side to move as a Python object.
+/// One move of the side to move as a Python object, described at once.
 pub fn one_move(pos: &Position, mv: EngineMove) -> Move {
-    moves(pos, &[mv], &pos.legal_moves_of_sign(mv)).pop().expect("one move")
+    let notation = pos.notations(&[mv], &pos.legal_moves_of_sign(mv)).pop().expect("one notation");
+    let described =
+        Described { variant: pos.variant.clone(), notation, captures: pos.captures_of(mv), promotes: pos.promotes(mv) };
+    Move { inner: mv, source: Source::Described(Arc::new(described)) }
 }
 
 /// A piece type of a variant's table.
