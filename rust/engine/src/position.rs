@@ -262,8 +262,11 @@ impl Position {
         pos
     }
 
-    /// A copy of the board and counters without the undo history (for look-ahead tests).
-    pub(crate) fn scratch_copy(&self) -> Position {
+    /// A copy of the board and counters without the undo history (it cannot be unmade), at the
+    /// cost of the board alone however long the game: for look-ahead tests, and all that
+    /// describing its moves needs (their notation, captures and promotions: the Python `Move`s of
+    /// one list share one).
+    pub fn scratch_copy(&self) -> Position {
         Position {
             variant: self.variant.clone(),
             board: self.board.clone(),
@@ -367,27 +370,6 @@ impl Position {
     #[inline]
     pub fn neighbours_of_color(&self, sq: usize, color: Color) -> u8 {
         (self.neighbours[sq] >> (8 * color.index())) as u8
-    }
-
-    /// A copy without the history (it cannot be unmade): all that describing its moves needs
-    /// (their notation, captures and promotions), at the cost of the board alone however long the
-    /// game (the Python `Move`s of one call share one).
-    pub fn snapshot(&self) -> Position {
-        Position {
-            variant: self.variant.clone(),
-            board: self.board.clone(),
-            occupied: self.occupied.clone(),
-            colors: self.colors.clone(),
-            neighbours: self.neighbours.clone(),
-            side: self.side,
-            plies_before: self.plies_before,
-            hash: self.hash,
-            royals: self.royals,
-            passes: self.passes,
-            counts_passes: self.counts_passes,
-            captured: Vec::new(),
-            undo: Vec::new(),
-        }
     }
 
     /// The side whose turn it is.

@@ -225,7 +225,7 @@ pub fn moves_of_one_piece(pos: &Position, moves: Vec<EngineMove>) -> Vec<Move> {
 /// `moves` as Python objects sharing one context.
 fn listed(pos: &Position, moves: Vec<EngineMove>, rivals: Rivals) -> Vec<Move> {
     let count = moves.len();
-    let context = Arc::new(MoveContext { position: pos.snapshot(), moves, rivals, notations: OnceLock::new() });
+    let context = Arc::new(MoveContext { position: pos.scratch_copy(), moves, rivals, notations: OnceLock::new() });
     (0..count)
         .map(|index| Move { inner: context.moves[index], source: Source::Listed(context.clone(), index) })
         .collect()
