@@ -249,7 +249,9 @@ impl Game {
         pos.squares().map(|(sq, p)| (pos.variant.geometry.square_name(sq), Piece::new(pos, p))).collect()
     }
 
-    /// The legal moves of the side to move (empty when the game is over).
+    /// The legal moves of the side to move (empty when the game is over). The moves share one
+    /// copy of this position and describe themselves (squares, captures, notation) when first
+    /// read; `legal_actions()` is faster still.
     fn legal_moves(&self) -> Vec<Move> {
         let pos = &self.game.position;
         let moves = self.game.legal_moves();
