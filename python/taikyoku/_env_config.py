@@ -83,7 +83,9 @@ class EnvConfig:
             raise _core.TaikyokuError(
                 f"start must be a position text (Game.to_text()) or None, not {_validate.show(start)}"
             )
-        if not (opponent is None or callable(opponent) or (isinstance(opponent, str) and opponent in ("random", "mcts"))):
+        if not (
+            opponent is None or callable(opponent) or (isinstance(opponent, str) and opponent in ("random", "mcts"))
+        ):
             raise _core.TaikyokuError(
                 f"unknown opponent {_validate.show(opponent)} (use None, 'random', 'mcts' or a callable)"
             )

@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 __all__ = ["LegalActionSpace", "LegalActions", "TaikyokuEnv", "observation_space"]
 
 
-
 def observation_space(
     variant: str = "taikyoku",
     compact: bool = False,
