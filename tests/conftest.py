@@ -90,3 +90,10 @@ def copy_variant(directory: Path, name: str, of: str = "tenjiku", gym_id: str | 
     (directory / f"{name}.pieces").write_text(pieces, encoding="utf-8")
     (directory / f"{name}.setup").write_text(setup, encoding="utf-8")
     return directory / f"{name}.rules"
+
+
+def interruptible() -> None:
+    """``preexec_fn`` for a child process the test stops with SIGINT: Ctrl-C's default action in
+    the child, whatever this process inherited (a shell starts background jobs with SIGINT
+    ignored, and a Python started with SIGINT ignored never raises KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

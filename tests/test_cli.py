@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import interruptible
 from conftest import run_cli as run
 
 import taikyoku
@@ -386,6 +387,7 @@ def test_ctrl_c_in_random_games_is_one_line_and_leaves_no_partial_record(tmp_pat
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=interruptible,
     )
     deadline = time.monotonic() + 30
     while not (record.exists() and record.stat().st_size > 0) and time.monotonic() < deadline:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import contents, hold_writer_lock
+from conftest import contents, hold_writer_lock, interruptible
 
 import taikyoku
 import taikyoku.datasets as tds
@@ -95,6 +95,7 @@ def start_run(out: Path) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=interruptible,
     )
     assert process.stdout.readline().strip() == "started"
     return process
@@ -139,6 +140,7 @@ def test_the_cli_reports_an_interruption(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=interruptible,
     )
     deadline = time.monotonic() + 20
     while not (out / "manifest.json").exists() and time.monotonic() < deadline and process.poll() is None:
@@ -198,7 +200,11 @@ print("finished", flush=True)
 def test_ctrl_c_stops_a_run_within_a_second_while_the_evaluator_blocks(tmp_path, how, what):
     out = tmp_path / "data"
     process = subprocess.Popen(
-        [sys.executable, "-c", BLOCKING, str(out), how, what], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", BLOCKING, str(out), how, what],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=interruptible,
     )
     assert process.stdout.readline().strip() == "evaluating", process.communicate()[1]
     time.sleep(0.3)
@@ -226,6 +232,7 @@ def _command(out: Path, *extra: str) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=interruptible,
     )
 
 
