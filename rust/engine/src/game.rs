@@ -496,6 +496,18 @@ impl Game {
         }
     }
 
+    /// `position.move_notation(mv)` for a move of the side to move, reading the other pieces'
+    /// moves from the incremental state where it is kept (self-play records every move's
+    /// notation: generating the moves of every piece with the same sign cost most of it).
+    pub fn move_notation(&self, mv: Move) -> String {
+        match self.move_state() {
+            Some(state) if state.is_settled(self.side_to_move()) => {
+                self.position.move_notation_among(mv, |sq, out| state.moves_from(&self.position, sq, out))
+            }
+            _ => self.position.move_notation(mv),
+        }
+    }
+
     /// Whether `mv` is legal for the side to move (see `generate`).
     pub fn is_legal(&self, mv: Move) -> bool {
         self.position.is_legal(mv) && !(self.forbids_repetition() && self.repeats(mv))

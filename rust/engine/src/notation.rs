@@ -90,14 +90,43 @@ impl Position {
     /// another piece of the mover's side with the same sign has a move written the same way.
     /// (`notations` for many moves at once; this writes only the rivals that could collide.)
     pub fn move_notation(&self, mv: Move) -> String {
+        self.move_notation_among(mv, |sq, out| self.generate_from(sq, out))
+    }
+
+    /// `move_notation`, with the moves of another piece read from `moves_from` (which appends
+    /// the moves of the piece on a square, as `generate_from` gives them): a caller that keeps
+    /// every piece's moves (`Game::move_notation`) reads them instead of generating them.
+    pub fn move_notation_among(&self, mv: Move, mut moves_from: impl FnMut(usize, &mut Vec<Move>)) -> String {
         let piece = self.at(mv.from as usize).expect("a piece on the start square");
         let written = self.written_action(mv);
         // Two moves written the same way end on the same square, or capture the same victim
         // by igui (from different squares: a pass is written with its own square).
         let target = |m: Move| if m.is_igui() { m.mid } else { m.to };
-        let ambiguous = (self.legal_moves_of_sign(mv).iter())
-            .any(|&r| target(r) == target(mv) && self.written_action(r).action == written.action);
+        let mut rivals = Vec::new();
+        self.for_each_same_sign(mv.from as usize, piece, |sq| moves_from(sq, &mut rivals));
+        let ambiguous =
+            rivals.iter().any(|&r| target(r) == target(mv) && self.written_action(r).action == written.action);
         self.notation_text(&self.piece_sign(piece), mv, &written, ambiguous)
+    }
+
+    /// Calls `f` with the square of every other piece of `piece`'s side written with the same
+    /// code (`piece_sign`) as `piece`, which stands on `from`. This scans every piece of the
+    /// side: the loop compares two numbers per piece, and a sign class only for types that
+    /// share their sign with another.
+    #[inline]
+    fn for_each_same_sign(&self, from: usize, piece: Piece, mut f: impl FnMut(usize)) {
+        let table = &self.variant.table;
+        let sign_key = |p: Piece| if p.promoted { p.origin } else { p.kind };
+        let key = sign_key(piece);
+        let shared = table.shares_sign(key);
+        self.for_each_piece_of(piece.color, |sq, p| {
+            if p.promoted == piece.promoted
+                && sq != from
+                && (sign_key(p) == key || shared && table.sign_class(sign_key(p)) == table.sign_class(key))
+            {
+                f(sq);
+            }
+        });
     }
 
     /// A move's notation from its parts: the sign, the start square when `ambiguous`, the rest.
@@ -135,16 +164,12 @@ impl Position {
             .collect()
     }
 
-    /// The legal moves of the mover's side made by pieces with the same sign as the mover.
+    /// The moves of the other pieces of the mover's side written with the same sign as the
+    /// mover (the moves `move_notation` disambiguates against).
     pub fn legal_moves_of_sign(&self, mv: Move) -> Vec<Move> {
         let Some(piece) = self.at(mv.from as usize) else { return Vec::new() };
         let mut out = Vec::new();
-        for sq in self.squares_of(piece.color) {
-            let p = self.at(sq).expect("an occupied square");
-            if sq != mv.from as usize && self.sign_parts(p) == self.sign_parts(piece) {
-                self.generate_from(sq, &mut out);
-            }
-        }
+        self.for_each_same_sign(mv.from as usize, piece, |sq| self.generate_from(sq, &mut out));
         out
     }
 

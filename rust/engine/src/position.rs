@@ -441,6 +441,22 @@ impl Position {
         })
     }
 
+    /// Calls `f` with the square and piece of every piece of `color`, in square order:
+    /// `squares_of` as a plain loop, for scans that look at every piece (notation's).
+    #[inline]
+    pub fn for_each_piece_of(&self, color: Color, mut f: impl FnMut(usize, Piece)) {
+        for (w, &word) in self.occupied[color.index()].iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let sq = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Some(piece) = self.board[sq] {
+                    f(sq, piece);
+                }
+            }
+        }
+    }
+
     /// Writes a square, keeping the occupancy bits in step (no hash or royal bookkeeping).
     #[inline]
     fn set_raw(&mut self, sq: usize, piece: Option<Piece>) {

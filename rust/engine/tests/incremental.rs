@@ -368,3 +368,31 @@ fn a_slide_of_no_squares_moves_nowhere() {
     }
     assert!(plies >= 100, "{plies} plies");
 }
+
+#[test]
+fn notation_read_from_the_state_equals_notation_from_generation() {
+    // `Game::move_notation` reads the other pieces' moves from the incremental state; the
+    // position's own generates them. Every legal move of every position of a random game, in
+    // every variant; the start square is written (ambiguous moves) often enough to count.
+    let mut ambiguous = 0;
+    for name in variant_names() {
+        let variant = Variant::load(name, &[]).unwrap();
+        let mut game = Game::new(variant.clone());
+        game.track_moves(true);
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut scratch = Vec::new();
+        for ply in 0..300 {
+            if game.recorded_end().is_some() {
+                break;
+            }
+            for mv in game.legal_moves() {
+                let (read, generated) = (game.move_notation(mv), game.position.move_notation(mv));
+                assert_eq!(read, generated, "{name} ply {ply}");
+                ambiguous += usize::from(read != game.position.notations(&[mv], &[])[0]);
+            }
+            let Some(mv) = game.choose_move(|n| rng.gen_range(0..n), &mut scratch) else { break };
+            game.play(mv);
+        }
+    }
+    assert!(ambiguous > 0, "no position needed a start square");
+}

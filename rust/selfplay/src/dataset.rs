@@ -5,13 +5,13 @@
 //! the games file), and a shard that fails a check is generated again, which, the output being
 //! deterministic, restores exactly the bytes it should have had.
 
-use crate::play::GameRecord;
+use crate::play::{GameRecord, PositionRecord};
 use crate::settings::Settings;
 use crate::store::{Entry, LockError, Store, WriterLock, LOCK_FILE};
 use crate::tables::{self, Tally, ENGINE_VERSION};
 use crate::{IoFailure, RunError, Summary};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -415,8 +415,14 @@ impl Writer {
     }
 
     /// Writes shard `index` (its games' records, any order) and lists it in the manifest.
-    pub fn commit(&self, index: u64, records: &[GameRecord]) -> Result<(), RunError> {
+    pub fn commit(&self, index: u64, records: Vec<GameRecord>) -> Result<(), RunError> {
         let shard = write_shard(self.store.as_ref(), &self.settings, index, records)?;
+        self.record(shard)
+    }
+
+    /// Writes a shard built as its games ended and lists it in the manifest.
+    pub fn commit_built(&self, shard: ShardBuilder) -> Result<(), RunError> {
+        let shard = shard.finish(self.store.as_ref())?;
         self.record(shard)
     }
 
@@ -484,44 +490,122 @@ pub fn write_shard(
     store: &dyn Store,
     settings: &Settings,
     index: u64,
-    records: &[GameRecord],
+    records: Vec<GameRecord>,
 ) -> Result<Shard, RunError> {
-    let mut sorted: Vec<&GameRecord> = records.iter().collect();
-    sorted.sort_by_key(|r| r.game_id);
-    let (games_file, positions_file) = Manifest::file_names(settings, index);
-    let usage = |e: arrow_schema::ArrowError| RunError::Usage(format!("building shard {index}: {e}"));
-    // Batches of ROWS_PER_BATCH rows across the games, whatever their lengths.
-    let rows: Vec<_> = sorted.iter().flat_map(|&r| r.positions.iter().map(move |p| (r, p))).collect();
-    let positions: Vec<_> = rows
-        .chunks(tables::ROWS_PER_BATCH)
-        .map(|chunk| tables::positions_batch(chunk, settings.store_legal_actions, settings.stores_policy()))
-        .collect::<Result<_, _>>()
-        .map_err(usage)?;
-    let games: Vec<_> = sorted
-        .chunks(tables::ROWS_PER_BATCH)
-        .map(|chunk| tables::games_batch(chunk, &settings.variant, settings.players.name()))
-        .collect::<Result<_, _>>()
-        .map_err(usage)?;
-    let mut checks = Vec::with_capacity(2);
-    // Positions first, games last: a shard counts as written once its games file exists.
-    let schema = |table: &str| tables::file_schema(table, settings).expect("a known table");
-    for (path, schema, batches) in
-        [(&positions_file, schema("positions"), &positions), (&games_file, schema("games"), &games)]
-    {
-        let data = tables::encode(settings.format, schema, batches).map_err(usage)?;
-        store.write(path, &data).map_err(|e| io_error("writing", store, path, e))?;
-        checks.push(FileCheck::of(&data));
+    let mut shard = ShardBuilder::new(settings, index)?;
+    for record in records {
+        shard.add(record)?;
     }
-    let mut tally = Tally::of(sorted.iter().map(|r| (r.result, r.plies() as u64)));
-    tally.bytes = checks[0].bytes + checks[1].bytes;
-    Ok(Shard {
-        index,
-        first_game: settings.shard_games(index).start,
-        tally,
-        games_file,
-        positions_file,
-        checks: Some(ShardChecks { games: checks[1], positions: checks[0] }),
-    })
+    shard.finish(store)
+}
+
+/// One shard's files, built as its games end, in any order: games are taken in game-id order
+/// (a game that ends early waits for those before it), their positions cut into record batches
+/// of `ROWS_PER_BATCH` rows across the games, and each batch is encoded and compressed as soon
+/// as it is full. A shard in progress so holds its encoded bytes, less than a batch of
+/// positions and the games waiting for an earlier one, whatever its size; and its bytes are
+/// those of encoding the whole shard at once, the batches being the same.
+pub struct ShardBuilder<'a> {
+    settings: &'a Settings,
+    index: u64,
+    positions: tables::Encoder,
+    /// Positions not yet in a batch, with their game's place in `games`.
+    rows: Vec<(usize, PositionRecord)>,
+    /// The games taken so far, in order, without their positions.
+    games: Vec<GameRecord>,
+    /// Games that ended before an earlier one of the shard, by id.
+    waiting: BTreeMap<u64, GameRecord>,
+    games_range: std::ops::Range<u64>,
+}
+
+impl<'a> ShardBuilder<'a> {
+    /// Shard `index` of a run with `settings`, with no game yet.
+    pub fn new(settings: &'a Settings, index: u64) -> Result<ShardBuilder<'a>, RunError> {
+        let schema = tables::file_schema("positions", settings).expect("a known table");
+        let positions = tables::Encoder::new(settings.format, schema).map_err(|e| building(index, e))?;
+        Ok(ShardBuilder {
+            settings,
+            index,
+            positions,
+            rows: Vec::new(),
+            games: Vec::new(),
+            waiting: BTreeMap::new(),
+            games_range: settings.shard_games(index),
+        })
+    }
+
+    /// Takes a finished game of this shard (each once, any order).
+    pub fn add(&mut self, record: GameRecord) -> Result<(), RunError> {
+        debug_assert!(self.games_range.contains(&record.game_id), "game {} in shard {}", record.game_id, self.index);
+        self.waiting.insert(record.game_id, record);
+        let mut next = self.games_range.start + self.games.len() as u64;
+        while let Some(mut record) = self.waiting.remove(&next) {
+            let game = self.games.len();
+            self.rows.extend(record.positions.drain(..).map(|p| (game, p)));
+            self.games.push(record);
+            next += 1;
+            while self.rows.len() >= tables::ROWS_PER_BATCH {
+                self.encode_rows(tables::ROWS_PER_BATCH)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether every game of the shard is in.
+    pub fn is_complete(&self) -> bool {
+        self.games.len() as u64 == self.games_range.end - self.games_range.start
+    }
+
+    /// Encodes the first `n` waiting positions as the positions file's next batch.
+    fn encode_rows(&mut self, n: usize) -> Result<(), RunError> {
+        let rows: Vec<_> = self.rows[..n].iter().map(|(game, p)| (&self.games[*game], p)).collect();
+        let batch = tables::positions_batch(&rows, self.settings.store_legal_actions, self.settings.stores_policy())
+            .map_err(|e| building(self.index, e))?;
+        self.positions.write(&batch).map_err(|e| building(self.index, e))?;
+        self.rows.drain(..n);
+        Ok(())
+    }
+
+    /// Writes the shard's two files into `store` and returns its manifest entry. Every game
+    /// must be in (`is_complete`).
+    pub fn finish(mut self, store: &dyn Store) -> Result<Shard, RunError> {
+        assert!(self.is_complete(), "shard {} finished with {} games", self.index, self.games.len());
+        if !self.rows.is_empty() {
+            self.encode_rows(self.rows.len())?;
+        }
+        let index = self.index;
+        let settings = self.settings;
+        let (games_file, positions_file) = Manifest::file_names(settings, index);
+        let refs: Vec<&GameRecord> = self.games.iter().collect();
+        let games: Vec<_> = refs
+            .chunks(tables::ROWS_PER_BATCH)
+            .map(|chunk| tables::games_batch(chunk, &settings.variant, settings.players.name()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| building(index, e))?;
+        let schema = tables::file_schema("games", settings).expect("a known table");
+        let games_data = tables::encode(settings.format, schema, &games).map_err(|e| building(index, e))?;
+        let positions_data = self.positions.finish().map_err(|e| building(index, e))?;
+        // Positions first, games last: a shard counts as written once its games file exists.
+        let mut checks = Vec::with_capacity(2);
+        for (path, data) in [(&positions_file, &positions_data), (&games_file, &games_data)] {
+            store.write(path, data).map_err(|e| io_error("writing", store, path, e))?;
+            checks.push(FileCheck::of(data));
+        }
+        let mut tally = Tally::of(self.games.iter().map(|r| (r.result, r.plies() as u64)));
+        tally.bytes = checks[0].bytes + checks[1].bytes;
+        Ok(Shard {
+            index,
+            first_game: self.games_range.start,
+            tally,
+            games_file,
+            positions_file,
+            checks: Some(ShardChecks { games: checks[1], positions: checks[0] }),
+        })
+    }
+}
+
+fn building(index: u64, e: arrow_schema::ArrowError) -> RunError {
+    RunError::Usage(format!("building shard {index}: {e}"))
 }
 
 /// A table's column types as the card names them (Arrow's names, as pyarrow prints them).

@@ -11,8 +11,10 @@
 //! - Every game draws its randomness from its own ChaCha8 stream, seeded from the run's seed
 //!   and the game's index, and shards hold fixed ranges of game indices, so the same settings
 //!   give byte-identical files whatever the thread count.
-//! - Shards are played concurrently and each is written as soon as its games are done, under a
-//!   temporary name renamed when complete; the manifest lists the complete shards with the size
+//! - Games are played concurrently, handed out in order; each shard's positions are encoded
+//!   batch by batch as its games end, and the shard is written as soon as its last game is in
+//!   (memory holds encoded shards in progress, not their games), under a temporary name
+//!   renamed when complete; the manifest lists the complete shards with the size
 //!   and CRC-32 of their files. Re-running with the same settings checks them, regenerates
 //!   any that are missing or damaged, and plays only what is left.
 //! - A run can be stopped (Ctrl-C in Python): games in progress are dropped, complete shards
@@ -25,13 +27,12 @@ pub mod settings;
 pub mod store;
 pub mod tables;
 
-pub use dataset::{check_dataset, DatasetCheck, FileCheck, Manifest, Shard, Writer};
+pub use dataset::{check_dataset, DatasetCheck, FileCheck, Manifest, Shard, ShardBuilder, Writer};
 use play::{play_game, GameRecord};
-use rayon::prelude::*;
 pub use settings::{Format, MctsSettings, Players, Settings, SettingsError};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 pub use store::{LocalStore, Store, WriterLock, LOCK_FILE};
 pub use tables::{Tally, ENGINE_VERSION};
@@ -156,9 +157,8 @@ pub fn run(
     let variant = load_variant(settings)?;
     let started = Instant::now();
     let (writer, missing) = Writer::open(store, settings)?;
-    let result = pool.install(|| {
-        play_shards(&variant, settings, &missing, control, &|index, records| writer.commit(index, records))
-    });
+    let result =
+        pool.install(|| play_shards(&variant, settings, &missing, control, &|shard| writer.commit_built(shard)));
     match result {
         Ok(()) => writer.finish(started),
         Err(e) => {
@@ -185,8 +185,8 @@ pub fn write_shards(
     let variant = load_variant(settings)?;
     let shards = std::sync::Mutex::new(Vec::new());
     pool.install(|| {
-        play_shards(&variant, settings, indices, control, &|index, records| {
-            let shard = dataset::write_shard(store, settings, index, records)?;
+        play_shards(&variant, settings, indices, control, &|shard| {
+            let shard = shard.finish(store)?;
             shards.lock().unwrap_or_else(|e| e.into_inner()).push(shard);
             Ok(())
         })
@@ -196,43 +196,80 @@ pub fn write_shards(
     Ok(shards)
 }
 
-/// Plays `indices` concurrently on the current rayon pool, handing each shard's records to
-/// `done` as soon as its games are over. The first failure stops the others.
+/// Plays the games of shards `indices` on every thread of the current rayon pool and hands
+/// each shard to `done` as soon as its last game is in. The first failure stops the others.
+///
+/// Games are handed out one at a time in order, shard after shard, to whichever thread is
+/// free, so they end nearly in order: each is added to its shard (`ShardBuilder`, which
+/// encodes the positions batch by batch) by the thread that played it, and a complete shard
+/// is written by the thread that completed it, while the others play on. Memory holds the
+/// shards in progress, encoded, not their games.
 fn play_shards(
     variant: &Arc<Variant>,
     settings: &Settings,
     indices: &[u64],
     control: Control,
-    done: &(dyn Fn(u64, &[GameRecord]) -> Result<(), RunError> + Sync),
+    done: &(dyn Fn(ShardBuilder) -> Result<(), RunError> + Sync),
 ) -> Result<(), RunError> {
-    // The first failure of a shard; the others then stop too.
-    let failure: std::sync::Mutex<Option<RunError>> = std::sync::Mutex::new(None);
+    // The first failure; the other threads then stop too.
+    let failure: Mutex<Option<RunError>> = Mutex::new(None);
     let failed = AtomicBool::new(false);
     let halted = || control.stopped() || failed.load(Ordering::Relaxed);
-    let result = indices.par_iter().try_for_each(|&index| {
-        if halted() {
-            return Err(RunError::Interrupted);
+    let mut queue =
+        indices.iter().enumerate().flat_map(|(place, &index)| settings.shard_games(index).map(move |id| (place, id)));
+    let queue = Mutex::new(&mut queue);
+    let shards: Vec<Mutex<Option<ShardBuilder>>> = indices.iter().map(|_| Mutex::new(None)).collect();
+    let play = || -> Result<(), RunError> {
+        loop {
+            if halted() {
+                return Err(RunError::Interrupted);
+            }
+            let Some((place, id)) = lock(&queue).next() else { return Ok(()) };
+            let record = play_game(variant, settings, id, &halted).ok_or(RunError::Interrupted)?;
+            (control.progress)(&record);
+            let complete = {
+                let mut shard = lock(&shards[place]);
+                let builder = match shard.as_mut() {
+                    Some(builder) => builder,
+                    None => shard.insert(ShardBuilder::new(settings, indices[place])?),
+                };
+                builder.add(record)?;
+                if builder.is_complete() {
+                    shard.take()
+                } else {
+                    None
+                }
+            };
+            if let Some(shard) = complete {
+                done(shard)?;
+            }
         }
-        let records: Option<Vec<GameRecord>> = settings
-            .shard_games(index)
-            .into_par_iter()
-            .map(|id| {
-                let record = play_game(variant, settings, id, &halted)?;
-                (control.progress)(&record);
-                Some(record)
+    };
+    let interrupted = AtomicBool::new(false);
+    rayon::scope(|scope| {
+        for _ in 0..rayon::current_num_threads() {
+            scope.spawn(|_| match play() {
+                Ok(()) => {}
+                Err(RunError::Interrupted) => interrupted.store(true, Ordering::Relaxed),
+                Err(e) => {
+                    failed.store(true, Ordering::Relaxed);
+                    lock(&failure).get_or_insert(e);
+                }
             })
-            .collect();
-        let records = records.ok_or(RunError::Interrupted)?;
-        done(index, &records).inspect_err(|e| {
-            failed.store(true, Ordering::Relaxed);
-            failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e.clone());
-        })
+        }
     });
-    // Shards that stopped because another failed report `Interrupted`: the failure is the news.
+    // Threads that stopped because another failed report `Interrupted`: the failure is the news.
     match failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         Some(e) => Err(e),
-        None => result,
+        None if interrupted.into_inner() => Err(RunError::Interrupted),
+        None => Ok(()),
     }
+}
+
+/// Locks `mutex`, also after a panic elsewhere (the data stays consistent: each is a queue
+/// or a shard that is dropped on failure).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn load_variant(settings: &Settings) -> Result<std::sync::Arc<Variant>, RunError> {
@@ -491,6 +528,16 @@ mod tests {
                 })
                 .collect();
             assert!(ids.windows(2).all(|w| w[0] <= w[1]) && ids[0] == 0 && ids[4_499] == 2);
+            // Built batch by batch as the games ended, the file is the shard encoded at once.
+            let variant = Variant::load("taikyoku", &[]).unwrap();
+            let records: Vec<_> = (0..3).map(|id| play_game(&variant, &settings, id, &|| false).unwrap()).collect();
+            let rows: Vec<_> = records.iter().flat_map(|r| r.positions.iter().map(move |p| (r, p))).collect();
+            let batches: Vec<_> = rows
+                .chunks(tables::ROWS_PER_BATCH)
+                .map(|c| tables::positions_batch(c, false, false).unwrap())
+                .collect();
+            let whole = tables::encode(format, tables::file_schema("positions", &settings).unwrap(), &batches).unwrap();
+            assert_eq!(fs::read(dir.join(format!("positions/part-00000.{}", format.extension()))).unwrap(), whole);
             let _ = fs::remove_dir_all(&dir);
         }
     }

@@ -12,7 +12,7 @@
 //!   pipeline's steps, never by timing: the same seed and a deterministic evaluator give the
 //!   same dataset whatever the thread count.
 
-use crate::dataset::Writer;
+use crate::dataset::{ShardBuilder, Writer};
 use crate::play::{game_seed, GameRecord};
 use crate::settings::{MctsSettings, Players, Settings};
 use crate::{Control, RunError, Summary};
@@ -342,17 +342,18 @@ pub fn run<O: Cell>(
     let started = Instant::now();
     let (writer, missing) = Writer::open(store, settings)?;
     let queue: VecDeque<u64> = missing.iter().flat_map(|&index| settings.shard_games(index)).collect();
-    // Finished games of each shard not written yet; a shard is written when its last game ends.
-    let mut pending: BTreeMap<u64, Vec<GameRecord>> = BTreeMap::new();
+    // Each shard in progress, built as its games end; written when its last game ends.
+    let mut pending: BTreeMap<u64, ShardBuilder> = BTreeMap::new();
     let mut sink = |record: GameRecord| -> Result<(), RunError> {
         (control.progress)(&record);
-        let shard = record.game_id / settings.games_per_shard;
-        let games = pending.entry(shard).or_default();
-        games.push(record);
-        let range = settings.shard_games(shard);
-        if games.len() as u64 == range.end - range.start {
-            let records = pending.remove(&shard).expect("the shard just filled");
-            writer.commit(shard, &records)?;
+        let index = record.game_id / settings.games_per_shard;
+        let shard = match pending.entry(index) {
+            std::collections::btree_map::Entry::Occupied(entry) => entry.into_mut(),
+            std::collections::btree_map::Entry::Vacant(entry) => entry.insert(ShardBuilder::new(settings, index)?),
+        };
+        shard.add(record)?;
+        if shard.is_complete() {
+            writer.commit_built(pending.remove(&index).expect("the shard just completed"))?;
         }
         Ok(())
     };

@@ -6,7 +6,7 @@ use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use taikyoku_engine::random::splitmix64;
 use taikyoku_engine::rl::actions::{action_of, legal_actions, Frame, GRID_SQUARES};
-use taikyoku_engine::rl::observation::{compact_board, compact_board_after};
+use taikyoku_engine::rl::observation::{compact_board, update_compact_board};
 use taikyoku_engine::{Color, Game, Move, Outcome, Position, Termination, Variant};
 use taikyoku_search::evaluation::HeuristicEvaluator;
 use taikyoku_search::mcts::{MctsPlayer, RootStats};
@@ -90,14 +90,19 @@ impl GameRecord {
     ) {
         let pos = &game.position;
         let ply = pos.move_number() - 1;
-        let mut board = vec![0u16; GRID_SQUARES];
-        match self.positions.last() {
+        let board = match self.positions.last() {
             // The last position recorded is the one before this position's last move.
             Some(last) if last.ply + 1 == ply && pos.last_move().is_some() => {
-                compact_board_after(pos, &last.board, &mut board)
+                let mut board = last.board.clone();
+                update_compact_board(pos, &mut board);
+                board
             }
-            _ => compact_board(pos, &mut board),
-        }
+            _ => {
+                let mut board = vec![0u16; GRID_SQUARES];
+                compact_board(pos, &mut board);
+                board
+            }
+        };
         let action = action_of(pos, mv, Frame::Mover);
         let (visits, root_value, policy) = match searched {
             Some(stats) => (root_visits(pos, stats), Some(stats.value), root_policy(pos, stats)),
@@ -116,7 +121,7 @@ impl GameRecord {
             policy,
             legal_actions,
         });
-        self.moves.push(pos.move_notation(mv));
+        self.moves.push(game.move_notation(mv));
         self.actions.push(action);
     }
 

@@ -371,7 +371,10 @@ pub fn positions_batch(
 ) -> Result<RecordBatch, ArrowError> {
     let p = || rows.iter().map(|&(_, x)| x);
     let board_field = Arc::new(Field::new("item", DataType::UInt16, false));
-    let boards = UInt16Array::from_iter_values(p().flat_map(|x| x.board.iter().copied()));
+    // Slices copied whole: an iterator over every square costs more than the rest of the batch.
+    let mut boards = Vec::with_capacity(rows.len() * GRID_SQUARES);
+    p().for_each(|x| boards.extend_from_slice(&x.board));
+    let boards = UInt16Array::from(boards);
     let board = FixedSizeListArray::try_new(board_field, GRID_SQUARES as i32, Arc::new(boards), None)?;
     let visit_actions = UInt32Array::from_iter_values(p().flat_map(|x| x.visits.iter().map(|v| v.0)));
     let visit_counts = UInt32Array::from_iter_values(p().flat_map(|x| x.visits.iter().map(|v| v.1)));
@@ -407,7 +410,7 @@ pub fn positions_batch(
             };
             lists.push(list.as_slice());
         }
-        let values = UInt32Array::from_iter_values(lists.iter().flat_map(|l| l.iter().copied()));
+        let values = UInt32Array::from(lists.concat());
         columns.push(Arc::new(ListArray::try_new(
             Arc::new(Field::new("item", DataType::UInt32, false)),
             OffsetBuffer::from_lengths(lists.iter().map(|l| l.len())),
@@ -465,42 +468,74 @@ pub fn read_games_tally(data: Vec<u8>, format: Format) -> Result<(Tally, Vec<u64
 /// Record batches of one schema encoded as a whole file in `format`: one IPC record batch per
 /// batch, or Parquet row groups of at most `ROWS_PER_BATCH` rows.
 pub fn encode(format: Format, schema: SchemaRef, batches: &[RecordBatch]) -> Result<Vec<u8>, ArrowError> {
-    let mut out = Vec::with_capacity(1 << 16);
-    match format {
-        Format::Arrow => {
-            let options = IpcWriteOptions::default().try_with_compression(Some(CompressionType::ZSTD))?;
-            let mut writer = FileWriter::try_new_with_options(&mut out, &schema, options)?;
-            for batch in batches {
-                writer.write(batch)?;
+    let mut encoder = Encoder::new(format, schema)?;
+    for batch in batches {
+        encoder.write(batch)?;
+    }
+    encoder.finish()
+}
+
+/// A file being encoded batch by batch (`encode` in steps): each batch is encoded and
+/// compressed when written, so a caller holds the file's bytes and not its rows. The bytes are
+/// `encode`'s for the same batches, however far apart in time they are written.
+pub enum Encoder {
+    /// Arrow IPC file, zstd.
+    Arrow(Box<FileWriter<Vec<u8>>>),
+    /// Parquet, zstd level 3.
+    Parquet(Box<ArrowWriter<Vec<u8>>>),
+}
+
+impl Encoder {
+    /// A file of `schema` in `format`, with its header written.
+    pub fn new(format: Format, schema: SchemaRef) -> Result<Encoder, ArrowError> {
+        let out = Vec::with_capacity(1 << 16);
+        match format {
+            Format::Arrow => {
+                let options = IpcWriteOptions::default().try_with_compression(Some(CompressionType::ZSTD))?;
+                Ok(Encoder::Arrow(Box::new(FileWriter::try_new_with_options(out, &schema, options)?)))
             }
-            writer.finish()?;
-        }
-        Format::Parquet => {
-            // The schema's metadata also as Parquet key-value metadata, for Parquet readers that
-            // do not decode the embedded Arrow schema (DuckDB's parquet_kv_metadata).
-            let key_values =
-                schema.metadata().iter().map(|(k, v)| KeyValue::new(k.clone(), v.clone())).collect::<Vec<_>>();
-            // The legal actions are many distinct integers: a dictionary only doubles them (plain
-            // values compress best: zstd finds the lists repeated from position to position).
-            let legal = ColumnPath::from(vec![LEGAL_ACTIONS.to_string(), "list".into(), "item".into()]);
-            // (The same for the improved policy's actions and weights.)
-            let policy =
-                |field: &str| ColumnPath::from(vec![POLICY.to_string(), "list".into(), "item".into(), field.into()]);
-            let properties = WriterProperties::builder()
-                .set_column_dictionary_enabled(legal, false)
-                .set_column_dictionary_enabled(policy("action"), false)
-                .set_column_dictionary_enabled(policy("weight"), false)
-                .set_max_row_group_row_count(Some(ROWS_PER_BATCH))
-                .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).expect("valid level")))
-                .set_created_by(format!("taikyoku {}", env!("CARGO_PKG_VERSION")))
-                .set_key_value_metadata((!key_values.is_empty()).then_some(key_values))
-                .build();
-            let mut writer = ArrowWriter::try_new(&mut out, schema, Some(properties))?;
-            for batch in batches {
-                writer.write(batch)?;
+            Format::Parquet => {
+                // The schema's metadata also as Parquet key-value metadata, for Parquet readers that
+                // do not decode the embedded Arrow schema (DuckDB's parquet_kv_metadata).
+                let key_values =
+                    schema.metadata().iter().map(|(k, v)| KeyValue::new(k.clone(), v.clone())).collect::<Vec<_>>();
+                // The legal actions are many distinct integers: a dictionary only doubles them (plain
+                // values compress best: zstd finds the lists repeated from position to position).
+                let legal = ColumnPath::from(vec![LEGAL_ACTIONS.to_string(), "list".into(), "item".into()]);
+                // (The same for the improved policy's actions and weights.)
+                let policy = |field: &str| {
+                    ColumnPath::from(vec![POLICY.to_string(), "list".into(), "item".into(), field.into()])
+                };
+                let properties = WriterProperties::builder()
+                    .set_column_dictionary_enabled(legal, false)
+                    .set_column_dictionary_enabled(policy("action"), false)
+                    .set_column_dictionary_enabled(policy("weight"), false)
+                    .set_max_row_group_row_count(Some(ROWS_PER_BATCH))
+                    .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).expect("valid level")))
+                    .set_created_by(format!("taikyoku {}", env!("CARGO_PKG_VERSION")))
+                    .set_key_value_metadata((!key_values.is_empty()).then_some(key_values))
+                    .build();
+                Ok(Encoder::Parquet(Box::new(ArrowWriter::try_new(out, schema, Some(properties))?)))
             }
-            writer.close()?;
         }
     }
-    Ok(out)
+
+    /// Encodes `batch` as the file's next record batch (Parquet: rows of the next row group).
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), ArrowError> {
+        match self {
+            Encoder::Arrow(writer) => writer.write(batch),
+            Encoder::Parquet(writer) => writer.write(batch).map_err(ArrowError::from),
+        }
+    }
+
+    /// The whole file.
+    pub fn finish(self) -> Result<Vec<u8>, ArrowError> {
+        match self {
+            Encoder::Arrow(mut writer) => {
+                writer.finish()?;
+                writer.into_inner()
+            }
+            Encoder::Parquet(writer) => writer.into_inner().map_err(ArrowError::from),
+        }
+    }
 }

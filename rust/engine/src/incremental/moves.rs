@@ -16,6 +16,12 @@ impl MoveState {
         self.tables.move_counts[color.index()].total() as usize
     }
 
+    /// Whether `color`'s moves can be read now (every piece of that side computed).
+    #[inline]
+    pub fn is_settled(&self, color: Color) -> bool {
+        self.settled(color)
+    }
+
     /// Number of moves of the piece on `sq` (0 for an empty square).
     #[inline]
     pub fn moves_on(&self, sq: usize) -> usize {

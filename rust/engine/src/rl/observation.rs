@@ -252,10 +252,17 @@ pub fn compact_board(pos: &Position, out: &mut [u16]) {
 pub fn compact_board_after(pos: &Position, before: &[u16], out: &mut [u16]) {
     assert_eq!(out.len(), GRID_SQUARES, "a compact board has 1296 squares");
     out.copy_from_slice(before);
+    update_compact_board(pos, out);
+}
+
+/// `compact_board_after` in place: `board` holds the compact board of the position before
+/// `pos`'s last move and is left holding `pos`'s.
+pub fn update_compact_board(pos: &Position, board: &mut [u16]) {
+    assert_eq!(board.len(), GRID_SQUARES, "a compact board has 1296 squares");
     let mut changed = Vec::with_capacity(4);
     pos.last_move_squares(&mut changed);
     for sq in changed {
-        out[grid_square(&pos.variant.geometry, sq, false)] = pos.at(sq).map_or(0, board_code);
+        board[grid_square(&pos.variant.geometry, sq, false)] = pos.at(sq).map_or(0, board_code);
     }
 }
 

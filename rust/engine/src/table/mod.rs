@@ -353,6 +353,9 @@ pub struct PieceTable {
     pub has_burners: bool,
     /// Whether any type confers its promotion on its capturer (`confers=`).
     pub has_conferrers: bool,
+    /// Per type, the first type written with the same sign (`sign_class`) and whether another
+    /// type is (`shares_sign`).
+    sign_classes: Vec<(Kind, bool)>,
 }
 
 impl PieceTable {
@@ -379,6 +382,20 @@ impl PieceTable {
     #[inline]
     pub fn motion_of(&self, kind: Kind) -> &Motion {
         &self.motions[kind as usize]
+    }
+
+    /// The first type (in file order) written with `kind`'s sign: two types share a sign
+    /// exactly when they share a class (both howling dogs are `HD`), a comparison of numbers
+    /// where notation looks for another piece written the same way.
+    #[inline]
+    pub fn sign_class(&self, kind: Kind) -> Kind {
+        self.sign_classes[kind as usize].0
+    }
+
+    /// Whether another type is written with `kind`'s sign.
+    #[inline]
+    pub fn shares_sign(&self, kind: Kind) -> bool {
+        self.sign_classes[kind as usize].1
     }
 
     /// Number of piece types: every `Kind` is below it.

@@ -82,6 +82,11 @@ impl PieceTable {
         let (motions, absolute_atoms, absolute_rays) = compile(&types);
         let has_burners = types.iter().any(|t| t.burns);
         let has_conferrers = types.iter().any(|t| t.confers.is_some());
+        let mut with_sign: HashMap<&str, (Kind, usize)> = HashMap::new();
+        for (k, t) in types.iter().enumerate() {
+            with_sign.entry(&t.sign).or_insert((k as Kind, 0)).1 += 1;
+        }
+        let sign_classes = types.iter().map(|t| with_sign[t.sign.as_str()]).map(|(first, n)| (first, n > 1)).collect();
         Ok(PieceTable {
             types,
             motions,
@@ -92,6 +97,7 @@ impl PieceTable {
             options: lines.offered,
             has_burners,
             has_conferrers,
+            sign_classes,
         })
     }
 }

@@ -1,0 +1,192 @@
+"""What users call from Python, this build against another (issue 27): the Gym step, VectorEnv(64),
+Game.legal_moves(), random and MCTS self-play with writing, random Tenjiku play, and self-play's
+scaling from 1 to 2 threads. Figures in docs/PERFORMANCE.md.
+
+Run: python benchmarks/user_paths.py --baseline DIR [--rounds 3] [--only NAME ...]
+
+DIR holds the other build's ``taikyoku`` package (e.g. a wheel of an older commit installed with
+``pip install --no-deps --target DIR taikyoku-*.whl``). Each round runs every workload in a fresh
+process, baseline first, then this build; the medians of the rounds and their ratio are printed
+with the issue's target. Both builds play the same games (the same seeds and actions), and each
+workload prints what it played (positions, plies); the script fails if the builds disagree.
+Without --baseline it measures this build alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any, Callable
+
+# name: (what is counted, target ratio against the baseline)
+WORKLOADS: dict[str, tuple[str, float]] = {
+    "gym_step": ("Gym env.step/s, Taikyoku, default observation", 3.0),
+    "vector_step": ("VectorEnv(64) env-steps/s, defaults", 3.0),
+    "legal_moves_opening": ("legal_moves() calls/s, opening", 10.0),
+    "legal_moves_midgame": ("legal_moves() calls/s, after 500 random plies", 10.0),
+    "selfplay_random": ("random selfplay plies/s, 1 thread, Arrow, written", 2.0),
+    "selfplay_mcts": ("heuristic MCTS selfplay simulations/s, 64 sims, 400 plies", 2.0),
+    "tenjiku_random": ("random Tenjiku plies/s", 2.0),
+    "selfplay_scaling": ("random selfplay, 32 games, defaults: 2 threads / 1 thread", 1.8),
+}
+# The scaling target is a ratio within one build, not against the baseline.
+WITHIN_BUILD = {"selfplay_scaling"}
+
+
+def timed(seconds: float, step: Callable[[], Any]) -> tuple[float, int]:
+    """Calls `step` for about `seconds`; returns (calls per second, calls)."""
+    count, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        step()
+        count += 1
+    return count / (time.perf_counter() - start), count
+
+
+def gym_step() -> dict[str, float]:
+    import gymnasium as gym
+    import numpy as np
+
+    import taikyoku  # noqa: F401  (registers the envs)
+
+    env = gym.make("taikyoku/Taikyoku-v0")
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=0)
+    state = {"info": info, "plies": 0}
+
+    def step() -> None:
+        legal = np.asarray(state["info"]["legal_actions"])
+        _, _, terminated, truncated, info = env.step(int(legal[rng.integers(legal.size)]))
+        state["plies"] += 1
+        if terminated or truncated:
+            _, info = env.reset()
+        state["info"] = info
+
+    for _ in range(20):
+        step()
+    rate, _ = timed(3.0, step)
+    return {"rate": rate}
+
+
+def vector_step() -> dict[str, float]:
+    import taikyoku
+
+    env = taikyoku.VectorEnv(64, seed=0)
+    env.reset(seed=0)
+
+    def step() -> None:
+        env.step(env.random_actions())
+
+    for _ in range(3):
+        step()
+    rate, _ = timed(4.0, step)
+    return {"rate": rate * 64}
+
+
+def legal_moves(plies: int) -> dict[str, float]:
+    import taikyoku
+
+    game = taikyoku.random_game(7, max_plies=plies) if plies else taikyoku.Game()
+    game.max_plies = None  # the game goes on: its moves are listed
+    moves = len(game.legal_moves())
+    rate, _ = timed(2.0, game.legal_moves)
+    return {"rate": rate, "check": moves}
+
+
+def selfplay(players: str, games: int, max_plies: int, threads: int | None, **extra: Any) -> dict[str, float]:
+    import taikyoku
+
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        summary = taikyoku.selfplay(out, players, games=games, seed=1, threads=threads, max_plies=max_plies, **extra)
+        seconds = time.perf_counter() - start
+    return {"seconds": seconds, "check": summary["positions"]}
+
+
+def measure(name: str) -> dict[str, float]:
+    if name == "gym_step":
+        return gym_step()
+    if name == "vector_step":
+        return vector_step()
+    if name == "legal_moves_opening":
+        return legal_moves(0)
+    if name == "legal_moves_midgame":
+        return legal_moves(500)
+    if name == "selfplay_random":
+        r = selfplay("random", 4, 3000, 1)
+        return {"rate": r["check"] / r["seconds"], "check": r["check"]}
+    if name == "selfplay_mcts":
+        r = selfplay("mcts", 1, 400, 1, simulations=64)
+        return {"rate": r["check"] * 64 / r["seconds"], "check": r["check"]}
+    if name == "tenjiku_random":
+        import taikyoku
+
+        seeds = iter(range(10**6))
+        plies = {"n": 0}
+
+        def game() -> None:
+            plies["n"] += taikyoku.random_game(next(seeds), max_plies=2000, variant="tenjiku").ply
+
+        start = time.perf_counter()
+        timed(3.0, game)
+        return {"rate": plies["n"] / (time.perf_counter() - start)}
+    if name == "selfplay_scaling":
+        one = selfplay("random", 32, 5000, 1)
+        two = selfplay("random", 32, 5000, 2)
+        assert one["check"] == two["check"]
+        return {"rate": one["seconds"] / two["seconds"], "check": one["check"]}
+    raise ValueError(f"unknown workload {name!r}")
+
+
+def run(name: str, path: str | None) -> dict[str, float]:
+    env = dict(os.environ)
+    if path:
+        env["PYTHONPATH"] = path
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", name], env=env, capture_output=True, text=True, check=False
+    )
+    if out.returncode != 0:
+        sys.exit(f"{name} failed ({'baseline' if path else 'this build'}):\n{out.stderr}")
+    return json.loads(out.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--baseline", help="directory holding the baseline build's taikyoku package")
+    parser.add_argument("--only", nargs="+", choices=sorted(WORKLOADS), help="these workloads alone")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(measure(args.child)))
+        return
+    builds = {"this": None} if args.baseline is None else {"baseline": args.baseline, "this": None}
+    for name in args.only or list(WORKLOADS):
+        what, target = WORKLOADS[name]
+        results: dict[str, list[dict[str, float]]] = {build: [] for build in builds}
+        for _ in range(args.rounds):
+            for build, path in builds.items():
+                results[build].append(run(name, path))
+        checks = {build: {r.get("check") for r in rs} for build, rs in results.items()}
+        if len({frozenset(c) for c in checks.values()}) != 1:
+            sys.exit(f"{name}: the builds played different games: {checks}")
+        medians = {build: statistics.median(r["rate"] for r in rs) for build, rs in results.items()}
+        line = ", ".join(f"{build} {value:,.2f}" for build, value in medians.items())
+        if name in WITHIN_BUILD:
+            verdict = "met" if medians["this"] >= target else "not met"
+            print(f"{what}: {line} (target >= {target}x in this build: {verdict})", flush=True)
+        elif args.baseline is not None:
+            ratio = medians["this"] / medians["baseline"]
+            verdict = "met" if ratio >= target else "not met"
+            print(f"{what}: {line}, ratio {ratio:.2f}x (target >= {target}x: {verdict})", flush=True)
+        else:
+            print(f"{what}: {line}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
