@@ -46,6 +46,18 @@ impl Pool {
         zeroed_block(words).map(|block| (block, true))
     }
 
+    /// Allocates one block of `bytes` for later (untouched zero pages until written); false if
+    /// the allocator has not that much memory.
+    pub fn reserve(&self, bytes: usize) -> bool {
+        match self.take(bytes.div_ceil(8)) {
+            Some((block, _)) => {
+                self.give_back(block);
+                true
+            }
+            None => false,
+        }
+    }
+
     fn give_back(&self, block: Box<[u64]>) {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         if free.len() >= KEEP {

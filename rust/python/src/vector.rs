@@ -328,6 +328,21 @@ impl VectorEnvCore {
         let planes = observation::plane_count(&variant, layout);
         let what = format!("VectorEnv({num_envs}) with {} observations", dtype.name());
         let buffer = if copy { None } else { Some(dtype.zeros(py, &what, vec![num_envs, GRID, GRID, planes])?) };
+        let pool = Arc::new(Pool::default());
+        if copy {
+            // One block now, so that too many envs fail here, before their games are built.
+            let item = match dtype {
+                Dtype::U8 => 1,
+                Dtype::U16 => 2,
+                Dtype::F32 => 4,
+            };
+            let bytes = [num_envs, GRID, GRID, planes].iter().try_fold(item, |acc: usize, &n| acc.checked_mul(n));
+            if !bytes.filter(|&b| b <= isize::MAX as usize).is_some_and(|b| pool.reserve(b)) {
+                return Err(invalid(format!(
+                    "{what} needs an array of shape [{num_envs}, {GRID}, {GRID}, {planes}]: out of memory"
+                )));
+            }
+        }
         let mut core = VectorEnvCore {
             variant: variant.clone(),
             slots: Vec::new(),
@@ -343,7 +358,7 @@ impl VectorEnvCore {
             rng: engine_vector::action_rng(seed),
             options,
             buffer,
-            pool: Arc::default(),
+            pool,
         };
         core.start = core.check_start(start.as_deref())?;
         let template = core.start.clone();
