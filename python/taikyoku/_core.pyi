@@ -133,6 +133,22 @@ class Game:
     def plane_count(self, compact: bool = False) -> int: ...
     def _repr_svg_(self) -> str: ...
 
+class ObservationMemory:
+    """The memory under an observation array of an ObservationWriter or VectorEnvCore (its base)."""
+
+class ObservationWriter:
+    def __init__(
+        self,
+        variant: str = "taikyoku",
+        options: Optional[Sequence[str]] = None,
+        frame: Frame = "mover",
+        compact: bool = False,
+        dtype: Any = None,
+    ) -> None: ...
+    def observe(self, game: Game, viewer: Optional[Color] = None) -> np.ndarray: ...
+    @property
+    def dtype(self) -> str: ...
+
 class VectorEnvCore:
     def __init__(
         self,

@@ -87,16 +87,19 @@ def integer(
     error: Type[Exception] = TaikyokuError,
 ) -> int:
     """``value`` as an ``int`` within ``[low, high]`` (either bound may be None)."""
-    wanted = f"{name} must be an integer{_range(low, high)}"
-    wrong = f"{wanted}, not {show(value)} ({type(value).__name__})"
-    if _is_bool(value) or isinstance(value, (float, np.floating, complex, str, bytes)):
-        raise error(wrong)
-    try:
-        number = operator.index(value)
-    except TypeError:
-        raise error(wrong) from None
+    if type(value) is int:  # the common case first (a bool's type is bool); messages only on error
+        number = value
+    else:
+        if _is_bool(value) or isinstance(value, (float, np.floating, complex, str, bytes)):
+            raise error(f"{name} must be an integer{_range(low, high)}, not {show(value)} ({type(value).__name__})")
+        try:
+            number = operator.index(value)
+        except TypeError:
+            raise error(
+                f"{name} must be an integer{_range(low, high)}, not {show(value)} ({type(value).__name__})"
+            ) from None
     if (low is not None and number < low) or (high is not None and number > high):
-        raise error(f"{wanted}, not {number}")
+        raise error(f"{name} must be an integer{_range(low, high)}, not {number}")
     return number
 
 

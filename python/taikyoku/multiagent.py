@@ -89,21 +89,6 @@ def _check_start(start: Any) -> None:
         )
 
 
-def _swap_permutation(names: Sequence[str]) -> npt.NDArray[np.intp]:
-    """Plane order that exchanges every ``mover…`` plane with its ``opponent…`` partner."""
-    index = {name: i for i, name in enumerate(names)}
-    perm = []
-    for name in names:
-        if name.startswith("mover"):
-            partner = "opponent" + name[len("mover") :]
-        elif name.startswith("opponent"):
-            partner = "mover" + name[len("opponent") :]
-        else:
-            partner = name
-        perm.append(index[partner])
-    return np.asarray(perm, dtype=np.intp)
-
-
 class TaikyokuAEC(AECEnv[str, Dict[str, Any], Any]):
     """Taikyoku shogi for two agents, ``"black"`` (moves first) and ``"white"``.
 
@@ -200,8 +185,11 @@ class TaikyokuAEC(AECEnv[str, Dict[str, Any], Any]):
         self.possible_agents = list(_AGENTS)
         self.agents = []
         names = _core.plane_names(variant, compact=self.compact)
-        self._swap = _swap_permutation(names)
         self._dtype = np.dtype(np.uint16 if self.compact else np.uint8)
+        # Writes each agent's view (see observe) in a new array, in memory reused from freed ones.
+        self._writer = _core.ObservationWriter(
+            self.variant, options=self.options, frame=self.frame, compact=self.compact
+        )
         shape = (_core.GRID, _core.GRID, len(names))
         highs = np.broadcast_to(_plane_highs(variant, self.compact, self._dtype), shape)
         # One space object per agent, made once: api_test (and seeding) needs the same object.
@@ -336,13 +324,10 @@ class TaikyokuAEC(AECEnv[str, Dict[str, Any], Any]):
     def observe(self, agent: str) -> Dict[str, npt.NDArray[Any]]:
         """The board as ``agent`` sees it, and its action mask (see the module docstring)."""
         game = self.game
-        obs = game.observation(frame=self.frame, compact=self.compact)
-        if agent != game.side_to_move:
-            obs = obs[..., self._swap]  # its pieces into the mover planes (a copy)
-            if self.frame == "mover":
-                # The engine rotated the board for the side to move; turn it to this agent.
-                h, w = game.height, game.width
-                obs[:h, :w] = obs[:h, :w][::-1, ::-1].copy()
+        # For the waiting agent, the engine writes the side to move's observation with every
+        # mover… plane swapped with its opponent… partner and, in the mover frame, the board
+        # turned to this agent (tests/test_incremental_observations.py checks it that way).
+        obs = self._writer.observe(game, viewer=agent)
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         if agent == game.side_to_move and not game.is_over:
             mask[self._legal] = 1

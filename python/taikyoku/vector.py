@@ -190,9 +190,10 @@ class VectorEnv(GymVectorEnv[npt.NDArray[Any], npt.NDArray[np.int64], npt.NDArra
         illegal_action: ``"raise"`` (IllegalMoveError naming the env; nothing is played in any
             env) or ``"lose"`` (that env's mover loses).
         frame, compact, dtype: observation and action frame and layout, as for ``TaikyokuEnv``.
-        copy: return a fresh observation array each step (default). ``copy=False`` returns the
-            env's own buffer, rewritten in place by the next step: much faster (only changed
-            entries are written), for loops that consume the observation before stepping again.
+        copy: return a new observation array each step (default; its memory is that of an
+            earlier step's array the caller has freed, when there is one). ``copy=False`` returns
+            the env's own buffer, rewritten in place by the next step (only the changed entries),
+            for loops that consume the observation before stepping again.
         options: rule options.
         render_mode: None, ``"ansi"`` (a tuple of text boards) or ``"rgb_array"`` (a tuple of
             (H, W, 3) uint8 pictures; needs resvg-py and pillow).

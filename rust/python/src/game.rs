@@ -10,6 +10,7 @@ use crate::variants;
 use crate::workers;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
+use std::cell::RefCell;
 use std::sync::Arc;
 use taikyoku_engine::rl::actions::{self, Frame};
 use taikyoku_engine::rl::observation;
@@ -20,11 +21,41 @@ use taikyoku_engine::{self as engine, Move as EngineMove, Position, Variant, NO_
 #[derive(Clone)]
 pub struct Game {
     pub game: engine::Game,
+    /// The last `legal_actions()` list, for `play(action)` to find the action's move in instead
+    /// of listing the moves again (an environment step asks for both): the sorted (action, move)
+    /// pairs, their frame and the (plies, hash) they are of. Every method that changes the game
+    /// forgets it (`changed`).
+    legal: RefCell<Option<LegalList>>,
+}
+
+/// See `Game::legal`.
+#[derive(Clone)]
+struct LegalList {
+    frame: Frame,
+    key: (usize, u64),
+    pairs: Vec<(u32, EngineMove)>,
 }
 
 impl Game {
     pub fn wrap(game: engine::Game) -> Game {
-        Game { game }
+        Game { game, legal: RefCell::new(None) }
+    }
+
+    /// Forgets what was worked out about the position: called before every change of the game.
+    fn changed(&mut self) {
+        *self.legal.get_mut() = None;
+    }
+
+    fn state_key(&self) -> (usize, u64) {
+        (self.game.plies(), self.game.position.hash())
+    }
+
+    /// The legal move of `action` (mover frame) from the last `legal_actions("mover")` list of
+    /// this very position, if there is one and it has the action.
+    fn listed_move(&self, action: u32) -> Option<EngineMove> {
+        let legal = self.legal.borrow();
+        let list = legal.as_ref().filter(|l| l.frame == Frame::Mover && l.key == self.state_key())?;
+        list.pairs.binary_search_by_key(&action, |&(a, _)| a).ok().map(|i| list.pairs[i].1)
     }
 
     /// The text the game started from (before its first move, or after its last edit), with
@@ -71,6 +102,7 @@ impl Game {
 
     /// Restarts the history after a board edit (no undo across an edit).
     fn after_edit(&mut self) {
+        self.changed();
         self.game.reset_history();
     }
 
@@ -91,7 +123,10 @@ impl Game {
     fn actions_now(&self, frame: Frame) -> Vec<u32> {
         let pos = &self.game.position;
         let moves = if self.game.recorded_end().is_some() { Vec::new() } else { self.game.legal_moves() };
-        actions::legal_actions(pos, &moves, frame)
+        let pairs = actions::legal_pairs(pos, &moves, frame);
+        let actions = pairs.iter().map(|&(a, _)| a).collect();
+        *self.legal.borrow_mut() = Some(LegalList { frame, key: self.state_key(), pairs });
+        actions
     }
 
     /// The legal move meant by a Move, a notation string, or (when `actions`) an action.
@@ -108,7 +143,11 @@ impl Game {
             }
             Ok(mv)
         } else if let (true, Ok(action)) = (actions, mv.extract::<Int>()) {
-            observations::legal_move_for(&self.game, observations::action_value(action)?, Frame::Mover)
+            let action = observations::action_value(action)?;
+            match self.listed_move(action) {
+                Some(mv) => Ok(mv),
+                None => observations::legal_move_for(&self.game, action, Frame::Mover),
+            }
         } else {
             let accepted =
                 if actions { "a Move, a notation string or an action (int)" } else { "a Move or a notation string" };
@@ -224,6 +263,7 @@ impl Game {
             }
         })?;
         let new_piece = table.placement(kind, promoted, color).map_err(|e| invalid(e.to_string()))?;
+        self.changed();
         self.game.position.put(sq, new_piece);
         self.after_edit();
         Ok(())
@@ -233,6 +273,7 @@ impl Game {
     /// was empty). Removing a piece restarts the history, like every edit.
     fn remove(&mut self, square: &Bound<'_, PyAny>) -> PyResult<Option<Piece>> {
         let sq = self.square(square)?;
+        self.changed();
         let Some(removed) = self.game.position.remove(sq) else { return Ok(None) };
         self.after_edit();
         Ok(Some(Piece::new(&self.game.position, removed)))
@@ -288,12 +329,14 @@ impl Game {
         self.check_not_over()?;
         let engine_move = self.resolve(mv, "play", true)?;
         let played = pieces::one_move(&self.game.position, engine_move);
+        self.changed();
         self.game.play(engine_move);
         Ok(played)
     }
 
     /// Takes back the last move and returns it; IllegalMoveError if there is none.
     fn undo(&mut self) -> PyResult<Move> {
+        self.changed();
         let Some(mv) = self.game.undo() else {
             return Err(IllegalMoveError::new_err("no move to undo"));
         };
@@ -324,6 +367,7 @@ impl Game {
 
     #[setter]
     fn set_max_plies(&mut self, value: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        self.changed();
         let value = match value.filter(|v| !v.is_none()) {
             None => None,
             Some(v) => Some(v.extract::<Int>().map_err(|_| {
@@ -411,6 +455,7 @@ impl Game {
     /// environments' `illegal_action="lose"`).
     fn forfeit(&mut self) -> PyResult<()> {
         self.check_not_over()?;
+        self.changed();
         self.game.forfeit();
         Ok(())
     }
@@ -581,7 +626,7 @@ pub fn random_game(
         py.allow_threads(|| engine::random::random_playout(&mut game, seed, limit as usize));
         Ok(())
     })?;
-    Ok(Game { game })
+    Ok(Game::wrap(game))
 }
 
 /// Rebuilds a pickled game (see `Game.__reduce__`), checking every move.
@@ -634,7 +679,7 @@ pub fn _restore_game(
         }
         game.forfeit();
     }
-    Ok(Game { game })
+    Ok(Game::wrap(game))
 }
 
 /// Observations of many games in one call: an array (N, 36, 36, P), encoded in parallel.

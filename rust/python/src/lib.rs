@@ -7,6 +7,7 @@
 //! - `variants`: variants by name or loaded from files, what describes them;
 //! - `pieces`: `Piece`, `Move`, `PieceType` and the piece tables;
 //! - `game`: the `Game` class; `observations`: actions and observations as numpy arrays;
+//! - `pooled`: observation arrays in reused memory (`ObservationWriter`);
 //! - `vector`: `VectorEnvCore`; `selfplay`: self-play runs, dataset decoding, the MCTS opponent;
 //! - `search`: the heuristic evaluator's value and priors.
 
@@ -20,6 +21,7 @@ mod errors;
 mod game;
 mod observations;
 mod pieces;
+mod pooled;
 mod search;
 mod selfplay;
 mod store;
@@ -38,6 +40,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pieces::Piece>()?;
     m.add_class::<pieces::PieceType>()?;
     m.add_class::<vector::VectorEnvCore>()?;
+    m.add_class::<pooled::ObservationWriter>()?;
+    m.add_class::<pooled::ObservationMemory>()?;
     m.add_function(wrap_pyfunction!(pieces::piece_types, m)?)?;
     m.add_function(wrap_pyfunction!(variants::rule_options, m)?)?;
     m.add_function(wrap_pyfunction!(variants::variants, m)?)?;

@@ -10,6 +10,7 @@ use crate::convert::{self, Int};
 use crate::errors::{invalid, shield, IllegalMoveError};
 use crate::game::Game;
 use crate::observations::{self, actions_array, mask, Dtype};
+use crate::pooled::{self, Pool};
 use crate::variants;
 use crate::workers::{self, Workers};
 use numpy::{Element, PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyReadonlyArray1};
@@ -100,9 +101,11 @@ pub struct VectorEnvCore {
     dtype: Dtype,
     rng: ChaCha8Rng,
     options: Vec<String>,
-    /// The observations, rewritten in place each step (only the entries that change).
-    buffer: PyObject,
-    copy: bool,
+    /// With `copy=False`, the observations, rewritten in place each step (only the entries that
+    /// change); with `copy=True`, None: each step writes a new array in memory from `pool`.
+    buffer: Option<PyObject>,
+    /// The memory of the observation arrays returned and freed since (`copy=True`).
+    pool: Arc<Pool>,
 }
 
 fn rewrite_as<T: Cell + Element>(
@@ -149,16 +152,16 @@ impl VectorEnvCore {
     fn observations(&mut self, py: Python<'_>) -> PyResult<PyObject> {
         let workers = self.workers.as_ref().unwrap_or(&workers::DEFAULT);
         let (slots, frame, layout) = (&mut self.slots, self.frame, self.layout);
+        let Some(buffer) = &self.buffer else {
+            let games: Vec<(&engine::Game, Color)> = slots.iter().map(|s| (&s.game, s.game.side_to_move())).collect();
+            return pooled::observe(py, &self.pool, &games, frame, layout, self.dtype, true, Some(workers));
+        };
         match self.dtype {
-            Dtype::U8 => rewrite_as::<u8>(py, &self.buffer, slots, frame, layout, workers)?,
-            Dtype::U16 => rewrite_as::<u16>(py, &self.buffer, slots, frame, layout, workers)?,
-            Dtype::F32 => rewrite_as::<f32>(py, &self.buffer, slots, frame, layout, workers)?,
+            Dtype::U8 => rewrite_as::<u8>(py, buffer, slots, frame, layout, workers)?,
+            Dtype::U16 => rewrite_as::<u16>(py, buffer, slots, frame, layout, workers)?,
+            Dtype::F32 => rewrite_as::<f32>(py, buffer, slots, frame, layout, workers)?,
         }
-        if self.copy {
-            Ok(self.buffer.bind(py).call_method0("copy")?.unbind())
-        } else {
-            Ok(self.buffer.clone_ref(py))
-        }
+        Ok(buffer.clone_ref(py))
     }
 
     /// A start position (a `Game`) of this env's variant and rule options, with the ply limit.
@@ -324,7 +327,22 @@ impl VectorEnvCore {
             threads.map(|t| t.within::<usize>("threads", 1, 256).map(|n| Workers::new(Some(n)))).transpose()?;
         let planes = observation::plane_count(&variant, layout);
         let what = format!("VectorEnv({num_envs}) with {} observations", dtype.name());
-        let buffer = dtype.zeros(py, &what, vec![num_envs, GRID, GRID, planes])?;
+        let buffer = if copy { None } else { Some(dtype.zeros(py, &what, vec![num_envs, GRID, GRID, planes])?) };
+        let pool = Arc::new(Pool::default());
+        if copy {
+            // One block now, so that too many envs fail here, before their games are built.
+            let item = match dtype {
+                Dtype::U8 => 1,
+                Dtype::U16 => 2,
+                Dtype::F32 => 4,
+            };
+            let bytes = [num_envs, GRID, GRID, planes].iter().try_fold(item, |acc: usize, &n| acc.checked_mul(n));
+            if !bytes.filter(|&b| b <= isize::MAX as usize).is_some_and(|b| pool.reserve(b)) {
+                return Err(invalid(format!(
+                    "{what} needs an array of shape [{num_envs}, {GRID}, {GRID}, {planes}]: out of memory"
+                )));
+            }
+        }
         let mut core = VectorEnvCore {
             variant: variant.clone(),
             slots: Vec::new(),
@@ -340,7 +358,7 @@ impl VectorEnvCore {
             rng: engine_vector::action_rng(seed),
             options,
             buffer,
-            copy,
+            pool,
         };
         core.start = core.check_start(start.as_deref())?;
         let template = core.start.clone();

@@ -158,10 +158,35 @@ pub fn rewrite<T: Cell>(game: &Game, frame: Frame, layout: Layout, out: &mut [T]
     write_into(game, frame, layout, &mut Tracked { out, written });
 }
 
+/// Writes `game` as `viewer` sees it, into a zeroed buffer (or one cleared first when `zeroed`
+/// is false): the piece planes and the frame are `viewer`'s (the `mover` planes hold its pieces,
+/// the mover frame turns the board to it) and so are the pass planes (its run, then the other
+/// side's); the other constant planes keep the game's meaning (`white_to_move` says who is to
+/// move). For the side to move it is `write`; for the other side, what the PettingZoo env shows
+/// the waiting agent.
+pub fn write_for<T: Cell>(game: &Game, viewer: Color, frame: Frame, layout: Layout, out: &mut [T], zeroed: bool) {
+    assert_eq!(out.len(), observation_len(&game.position.variant, layout), "observation buffer of the wrong size");
+    if !zeroed {
+        out.fill(T::ZERO);
+    }
+    let pos = &game.position;
+    let snapshot = Snapshot {
+        pieces: pos.squares(),
+        side: pos.side_to_move(),
+        viewer,
+        repetitions: game.repetitions().saturating_sub(1),
+        move_number: pos.move_number(),
+        passes: [pos.consecutive_passes(viewer), pos.consecutive_passes(viewer.opponent())],
+    };
+    write_snapshot(&pos.variant, snapshot, frame, layout, out);
+}
+
 /// What an observation shows: the pieces with the side to move and the counters.
 struct Snapshot<I> {
     pieces: I,
     side: Color,
+    /// Whose view: the side to move, except for `write_for`.
+    viewer: Color,
     repetitions: u32,
     move_number: u32,
     /// Passes in a row: the side to move's, the other side's.
@@ -173,6 +198,7 @@ fn write_into<T: Cell, O: Target<T> + ?Sized>(game: &Game, frame: Frame, layout:
     let snapshot = Snapshot {
         pieces: pos.squares(),
         side: pos.side_to_move(),
+        viewer: pos.side_to_move(),
         repetitions: game.repetitions().saturating_sub(1),
         move_number: pos.move_number(),
         passes: [pos.consecutive_passes(pos.side_to_move()), pos.consecutive_passes(pos.side_to_move().opponent())],
@@ -189,12 +215,13 @@ fn write_snapshot<T: Cell, O: Target<T> + ?Sized, I: Iterator<Item = (usize, Pie
 ) {
     let planes = plane_count(variant, layout);
     let side = snapshot.side;
-    let flip = frame.flips(side);
+    let viewer = snapshot.viewer;
+    let flip = frame.flips(viewer);
     let geometry = &variant.geometry;
     let kinds = variant.table.len();
     for (sq, piece) in snapshot.pieces {
         let cell = grid_square(geometry, sq, flip) * planes;
-        let theirs = piece.color != side;
+        let theirs = piece.color != viewer;
         match layout {
             Layout::OneHot => {
                 out.set(cell + theirs as usize * kinds + piece.kind as usize, T::from_u16(1));
@@ -370,7 +397,7 @@ pub fn write_board<T: Cell>(
     }
     let pieces = board_pieces(variant, board)?;
     let side = if white_to_move { Color::White } else { Color::Black };
-    let snapshot = Snapshot { pieces: pieces.into_iter(), side, repetitions, move_number, passes };
+    let snapshot = Snapshot { pieces: pieces.into_iter(), side, viewer: side, repetitions, move_number, passes };
     write_snapshot(variant, snapshot, frame, layout, out);
     Ok(())
 }
@@ -499,6 +526,20 @@ mod tests {
                 std::mem::swap(&mut before, &mut after);
             }
         }
+    }
+
+    #[test]
+    fn the_side_to_move_sees_what_write_writes() {
+        let variant = Variant::load("taishin", &[]).unwrap();
+        let mut game = Game::new(variant.clone());
+        crate::random::random_playout(&mut game, 5, 90);
+        let len = observation_len(&variant, Layout::OneHot);
+        let (mut direct, mut seen, mut other) = (vec![0u8; len], vec![7u8; len], vec![0u8; len]);
+        write(&game, Frame::Mover, Layout::OneHot, &mut direct, true);
+        write_for(&game, game.side_to_move(), Frame::Mover, Layout::OneHot, &mut seen, false);
+        assert!(direct == seen);
+        write_for(&game, game.side_to_move().opponent(), Frame::Mover, Layout::OneHot, &mut other, true);
+        assert!(direct != other);
     }
 
     #[test]
