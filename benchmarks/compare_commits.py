@@ -27,10 +27,16 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ["rust/engine/examples/generation.rs", "rust/engine/examples/playout.rs", "rust/search/examples/search.rs"]
+EXAMPLES = [
+    "rust/engine/examples/generation.rs",
+    "rust/engine/examples/playout.rs",
+    "rust/search/examples/search.rs",
+    "rust/search/examples/mcts_selfplay.rs",
+]
 
-# name, example, arguments, arguments of the set-up-only run, units per run, unit,
-# regex of the time it prints (value, unit), regex of the result both builds must agree on.
+# name, example, arguments, arguments of the set-up-only run, units per run (or None: the run
+# prints them, `(\d+) simulations`), unit, regex of the time it prints (value, unit; per unit for
+# mcts_selfplay), regex of the result both builds must agree on.
 WORKLOADS = [
     (
         "opening generation",
@@ -72,6 +78,18 @@ WORKLOADS = [
         r"([\d.]+)(µs|ms|s) each",
         r"checksum (\w+)",
     ),
+    # As heuristic MCTS `selfplay` plays (issue 27): 64 simulations a move, tree reuse, noise,
+    # games of up to 400 plies (seeds 1-4), so the searches run to the end of real games.
+    (
+        "MCTS self-play, 64 sims (4 games)",
+        "mcts_selfplay",
+        ["4", "400", "64"],
+        ["0", "400", "64"],
+        None,
+        "simulation",
+        r"([\d.]+)(µs|ms|s) each",
+        r"checksum (\w+)",
+    ),
     (
         "random play, Taikyoku",
         "playout",
@@ -105,6 +123,7 @@ def build(tree: Path, target: Path, required: bool) -> dict[str, Path]:
         ("taikyoku-engine", "generation"),
         ("taikyoku-engine", "playout"),
         ("taikyoku-search", "search"),
+        ("taikyoku-search", "mcts_selfplay"),
     ]:
         done = subprocess.run(
             ["cargo", "build", "--release", "-q", "-p", crate, "--example", example],
@@ -122,18 +141,24 @@ def build(tree: Path, target: Path, required: bool) -> dict[str, Path]:
 def run(binary: Path, args: list[str], time_re: str, result_re: str) -> tuple[float, str]:
     out = subprocess.run([str(binary), *args], capture_output=True, text=True, check=True).stdout
     value, unit = re.search(time_re, out).groups()
-    return float(value) * SCALE[unit], re.search(result_re, out, re.M).group(1)
+    return float(value) * SCALE[unit], re.search(result_re, out, re.M).group(1), out
 
 
-def instructions(binary: Path, args: list[str]) -> int:
+def instructions(binary: Path, args: list[str]) -> tuple[int, str]:
+    """Instructions counted by callgrind, and what the run printed."""
     with tempfile.NamedTemporaryFile() as out:
-        err = subprocess.run(
+        done = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", str(binary), *args],
             capture_output=True,
             text=True,
             check=True,
-        ).stderr
-    return int(re.search(r"Collected : ([\d,]+)", err).group(1).replace(",", ""))
+        )
+    return int(re.search(r"Collected : ([\d,]+)", done.stderr).group(1).replace(",", "")), done.stdout
+
+
+def printed_units(out: str) -> int:
+    """The units a run says it did (`N simulations`), for workloads whose count is not fixed."""
+    return int(re.search(r"(\d+) simulations", out).group(1))
 
 
 def main() -> int:
@@ -165,7 +190,9 @@ def main() -> int:
             results = set()
             for _ in range(options.runs):
                 for build_name in ("base", "this"):
-                    seconds, result = run(binaries[build_name][example], args, time_re, result_re)
+                    seconds, result, out = run(binaries[build_name][example], args, time_re, result_re)
+                    if units is None:
+                        units = printed_units(out)
                     times[build_name].append(seconds)
                     results.add(result)
             if len(results) != 1:
@@ -180,7 +207,7 @@ def main() -> int:
             )
             if options.callgrind:
                 counts = {
-                    b: (instructions(binaries[b][example], args) - instructions(binaries[b][example], setup_args))
+                    b: (instructions(binaries[b][example], args)[0] - instructions(binaries[b][example], setup_args)[0])
                     / units
                     for b in binaries
                 }
