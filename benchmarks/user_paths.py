@@ -145,8 +145,8 @@ def measure(name: str) -> dict[str, float]:
 
 def run(name: str, path: str | None) -> dict[str, float]:
     env = dict(os.environ)
-    if path:
-        env["PYTHONPATH"] = path
+    if path:  # ahead of the rest of the path, which may hold the dependencies
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (path, env.get("PYTHONPATH")) if p)
     out = subprocess.run(
         [sys.executable, __file__, "--child", name], env=env, capture_output=True, text=True, check=False
     )
