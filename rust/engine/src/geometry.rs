@@ -188,8 +188,26 @@ impl Geometry {
 
     /// The seed's name of a square: `12h`, `1a`, `36jj`.
     pub fn square_name(&self, sq: usize) -> String {
+        let mut name = String::with_capacity(4);
+        self.write_square_name(sq, &mut name);
+        name
+    }
+
+    /// `square_name`, appended to `out` (notation writes a move's squares into one string).
+    pub fn write_square_name(&self, sq: usize, out: &mut String) {
         let (x, y) = self.xy(sq);
-        format!("{}{}", self.width - x as usize, Self::rank_name(y as usize))
+        let file = self.width - x as usize;
+        let mut place = 1;
+        while place * 10 <= file {
+            place *= 10;
+        }
+        while place > 0 {
+            out.push(char::from(b'0' + (file / place % 10) as u8));
+            place /= 10;
+        }
+        let y = y as usize;
+        let letter = char::from(b'a' + (y % 26) as u8);
+        (0..=y / 26).for_each(|_| out.push(letter));
     }
 
     /// Parses a square name; `None` if it is malformed or off the board.

@@ -132,8 +132,13 @@ impl Position {
     /// A move's notation from its parts: the sign, the start square when `ambiguous`, the rest.
     fn notation_text(&self, sign: &str, mv: Move, written: &WrittenAction, ambiguous: bool) -> String {
         let g = &self.variant.geometry;
-        let start = if ambiguous { g.square_name(mv.from as usize) } else { String::new() };
-        format!("{sign}{start}{}", written.write(g))
+        let mut text = String::with_capacity(16);
+        text.push_str(sign);
+        if ambiguous {
+            g.write_square_name(mv.from as usize, &mut text);
+        }
+        written.write_to(g, &mut text);
+        text
     }
 
     /// Notations of many moves at once (all from the side to move), disambiguated against
@@ -533,22 +538,43 @@ pub struct WrittenAction {
 impl WrittenAction {
     /// The text after the piece code and start square.
     pub fn write(&self, g: &Geometry) -> String {
+        let mut text = String::with_capacity(12);
+        self.write_to(g, &mut text);
+        text
+    }
+
+    /// `write`, appended to `out`.
+    pub fn write_to(&self, g: &Geometry, out: &mut String) {
         let sep = |capture: bool| if capture { 'x' } else { '-' };
-        let mut s = match self.action {
-            Action::Simple { to, capture } => format!("{}{}", sep(capture), g.square_name(to)),
-            Action::Igui { victim } => format!("x!{}", g.square_name(victim)),
-            Action::Pass { at } => format!("-!{}", g.square_name(at)),
-            Action::Double { first, second, to, capture } => {
-                let second = second.map(|sq| format!("x{}", g.square_name(sq))).unwrap_or_default();
-                format!("x{}{second}{}{}", g.square_name(first), sep(capture), g.square_name(to))
+        match self.action {
+            Action::Simple { to, capture } => {
+                out.push(sep(capture));
+                g.write_square_name(to, out);
             }
-        };
-        if self.promotes {
-            s.push('+');
-        } else if self.declines {
-            s.push('=');
+            Action::Igui { victim } => {
+                out.push_str("x!");
+                g.write_square_name(victim, out);
+            }
+            Action::Pass { at } => {
+                out.push_str("-!");
+                g.write_square_name(at, out);
+            }
+            Action::Double { first, second, to, capture } => {
+                out.push('x');
+                g.write_square_name(first, out);
+                if let Some(second) = second {
+                    out.push('x');
+                    g.write_square_name(second, out);
+                }
+                out.push(sep(capture));
+                g.write_square_name(to, out);
+            }
         }
-        s
+        if self.promotes {
+            out.push('+');
+        } else if self.declines {
+            out.push('=');
+        }
     }
 }
 
