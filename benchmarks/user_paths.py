@@ -2,14 +2,16 @@
 Game.legal_moves(), random and MCTS self-play with writing, random Tenjiku play, and self-play's
 scaling from 1 to 2 threads. Figures in docs/PERFORMANCE.md.
 
-Run: python benchmarks/user_paths.py --baseline DIR [--rounds 3] [--only NAME ...]
+Run: python benchmarks/user_paths.py (--commit REV | --baseline DIR) [--rounds 3] [--only NAME ...]
 
-DIR holds the other build's ``taikyoku`` package (e.g. a wheel of an older commit installed with
-``pip install --no-deps --target DIR taikyoku-*.whl``). Each round runs every workload in a fresh
-process, baseline first, then this build; the medians of the rounds and their ratio are printed
-with the issue's target. Both builds play the same games (the same seeds and actions), and each
-workload prints what it played (positions, plies); the script fails if the builds disagree.
-Without --baseline it measures this build alone.
+--commit REV builds REV's wheel in a temporary git worktree (``maturin build --release``: minutes) and
+installs it under ``benchmarks/.builds/REV`` (kept: a second run reuses it). --baseline DIR names a
+directory already holding the other build's ``taikyoku`` package (``pip install --no-deps --target DIR
+taikyoku-*.whl``). Each round runs every workload in a fresh process, baseline first, then this build
+(the package this Python imports); the medians of the rounds and their ratio are printed with the
+issue's target. Both builds play the same games (the same seeds and actions), and each workload
+reports what it played (positions, moves); the script fails if the builds disagree. Without either
+option it measures this build alone.
 """
 
 from __future__ import annotations
@@ -17,12 +19,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # name: (what is counted, target ratio against the baseline)
 WORKLOADS: dict[str, tuple[str, float]] = {
@@ -143,6 +149,32 @@ def measure(name: str) -> dict[str, float]:
     raise ValueError(f"unknown workload {name!r}")
 
 
+def build_commit(rev: str) -> str:
+    """The package of commit `rev`, built in a temporary worktree and installed once."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{rev}^{{commit}}"], cwd=ROOT, capture_output=True, text=True
+    )
+    if commit.returncode != 0:
+        sys.exit(f"not a commit: {rev}")
+    package = ROOT / "benchmarks" / ".builds" / commit.stdout.strip()[:12]
+    if (package / "taikyoku").is_dir():
+        return str(package)
+    with tempfile.TemporaryDirectory(prefix="taikyoku-user-paths-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "worktree", "add", "-q", "--detach", str(tree), rev], cwd=ROOT, check=True)
+        try:
+            env = {**os.environ, "CARGO_TARGET_DIR": str(Path(tmp) / "target")}
+            wheels = Path(tmp) / "wheels"
+            maturin = ["maturin", "build", "--release", "-m", "rust/python/Cargo.toml", "--out", str(wheels)]
+            subprocess.run(maturin, cwd=tree, env=env, check=True)
+            shutil.rmtree(package, ignore_errors=True)
+            pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(package)]
+            subprocess.run([*pip, *map(str, wheels.glob("*.whl"))], check=True)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False)
+    return str(package)
+
+
 def run(name: str, path: str | None) -> dict[str, float]:
     env = dict(os.environ)
     if path:  # ahead of the rest of the path, which may hold the dependencies
@@ -158,13 +190,17 @@ def run(name: str, path: str | None) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--baseline", help="directory holding the baseline build's taikyoku package")
+    baseline = parser.add_mutually_exclusive_group()
+    baseline.add_argument("--commit", help="build this commit's package and measure against it")
+    baseline.add_argument("--baseline", help="directory holding the baseline build's taikyoku package")
     parser.add_argument("--only", nargs="+", choices=sorted(WORKLOADS), help="these workloads alone")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(measure(args.child)))
         return
+    if args.commit:
+        args.baseline = build_commit(args.commit)
     builds = {"this": None} if args.baseline is None else {"baseline": args.baseline, "this": None}
     for name in args.only or list(WORKLOADS):
         what, target = WORKLOADS[name]
