@@ -89,52 +89,62 @@ impl Position {
     #[inline(never)]
     pub(super) fn area(&self, sq: usize, steps: usize, color: Color, sink: &mut Sink) {
         let g = &self.variant.geometry;
-        // A 9×9 box around the piece holds every path of up to 4 steps; each reached square is
-        // kept with its index in the box, and the box index of a neighbour is a fixed offset.
+        // A 9×9 box around the piece holds every path of up to 4 steps (the table allows 2 to
+        // 4); each reached square is kept with its index in the box, and the box index of a
+        // neighbour is a fixed offset.
+        // Speed: the box's reached cells are bits of two words and the depths share one queue
+        // (no arrays to clear), the board's edges one mask per square: an area call 5.1k -> 3.8k
+        // instructions in random Tenjiku play, 5% of a ply (issue 27, item 5). The moves come in
+        // the same order as before (the same breadth-first walk), so the games are the same.
         const SIDE: isize = 9;
-        const CENTRE: usize = 4 * 9 + 4;
+        const CENTRE: u32 = 4 * 9 + 4;
         let box_offset = DELTAS.map(|(dx, dy)| dy as isize * SIDE + dx as isize);
-        let mut reached = [false; 81];
-        reached[CENTRE] = true;
-        // The squares reached at the last depth (empty ones: the move may go on from them).
-        let mut frontier = [(0usize, 0usize); 81];
-        let mut next = [(0usize, 0usize); 81];
-        frontier[0] = (sq, CENTRE);
-        let mut len = 1;
+        let own = color_code(color);
+        // Bit `c % 64` of word `c / 64`: a `u128` shifted by a variable costs several times more.
+        let mut reached = [0u64; 2];
+        reached[CENTRE as usize / 64] |= 1 << (CENTRE % 64);
+        // Breadth first: the squares of one depth, then those of the next (empty squares the
+        // move may go on from), each `square << 8 | cell`; at most the 80 other cells.
+        let mut queue = [0u32; 81];
+        queue[0] = (sq as u32) << 8 | CENTRE;
+        let (mut head, mut tail) = (0, 1);
         let mut pass = false;
         for depth in 1..=steps {
-            let mut next_len = 0;
-            for &(from, cell) in &frontier[..len] {
+            let end = tail;
+            while head < end {
+                let (from, cell) = ((queue[head] >> 8) as usize, (queue[head] & 0xff) as isize);
+                head += 1;
+                let inside = g.neighbour_dirs(from);
                 for d in 0..8 {
-                    if g.edge(from, d) == 0 {
+                    if inside & (1 << d) == 0 {
                         continue;
                     }
-                    let t = (from as isize + g.offset[d]) as usize;
-                    if t == sq {
+                    let c = (cell + box_offset[d]) as u32;
+                    if c == CENTRE {
+                        // Back on its own square: a pass.
                         pass |= depth >= 2;
                         continue;
                     }
-                    let cell = (cell as isize + box_offset[d]) as usize;
-                    if reached[cell] {
+                    let (word, bit) = (c as usize / 64, 1u64 << (c % 64));
+                    if reached[word] & bit != 0 {
                         continue;
                     }
+                    let t = (from as isize + g.offset[d]) as usize;
                     match self.color_code_at(t) {
                         EMPTY => {
-                            reached[cell] = true;
+                            reached[word] |= bit;
                             sink.add(t, false);
-                            next[next_len] = (t, cell);
-                            next_len += 1;
+                            queue[tail] = (t as u32) << 8 | c;
+                            tail += 1;
                         }
-                        c if c != color_code(color) => {
-                            reached[cell] = true;
+                        code if code != own => {
+                            reached[word] |= bit;
                             sink.add(t, false);
                         }
                         _ => {}
                     }
                 }
             }
-            std::mem::swap(&mut frontier, &mut next);
-            len = next_len;
         }
         if pass {
             sink.add_with_mids(sq, NO_SQUARE, NO_SQUARE);
