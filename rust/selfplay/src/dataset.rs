@@ -421,7 +421,7 @@ impl Writer {
     }
 
     /// Writes a shard built as its games ended and lists it in the manifest.
-    pub fn commit_built(&self, shard: ShardBuilder) -> Result<(), RunError> {
+    pub fn commit_built(&self, shard: &ShardBuilder) -> Result<(), RunError> {
         let shard = shard.finish(self.store.as_ref())?;
         self.record(shard)
     }
@@ -492,30 +492,45 @@ pub fn write_shard(
     index: u64,
     records: Vec<GameRecord>,
 ) -> Result<Shard, RunError> {
-    let mut shard = ShardBuilder::new(settings, index)?;
+    let shard = ShardBuilder::new(settings, index)?;
     for record in records {
         shard.add(record)?;
     }
     shard.finish(store)
 }
 
-/// One shard's files, built as its games end, in any order: games are taken in game-id order
-/// (a game that ends early waits for those before it), their positions cut into record batches
-/// of `ROWS_PER_BATCH` rows across the games, and each batch is encoded and compressed as soon
-/// as it is full. A shard in progress so holds its encoded bytes, less than a batch of
-/// positions and the games waiting for an earlier one, whatever its size; and its bytes are
-/// those of encoding the whole shard at once, the batches being the same.
+/// One shard's files, built as its games end, in any order, from any number of threads: games
+/// are taken in game-id order (a game that ends early waits for those before it), their
+/// positions cut into record batches of `ROWS_PER_BATCH` rows across the games, and each batch
+/// is encoded and compressed as soon as it is full. A shard in progress so holds its encoded
+/// bytes, the positions not yet encoded and the games waiting for an earlier one, whatever its
+/// size; and its bytes are those of encoding the whole shard at once, the batches being the same.
+///
+/// Encoding a batch (zstd over 10 MB of boards) takes as long as playing a couple of games, so
+/// it is done outside the lock that takes the games: one thread at a time encodes, in order, the
+/// batches that are full, while the others add their games and play on.
 pub struct ShardBuilder<'a> {
     settings: &'a Settings,
     index: u64,
-    positions: tables::Encoder,
-    /// Positions not yet in a batch, with their game's place in `games`.
-    rows: Vec<(usize, PositionRecord)>,
+    games_range: std::ops::Range<u64>,
+    taken: Mutex<Taken>,
+    /// The positions file being encoded (taken by `finish`).
+    positions: Mutex<Option<tables::Encoder>>,
+}
+
+/// What a shard has taken and not yet encoded.
+#[derive(Default)]
+struct Taken {
     /// The games taken so far, in order, without their positions.
     games: Vec<GameRecord>,
+    /// Positions not yet in a batch, with their game's place in `games`.
+    rows: Vec<(usize, PositionRecord)>,
     /// Games that ended before an earlier one of the shard, by id.
     waiting: BTreeMap<u64, GameRecord>,
-    games_range: std::ops::Range<u64>,
+    /// A thread is encoding batches (it encodes every batch that is full before it stops).
+    encoding: bool,
+    /// The thread that saw the shard complete and nothing left to encode was told so.
+    announced: bool,
 }
 
 impl<'a> ShardBuilder<'a> {
@@ -526,57 +541,101 @@ impl<'a> ShardBuilder<'a> {
         Ok(ShardBuilder {
             settings,
             index,
-            positions,
-            rows: Vec::new(),
-            games: Vec::new(),
-            waiting: BTreeMap::new(),
             games_range: settings.shard_games(index),
+            taken: Mutex::new(Taken::default()),
+            positions: Mutex::new(Some(positions)),
         })
     }
 
-    /// Takes a finished game of this shard (each once, any order).
-    pub fn add(&mut self, record: GameRecord) -> Result<(), RunError> {
-        debug_assert!(self.games_range.contains(&record.game_id), "game {} in shard {}", record.game_id, self.index);
-        self.waiting.insert(record.game_id, record);
-        let mut next = self.games_range.start + self.games.len() as u64;
-        while let Some(mut record) = self.waiting.remove(&next) {
-            let game = self.games.len();
-            self.rows.extend(record.positions.drain(..).map(|p| (game, p)));
-            self.games.push(record);
+    /// Takes a finished game of this shard (each once, any order). Returns whether the shard is
+    /// now ready to `finish`: true for exactly one call, the one that found every game in and
+    /// every full batch encoded.
+    pub fn add(&self, record: GameRecord) -> Result<bool, RunError> {
+        let mut taken = self.lock_taken();
+        let record_id = record.game_id;
+        debug_assert!(self.games_range.contains(&record_id), "game {record_id} in shard {}", self.index);
+        taken.waiting.insert(record_id, record);
+        let mut next = self.games_range.start + taken.games.len() as u64;
+        while let Some(mut record) = taken.waiting.remove(&next) {
+            let game = taken.games.len();
+            let positions = std::mem::take(&mut record.positions);
+            taken.rows.extend(positions.into_iter().map(|p| (game, p)));
+            taken.games.push(record);
             next += 1;
-            while self.rows.len() >= tables::ROWS_PER_BATCH {
-                self.encode_rows(tables::ROWS_PER_BATCH)?;
+        }
+        let mut encoder = false;
+        while let Some((games, rows)) = Self::next_batch(&mut taken, encoder) {
+            encoder = true;
+            drop(taken);
+            let encoded = self.encode(&games, &rows);
+            taken = self.lock_taken();
+            if let Err(e) = encoded {
+                taken.encoding = false;
+                return Err(e);
             }
         }
-        Ok(())
+        let ready = !taken.encoding && !taken.announced && self.has_every_game(&taken);
+        taken.announced |= ready;
+        Ok(ready)
     }
 
-    /// Whether every game of the shard is in.
-    pub fn is_complete(&self) -> bool {
-        self.games.len() as u64 == self.games_range.end - self.games_range.start
+    /// The next full batch to encode, unless another thread is encoding (`encoder`: the
+    /// caller is the one encoding): its rows, with copies of their games' heads (id and
+    /// outcome, which the rows read). Marks the caller as encoding, or clears the mark when
+    /// nothing full is left.
+    #[allow(clippy::type_complexity)]
+    fn next_batch(taken: &mut Taken, encoder: bool) -> Option<(Vec<GameRecord>, Vec<(usize, PositionRecord)>)> {
+        if taken.encoding && !encoder {
+            return None;
+        }
+        if taken.rows.len() < tables::ROWS_PER_BATCH {
+            taken.encoding = false;
+            return None;
+        }
+        taken.encoding = true;
+        let rows: Vec<_> = taken.rows.drain(..tables::ROWS_PER_BATCH).collect();
+        Some(heads(&taken.games, rows))
     }
 
-    /// Encodes the first `n` waiting positions as the positions file's next batch.
-    fn encode_rows(&mut self, n: usize) -> Result<(), RunError> {
-        let rows: Vec<_> = self.rows[..n].iter().map(|(game, p)| (&self.games[*game], p)).collect();
+    /// Encodes `rows` (their games' heads in `games`) as the positions file's next batch.
+    fn encode(&self, games: &[GameRecord], rows: &[(usize, PositionRecord)]) -> Result<(), RunError> {
+        let rows: Vec<_> = rows.iter().map(|(game, p)| (&games[*game], p)).collect();
         let batch = tables::positions_batch(&rows, self.settings.store_legal_actions, self.settings.stores_policy())
             .map_err(|e| building(self.index, e))?;
-        self.positions.write(&batch).map_err(|e| building(self.index, e))?;
-        self.rows.drain(..n);
-        Ok(())
+        let mut positions = self.positions.lock().unwrap_or_else(|e| e.into_inner());
+        positions
+            .as_mut()
+            .expect("a shard is encoded until it is finished")
+            .write(&batch)
+            .map_err(|e| building(self.index, e))
+    }
+
+    fn lock_taken(&self) -> std::sync::MutexGuard<'_, Taken> {
+        self.taken.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn has_every_game(&self, taken: &Taken) -> bool {
+        taken.games.len() as u64 == self.games_range.end - self.games_range.start
     }
 
     /// Writes the shard's two files into `store` and returns its manifest entry. Every game
-    /// must be in (`is_complete`).
-    pub fn finish(mut self, store: &dyn Store) -> Result<Shard, RunError> {
-        assert!(self.is_complete(), "shard {} finished with {} games", self.index, self.games.len());
-        if !self.rows.is_empty() {
-            self.encode_rows(self.rows.len())?;
-        }
+    /// must be in (`add` said so), and a shard is finished once.
+    pub fn finish(&self, store: &dyn Store) -> Result<Shard, RunError> {
         let index = self.index;
         let settings = self.settings;
+        let mut taken = self.lock_taken();
+        assert!(self.has_every_game(&taken), "shard {index} finished with {} games", taken.games.len());
+        let mut positions =
+            (self.positions.lock().unwrap_or_else(|e| e.into_inner()).take()).expect("a shard is finished once");
+        if !taken.rows.is_empty() {
+            let rows: Vec<_> = taken.rows.iter().map(|(game, p)| (&taken.games[*game], p)).collect();
+            let batch = tables::positions_batch(&rows, settings.store_legal_actions, settings.stores_policy())
+                .map_err(|e| building(index, e))?;
+            positions.write(&batch).map_err(|e| building(index, e))?;
+            taken.rows.clear();
+        }
         let (games_file, positions_file) = Manifest::file_names(settings, index);
-        let refs: Vec<&GameRecord> = self.games.iter().collect();
+        let refs: Vec<&GameRecord> = taken.games.iter().collect();
         let games: Vec<_> = refs
             .chunks(tables::ROWS_PER_BATCH)
             .map(|chunk| tables::games_batch(chunk, &settings.variant, settings.players.name()))
@@ -584,14 +643,14 @@ impl<'a> ShardBuilder<'a> {
             .map_err(|e| building(index, e))?;
         let schema = tables::file_schema("games", settings).expect("a known table");
         let games_data = tables::encode(settings.format, schema, &games).map_err(|e| building(index, e))?;
-        let positions_data = self.positions.finish().map_err(|e| building(index, e))?;
+        let positions_data = positions.finish().map_err(|e| building(index, e))?;
         // Positions first, games last: a shard counts as written once its games file exists.
         let mut checks = Vec::with_capacity(2);
         for (path, data) in [(&positions_file, &positions_data), (&games_file, &games_data)] {
             store.write(path, data).map_err(|e| io_error("writing", store, path, e))?;
             checks.push(FileCheck::of(data));
         }
-        let mut tally = Tally::of(self.games.iter().map(|r| (r.result, r.plies() as u64)));
+        let mut tally = Tally::of(taken.games.iter().map(|r| (r.result, r.plies() as u64)));
         tally.bytes = checks[0].bytes + checks[1].bytes;
         Ok(Shard {
             index,
@@ -602,6 +661,23 @@ impl<'a> ShardBuilder<'a> {
             checks: Some(ShardChecks { games: checks[1], positions: checks[0] }),
         })
     }
+}
+
+/// `rows` with their games' heads (id, seed and outcome; no moves), renumbered from 0: what a
+/// batch reads of its games, copied so that it can be encoded without the shard's lock.
+fn heads(games: &[GameRecord], rows: Vec<(usize, PositionRecord)>) -> (Vec<GameRecord>, Vec<(usize, PositionRecord)>) {
+    let first = rows.first().map_or(0, |r| r.0);
+    let last = rows.last().map_or(0, |r| r.0);
+    let heads = games[first..=last.max(first)]
+        .iter()
+        .map(|g| GameRecord {
+            outcome: g.outcome,
+            result: g.result,
+            termination: g.termination,
+            ..GameRecord::new(g.game_id, g.seed)
+        })
+        .collect();
+    (heads, rows.into_iter().map(|(game, p)| (game - first, p)).collect())
 }
 
 fn building(index: u64, e: arrow_schema::ArrowError) -> RunError {

@@ -351,9 +351,8 @@ pub fn run<O: Cell>(
             std::collections::btree_map::Entry::Occupied(entry) => entry.into_mut(),
             std::collections::btree_map::Entry::Vacant(entry) => entry.insert(ShardBuilder::new(settings, index)?),
         };
-        shard.add(record)?;
-        if shard.is_complete() {
-            writer.commit_built(pending.remove(&index).expect("the shard just completed"))?;
+        if shard.add(record)? {
+            writer.commit_built(&pending.remove(&index).expect("the shard just completed"))?;
         }
         Ok(())
     };
