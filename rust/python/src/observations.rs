@@ -20,6 +20,15 @@ pub enum Dtype {
 }
 
 impl Dtype {
+    /// Bytes per value.
+    pub fn item_bytes(self) -> usize {
+        match self {
+            Dtype::U8 => 1,
+            Dtype::U16 => 2,
+            Dtype::F32 => 4,
+        }
+    }
+
     /// Reads a dtype given as a string, a numpy type or a numpy dtype; `None` picks the
     /// layout's default (uint8 one-hot, uint16 compact: piece ids exceed 255).
     pub fn parse(

@@ -331,12 +331,8 @@ impl VectorEnvCore {
         let pool = Arc::new(Pool::default());
         if copy {
             // One block now, so that too many envs fail here, before their games are built.
-            let item = match dtype {
-                Dtype::U8 => 1,
-                Dtype::U16 => 2,
-                Dtype::F32 => 4,
-            };
-            let bytes = [num_envs, GRID, GRID, planes].iter().try_fold(item, |acc: usize, &n| acc.checked_mul(n));
+            let bytes =
+                [num_envs, GRID, GRID, planes].iter().try_fold(dtype.item_bytes(), |acc: usize, &n| acc.checked_mul(n));
             if !bytes.filter(|&b| b <= isize::MAX as usize).is_some_and(|b| pool.reserve(b)) {
                 return Err(invalid(format!(
                     "{what} needs an array of shape [{num_envs}, {GRID}, {GRID}, {planes}]: out of memory"

@@ -10,6 +10,7 @@ use crate::settings::Settings;
 use crate::store::{Entry, LockError, Store, WriterLock, LOCK_FILE};
 use crate::tables::{self, Tally, ENGINE_VERSION};
 use crate::{IoFailure, RunError, Summary};
+use arrow_array::RecordBatch;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -283,7 +284,6 @@ impl Created {
 /// The dataset a run writes to (or a driver commits to, for runs spread over machines).
 pub struct Writer {
     store: Arc<dyn Store>,
-    settings: Settings,
     manifest: Mutex<Manifest>,
     generated: Mutex<Tally>,
     repaired: Vec<String>,
@@ -337,7 +337,6 @@ impl Writer {
         let missing: Vec<u64> = (0..settings.shard_count()).filter(|i| !listed.contains(i)).collect();
         let writer = Writer {
             store,
-            settings: settings.clone(),
             manifest: Mutex::new(manifest),
             generated: Mutex::new(Tally::default()),
             repaired,
@@ -414,14 +413,9 @@ impl Writer {
         self.manifest.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Writes shard `index` (its games' records, any order) and lists it in the manifest.
-    pub fn commit(&self, index: u64, records: Vec<GameRecord>) -> Result<(), RunError> {
-        let shard = write_shard(self.store.as_ref(), &self.settings, index, records)?;
-        self.record(shard)
-    }
-
-    /// Writes a shard built as its games ended and lists it in the manifest.
-    pub fn commit_built(&self, shard: &ShardBuilder) -> Result<(), RunError> {
+    /// Writes a shard built as its games ended (`ShardBuilder::add` said it is ready) and lists
+    /// it in the manifest.
+    pub fn commit(&self, shard: &ShardBuilder) -> Result<(), RunError> {
         let shard = shard.finish(self.store.as_ref())?;
         self.record(shard)
     }
@@ -597,11 +591,16 @@ impl<'a> ShardBuilder<'a> {
         Some(heads(&taken.games, rows))
     }
 
+    /// The positions table rows `rows`, whose games are `games[row.0]`.
+    fn batch(&self, games: &[GameRecord], rows: &[(usize, PositionRecord)]) -> Result<RecordBatch, RunError> {
+        let rows: Vec<_> = rows.iter().map(|(game, p)| (&games[*game], p)).collect();
+        tables::positions_batch(&rows, self.settings.store_legal_actions, self.settings.stores_policy())
+            .map_err(|e| building(self.index, e))
+    }
+
     /// Encodes `rows` (their games' heads in `games`) as the positions file's next batch.
     fn encode(&self, games: &[GameRecord], rows: &[(usize, PositionRecord)]) -> Result<(), RunError> {
-        let rows: Vec<_> = rows.iter().map(|(game, p)| (&games[*game], p)).collect();
-        let batch = tables::positions_batch(&rows, self.settings.store_legal_actions, self.settings.stores_policy())
-            .map_err(|e| building(self.index, e))?;
+        let batch = self.batch(games, rows)?;
         let mut positions = self.positions.lock().unwrap_or_else(|e| e.into_inner());
         positions
             .as_mut()
@@ -628,10 +627,7 @@ impl<'a> ShardBuilder<'a> {
         let mut positions =
             (self.positions.lock().unwrap_or_else(|e| e.into_inner()).take()).expect("a shard is finished once");
         if !taken.rows.is_empty() {
-            let rows: Vec<_> = taken.rows.iter().map(|(game, p)| (&taken.games[*game], p)).collect();
-            let batch = tables::positions_batch(&rows, settings.store_legal_actions, settings.stores_policy())
-                .map_err(|e| building(index, e))?;
-            positions.write(&batch).map_err(|e| building(index, e))?;
+            positions.write(&self.batch(&taken.games, &taken.rows)?).map_err(|e| building(index, e))?;
             taken.rows.clear();
         }
         let (games_file, positions_file) = Manifest::file_names(settings, index);

@@ -157,8 +157,7 @@ pub fn run(
     let variant = load_variant(settings)?;
     let started = Instant::now();
     let (writer, missing) = Writer::open(store, settings)?;
-    let result =
-        pool.install(|| play_shards(&variant, settings, &missing, control, &|shard| writer.commit_built(shard)));
+    let result = pool.install(|| play_shards(&variant, settings, &missing, control, &|shard| writer.commit(shard)));
     match result {
         Ok(()) => writer.finish(started),
         Err(e) => {

@@ -352,7 +352,7 @@ pub fn run<O: Cell>(
             std::collections::btree_map::Entry::Vacant(entry) => entry.insert(ShardBuilder::new(settings, index)?),
         };
         if shard.add(record)? {
-            writer.commit_built(&pending.remove(&index).expect("the shard just completed"))?;
+            writer.commit(&pending.remove(&index).expect("the shard just completed"))?;
         }
         Ok(())
     };

@@ -139,11 +139,7 @@ impl<T: Cell> Target<T> for Tracked<'_, T> {
 /// Writes `game` into `out` (length `observation_len`). When `zeroed` is false the buffer is
 /// cleared first; pass true for freshly zero-allocated memory to skip that pass.
 pub fn write<T: Cell>(game: &Game, frame: Frame, layout: Layout, out: &mut [T], zeroed: bool) {
-    assert_eq!(out.len(), observation_len(&game.position.variant, layout), "observation buffer of the wrong size");
-    if !zeroed {
-        out.fill(T::ZERO);
-    }
-    write_into(game, frame, layout, out);
+    write_for(game, game.side_to_move(), frame, layout, out, zeroed);
 }
 
 /// Rewrites an observation in a reused buffer: clears the entries listed in `written` (those
@@ -155,7 +151,7 @@ pub fn rewrite<T: Cell>(game: &Game, frame: Frame, layout: Layout, out: &mut [T]
         out[index as usize] = T::ZERO;
     }
     written.clear();
-    write_into(game, frame, layout, &mut Tracked { out, written });
+    write_into(game, game.side_to_move(), frame, layout, &mut Tracked { out, written });
 }
 
 /// Writes `game` as `viewer` sees it, into a zeroed buffer (or one cleared first when `zeroed`
@@ -169,16 +165,7 @@ pub fn write_for<T: Cell>(game: &Game, viewer: Color, frame: Frame, layout: Layo
     if !zeroed {
         out.fill(T::ZERO);
     }
-    let pos = &game.position;
-    let snapshot = Snapshot {
-        pieces: pos.squares(),
-        side: pos.side_to_move(),
-        viewer,
-        repetitions: game.repetitions().saturating_sub(1),
-        move_number: pos.move_number(),
-        passes: [pos.consecutive_passes(viewer), pos.consecutive_passes(viewer.opponent())],
-    };
-    write_snapshot(&pos.variant, snapshot, frame, layout, out);
+    write_into(game, viewer, frame, layout, out);
 }
 
 /// What an observation shows: the pieces with the side to move and the counters.
@@ -193,15 +180,15 @@ struct Snapshot<I> {
     passes: [u8; 2],
 }
 
-fn write_into<T: Cell, O: Target<T> + ?Sized>(game: &Game, frame: Frame, layout: Layout, out: &mut O) {
+fn write_into<T: Cell, O: Target<T> + ?Sized>(game: &Game, viewer: Color, frame: Frame, layout: Layout, out: &mut O) {
     let pos = &game.position;
     let snapshot = Snapshot {
         pieces: pos.squares(),
         side: pos.side_to_move(),
-        viewer: pos.side_to_move(),
+        viewer,
         repetitions: game.repetitions().saturating_sub(1),
         move_number: pos.move_number(),
-        passes: [pos.consecutive_passes(pos.side_to_move()), pos.consecutive_passes(pos.side_to_move().opponent())],
+        passes: [pos.consecutive_passes(viewer), pos.consecutive_passes(viewer.opponent())],
     };
     write_snapshot(&pos.variant, snapshot, frame, layout, out);
 }
