@@ -319,6 +319,30 @@ def test_illegal_action_raises_by_default_and_loses_on_request():
     assert info["termination"] == "illegal_move" and info["result"] == "white"
 
 
+@pytest.mark.parametrize("variant", ["taikyoku", "tenjiku"])
+@pytest.mark.parametrize("frame", ["mover", "absolute"])
+def test_env_step_call_is_play_then_legal_actions(variant, frame):
+    """``Game._env_step``, the Gym step's one call, plays as ``play`` does and returns what
+    ``legal_actions`` lists, with or without a list asked for first; an illegal action raises
+    and changes nothing."""
+    rng = np.random.default_rng(3)
+    fused, plain = taikyoku.Game(variant), taikyoku.Game(variant)
+    legal = plain.legal_actions(frame)  # the fused game's first step finds no list to read
+    for _ in range(80):
+        action = int(legal[rng.integers(legal.size)])
+        legal = fused._env_step(action, frame)
+        plain.play(plain.move_of(action, frame=frame))
+        assert fused.to_text() == plain.to_text()
+        assert np.array_equal(legal, plain.legal_actions(frame))
+    before = fused.to_text()
+    illegal = next(a for a in range(10**6) if a not in set(legal.tolist()))
+    with pytest.raises(IllegalMoveError):
+        fused._env_step(illegal, frame)
+    with pytest.raises(IllegalMoveError):
+        fused._env_step(-1, frame)
+    assert fused.to_text() == before
+
+
 def test_bad_arguments():
     for kwargs in (
         {"illegal_action": "shrug"},

@@ -103,6 +103,12 @@ class LegalActions(Sequence[np.int64]):
         """The read-only int64 array (no copy)."""
         return self._array
 
+    @property
+    def __array_struct__(self) -> Any:
+        # What numpy looks for first: np.asarray(la) is then a view at once, without probing
+        # (through __getattr__, an exception each) for the protocols this class does not have.
+        return self._array.__array_struct__
+
     def __array__(self, dtype: Optional[npt.DTypeLike] = None, copy: Optional[bool] = None) -> npt.NDArray[Any]:
         if copy:
             return self._array.astype(dtype if dtype is not None else self._array.dtype, copy=True)
@@ -370,10 +376,6 @@ class TaikyokuEnv(gymnasium.Env[npt.NDArray[Any], np.int64]):
             info["termination"] = self.game.termination
         return info
 
-    def _is_legal(self, action: int) -> bool:
-        index = int(np.searchsorted(self._legal, action))
-        return index < self._legal.size and int(self._legal[index]) == action
-
     def _refresh(self) -> None:
         # Read-only: the same array is info["legal_actions"] and what step() checks against, so
         # a caller shuffling or overwriting it must get an error, not break the next step.
@@ -426,17 +428,20 @@ class TaikyokuEnv(gymnasium.Env[npt.NDArray[Any], np.int64]):
         # Integers only (numpy's too): never a float, a numeric string or a bool, which int()
         # would have turned into some action. Refused whatever illegal_action says: not a move.
         action = _validate.integer("action", action, error=_core.IllegalMoveError)
-        in_space = 0 <= action < _core.NUM_ACTIONS
-        if in_space and self._is_legal(action):
-            self.game.play(action if self.frame == "mover" else self.game.move_of(action, frame=self.frame))
-        elif self.illegal_action == "lose":
+        try:
+            if not 0 <= action < _core.NUM_ACTIONS:
+                raise _core.IllegalMoveError(f"action {action} is outside the action space [0, {_core.NUM_ACTIONS})")
+            # Plays and lists the next legal actions in one call, describing no Move; an
+            # illegal action raises an IllegalMoveError that names it, changing nothing.
+            legal = self.game._env_step(action, self.frame)
+        except _core.IllegalMoveError:
+            if self.illegal_action != "lose":
+                raise
             self.game.forfeit()
-        elif not in_space:
-            raise _core.IllegalMoveError(f"action {action} is outside the action space [0, {_core.NUM_ACTIONS})")
+            self._refresh()
         else:
-            self.game.move_of(action, frame=self.frame)  # raises IllegalMoveError naming the action
-            raise _core.IllegalMoveError(f"action {action} is not legal in this position")
-        self._refresh()
+            legal.flags.writeable = False
+            self._legal = legal
         self._opponent_moves()
         viewer = mover if self._opponent is None else self.agent_color
         reward = self._reward_for(viewer)

@@ -50,11 +50,11 @@ impl Game {
         (self.game.plies(), self.game.position.hash())
     }
 
-    /// The legal move of `action` (mover frame) from the last `legal_actions("mover")` list of
+    /// The legal move of `action` (in `frame`) from the last `legal_actions(frame)` list of
     /// this very position, if there is one and it has the action.
-    fn listed_move(&self, action: u32) -> Option<EngineMove> {
+    fn listed_move(&self, action: u32, frame: Frame) -> Option<EngineMove> {
         let legal = self.legal.borrow();
-        let list = legal.as_ref().filter(|l| l.frame == Frame::Mover && l.key == self.state_key())?;
+        let list = legal.as_ref().filter(|l| l.frame == frame && l.key == self.state_key())?;
         list.pairs.binary_search_by_key(&action, |&(a, _)| a).ok().map(|i| list.pairs[i].1)
     }
 
@@ -144,7 +144,7 @@ impl Game {
             Ok(mv)
         } else if let (true, Ok(action)) = (actions, mv.extract::<Int>()) {
             let action = observations::action_value(action)?;
-            match self.listed_move(action) {
+            match self.listed_move(action, Frame::Mover) {
                 Some(mv) => Ok(mv),
                 None => observations::legal_move_for(&self.game, action, Frame::Mover),
             }
@@ -464,6 +464,29 @@ impl Game {
     #[pyo3(signature = (frame = "mover"))]
     fn legal_actions<'py>(&self, py: Python<'py>, frame: &str) -> PyResult<Bound<'py, numpy::PyArray1<i64>>> {
         Ok(observations::actions_array(py, self.actions_now(convert::parse(frame)?).into_iter()))
+    }
+
+    /// One step of an environment (`TaikyokuEnv.step`): plays the legal `action` of `frame` and
+    /// returns the new position's `legal_actions(frame)`. The move played is not described (no
+    /// Move, no notation), which is what an environment's step saves over `play`.
+    /// IllegalMoveError, changing nothing, if the action is not legal or the game is over.
+    #[pyo3(name = "_env_step", signature = (action, frame = "mover"))]
+    fn env_step<'py>(
+        &mut self,
+        py: Python<'py>,
+        action: Int,
+        frame: &str,
+    ) -> PyResult<Bound<'py, numpy::PyArray1<i64>>> {
+        let frame = convert::parse(frame)?;
+        self.check_not_over()?;
+        let action = observations::action_value(action)?;
+        let mv = match self.listed_move(action, frame) {
+            Some(mv) => mv,
+            None => observations::legal_move_for(&self.game, action, frame)?,
+        };
+        self.changed();
+        self.game.play(mv);
+        Ok(observations::actions_array(py, self.actions_now(frame).into_iter()))
     }
 
     /// A dense boolean mask of length NUM_ACTIONS, True at the legal actions (heavy: on request).

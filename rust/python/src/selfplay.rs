@@ -17,7 +17,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 use taikyoku_engine::rl::actions::{GRID, GRID_SQUARES};
 use taikyoku_engine::rl::observation::{self, Cell};
@@ -30,26 +30,42 @@ use taikyoku_selfplay::{self as selfplay, Control, MctsSettings, Players, RunErr
 
 /// Runs `work(stop)` on its own thread; the calling thread checks for signals meanwhile and
 /// sets `stop` on Ctrl-C (or any exception from a signal handler), which it raises once `work`
-/// has returned.
+/// has returned. The calling thread wakes the moment the work ends, not at its next look for
+/// signals: a short run is not rounded up to the polling interval.
 fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce(&AtomicBool) -> T + Send) -> PyResult<T> {
+    /// Says the work has ended when dropped: on return and on panic alike.
+    struct Ended<'a>(&'a (Mutex<bool>, Condvar));
+    impl Drop for Ended<'_> {
+        fn drop(&mut self) {
+            *self.0 .0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+            self.0 .1.notify_all();
+        }
+    }
     let stop = AtomicBool::new(false);
+    let ended = (Mutex::new(false), Condvar::new());
     std::thread::scope(|scope| {
-        let worker = scope.spawn(|| work(&stop));
+        let worker = scope.spawn(|| {
+            let _ended = Ended(&ended);
+            work(&stop)
+        });
         let mut signal: Option<PyErr> = None;
-        while !worker.is_finished() {
-            py.allow_threads(|| {
-                for _ in 0..5 {
-                    if worker.is_finished() {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(10));
-                }
+        loop {
+            let done = py.allow_threads(|| {
+                let (lock, wake) = &ended;
+                let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+                *wake
+                    .wait_timeout_while(guard, Duration::from_millis(50), |done| !*done)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0
             });
             if signal.is_none() {
                 if let Err(e) = py.check_signals() {
                     stop.store(true, Ordering::SeqCst);
                     signal = Some(e);
                 }
+            }
+            if done {
+                break;
             }
         }
         let value = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));

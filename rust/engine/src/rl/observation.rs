@@ -11,7 +11,7 @@
 use crate::game::Game;
 use crate::geometry::Color;
 use crate::position::{Piece, Position};
-use crate::rl::actions::{grid_square, Frame, GRID, GRID_SQUARES};
+use crate::rl::actions::{board_square, grid_square, Frame, GRID_SQUARES};
 use crate::variant::Variant;
 
 /// Planes after the piece planes, in this order (both layouts).
@@ -114,12 +114,19 @@ pub fn observation_len(variant: &Variant, layout: Layout) -> usize {
 /// ~99% zeros: clearing 800 KB per step would cost more than everything else).
 trait Target<T> {
     fn set(&mut self, index: usize, value: T);
+    /// Zeros a range (one cell's planes).
+    fn clear(&mut self, range: std::ops::Range<usize>);
 }
 
 impl<T: Cell> Target<T> for [T] {
     #[inline]
     fn set(&mut self, index: usize, value: T) {
         self[index] = value;
+    }
+
+    #[inline]
+    fn clear(&mut self, range: std::ops::Range<usize>) {
+        self[range].fill(T::ZERO);
     }
 }
 
@@ -133,6 +140,11 @@ impl<T: Cell> Target<T> for Tracked<'_, T> {
     fn set(&mut self, index: usize, value: T) {
         self.out[index] = value;
         self.written.push(index as u32);
+    }
+
+    #[inline]
+    fn clear(&mut self, range: std::ops::Range<usize>) {
+        self.out[range].fill(T::ZERO);
     }
 }
 
@@ -151,7 +163,7 @@ pub fn rewrite<T: Cell>(game: &Game, frame: Frame, layout: Layout, out: &mut [T]
         out[index as usize] = T::ZERO;
     }
     written.clear();
-    write_into(game, game.side_to_move(), frame, layout, &mut Tracked { out, written });
+    write_into(game, game.side_to_move(), frame, layout, &mut Tracked { out, written }, false);
 }
 
 /// Writes `game` as `viewer` sees it, into a zeroed buffer (or one cleared first when `zeroed`
@@ -162,15 +174,13 @@ pub fn rewrite<T: Cell>(game: &Game, frame: Frame, layout: Layout, out: &mut [T]
 /// the waiting agent.
 pub fn write_for<T: Cell>(game: &Game, viewer: Color, frame: Frame, layout: Layout, out: &mut [T], zeroed: bool) {
     assert_eq!(out.len(), observation_len(&game.position.variant, layout), "observation buffer of the wrong size");
-    if !zeroed {
-        out.fill(T::ZERO);
-    }
-    write_into(game, viewer, frame, layout, out);
+    write_into(game, viewer, frame, layout, out, !zeroed);
 }
 
 /// What an observation shows: the pieces with the side to move and the counters.
-struct Snapshot<I> {
-    pieces: I,
+struct Snapshot<F> {
+    /// The piece on a board square, if any.
+    piece_at: F,
     side: Color,
     /// Whose view: the side to move, except for `write_for`.
     viewer: Color,
@@ -180,25 +190,35 @@ struct Snapshot<I> {
     passes: [u8; 2],
 }
 
-fn write_into<T: Cell, O: Target<T> + ?Sized>(game: &Game, viewer: Color, frame: Frame, layout: Layout, out: &mut O) {
+fn write_into<T: Cell, O: Target<T> + ?Sized>(
+    game: &Game,
+    viewer: Color,
+    frame: Frame,
+    layout: Layout,
+    out: &mut O,
+    clear: bool,
+) {
     let pos = &game.position;
     let snapshot = Snapshot {
-        pieces: pos.squares(),
+        piece_at: |sq| pos.at(sq),
         side: pos.side_to_move(),
         viewer,
         repetitions: game.repetitions().saturating_sub(1),
         move_number: pos.move_number(),
         passes: [pos.consecutive_passes(viewer), pos.consecutive_passes(viewer.opponent())],
     };
-    write_snapshot(&pos.variant, snapshot, frame, layout, out);
+    write_snapshot(&pos.variant, snapshot, frame, layout, out, clear);
 }
 
-fn write_snapshot<T: Cell, O: Target<T> + ?Sized, I: Iterator<Item = (usize, Piece)>>(
+/// Writes a snapshot cell by cell, clearing each cell's planes first when `clear`: a buffer
+/// cleared as a whole (800 KB) has left the cache by the time its cells are written.
+fn write_snapshot<T: Cell, O: Target<T> + ?Sized, F: Fn(usize) -> Option<Piece>>(
     variant: &Variant,
-    snapshot: Snapshot<I>,
+    snapshot: Snapshot<F>,
     frame: Frame,
     layout: Layout,
     out: &mut O,
+    clear: bool,
 ) {
     let planes = plane_count(variant, layout);
     let side = snapshot.side;
@@ -206,24 +226,6 @@ fn write_snapshot<T: Cell, O: Target<T> + ?Sized, I: Iterator<Item = (usize, Pie
     let flip = frame.flips(viewer);
     let geometry = &variant.geometry;
     let kinds = variant.table.len();
-    for (sq, piece) in snapshot.pieces {
-        let cell = grid_square(geometry, sq, flip) * planes;
-        let theirs = piece.color != viewer;
-        match layout {
-            Layout::OneHot => {
-                out.set(cell + theirs as usize * kinds + piece.kind as usize, T::from_u16(1));
-                if piece.promoted {
-                    out.set(cell + 2 * kinds + theirs as usize, T::from_u16(1));
-                }
-            }
-            Layout::Compact => {
-                out.set(cell + theirs as usize, T::from_u16(piece.kind + 1));
-                if piece.promoted {
-                    out.set(cell + 2, T::from_u16(1));
-                }
-            }
-        }
-    }
     let extra = pass_planes(variant);
     let first = planes - TRAILING.len() - extra;
     let move_number = snapshot.move_number.min(u16::MAX as u32) as u16;
@@ -237,13 +239,32 @@ fn write_snapshot<T: Cell, O: Target<T> + ?Sized, I: Iterator<Item = (usize, Pie
         T::from_u16(snapshot.passes[1] as u16),
     ];
     let constants = &all[..TRAILING.len() + extra];
-    for y in 0..geometry.height {
-        for x in 0..geometry.width {
-            let cell = (y * GRID + x) * planes + first;
-            for (i, &value) in constants.iter().enumerate() {
-                if value != T::ZERO {
-                    out.set(cell + i, value);
+    for grid in 0..GRID_SQUARES {
+        let cell = grid * planes;
+        if clear {
+            out.clear(cell..cell + planes);
+        }
+        let Some(sq) = board_square(geometry, grid, flip) else { continue };
+        if let Some(piece) = (snapshot.piece_at)(sq) {
+            let theirs = piece.color != viewer;
+            match layout {
+                Layout::OneHot => {
+                    out.set(cell + theirs as usize * kinds + piece.kind as usize, T::from_u16(1));
+                    if piece.promoted {
+                        out.set(cell + 2 * kinds + theirs as usize, T::from_u16(1));
+                    }
                 }
+                Layout::Compact => {
+                    out.set(cell + theirs as usize, T::from_u16(piece.kind + 1));
+                    if piece.promoted {
+                        out.set(cell + 2, T::from_u16(1));
+                    }
+                }
+            }
+        }
+        for (i, &value) in constants.iter().enumerate() {
+            if value != T::ZERO {
+                out.set(cell + first + i, value);
             }
         }
     }
@@ -382,10 +403,13 @@ pub fn write_board<T: Cell>(
     if out.len() != observation_len(variant, layout) {
         return Err(BoardError::Buffer { expected: observation_len(variant, layout), found: out.len() });
     }
-    let pieces = board_pieces(variant, board)?;
+    let mut at = vec![None; variant.geometry.width * variant.geometry.height];
+    for (sq, piece) in board_pieces(variant, board)? {
+        at[sq] = Some(piece);
+    }
     let side = if white_to_move { Color::White } else { Color::Black };
-    let snapshot = Snapshot { pieces: pieces.into_iter(), side, viewer: side, repetitions, move_number, passes };
-    write_snapshot(variant, snapshot, frame, layout, out);
+    let snapshot = Snapshot { piece_at: |sq| at[sq], side, viewer: side, repetitions, move_number, passes };
+    write_snapshot(variant, snapshot, frame, layout, out, false);
     Ok(())
 }
 
