@@ -6,10 +6,9 @@
 //! from the kernel, page-faulted and zeroed page by page on first write. Each env keeps a small
 //! `Pool` of blocks instead: an array it returns owns its block (through its `base`, an
 //! `ObservationMemory`), and when the array and every view of it are gone the block goes back to
-//! the pool, already mapped, for a later step to clear and write (a single observation's block
-//! is cleared by a worker thread meanwhile, see `Pool::clear_on_workers`). A block is only ever
-//! reused after Python freed the array that held it, so no returned observation changes
-//! afterwards.
+//! the pool, already mapped; a worker thread clears it while the caller goes on, and a later step
+//! writes it (or clears it itself if no worker has yet). A block is only ever reused after
+//! Python freed the array that held it, so no returned observation changes afterwards.
 
 use crate::errors::{invalid, shield};
 use crate::game::Game;
@@ -29,17 +28,14 @@ use taikyoku_engine::{self as engine, Color};
 /// previous step's observation).
 const KEEP: usize = 2;
 
-/// Free blocks of one environment, waiting to be written again.
+/// Free blocks of one environment, waiting to be written again. A freed block is cleared on a
+/// worker thread while the caller goes on (an environment step lists its moves before it
+/// writes the observation): clearing 800 KB costs about as much as the rest of a Gym step.
 #[derive(Default)]
 pub struct Pool {
     free: Mutex<Free>,
     /// Signalled when a worker has cleared a block.
     cleared: Condvar,
-    /// Whether a freed block is cleared on a worker thread while the caller goes on: for one
-    /// observation (an environment step lists its moves before it writes the observation, and
-    /// clearing 800 KB costs about as much as the rest of a Gym step), not for a batch, which
-    /// its writers clear in parallel faster than one worker could.
-    clear_on_workers: bool,
 }
 
 #[derive(Default)]
@@ -61,11 +57,6 @@ impl Free {
 }
 
 impl Pool {
-    /// A pool whose freed blocks are cleared on a worker thread (see `clear_on_workers`).
-    pub fn clearing_on_workers() -> Pool {
-        Pool { clear_on_workers: true, ..Pool::default() }
-    }
-
     /// A block of `words` 8-byte words and whether it is zeroed: a freed one of that size (a
     /// cleared one first, waiting for a worker that is clearing one), else fresh zeroed memory
     /// (None if the allocator has none).
@@ -119,9 +110,6 @@ impl Pool {
                 }
             }
             free.dirty.push(block);
-        }
-        if !self.clear_on_workers {
-            return;
         }
         let pool = self.clone();
         workers::DEFAULT.spawn(move || pool.clear_one());
@@ -280,7 +268,7 @@ impl ObservationWriter {
         let layout = crate::convert::layout(compact);
         let dtype = Dtype::parse(py, dtype, layout, &variant)?;
         let frame = crate::convert::parse(frame)?;
-        Ok(ObservationWriter { variant, frame, layout, dtype, pool: Arc::new(Pool::clearing_on_workers()) })
+        Ok(ObservationWriter { variant, frame, layout, dtype, pool: Arc::default() })
     }
 
     /// The observation of `game` (a game of the writer's variant and options), as
