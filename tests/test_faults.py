@@ -57,32 +57,6 @@ def test_parallel_calls_work_in_a_forked_child():
         assert result.get(timeout=120) == [expected] * 4
 
 
-#: The env the forked children inherit (set by the test below).
-_ENV = None
-
-
-def _step_inherited(_: int) -> tuple:
-    obs = None
-    for _ in range(5):
-        obs, *_ = _ENV.step(int(_ENV.game.legal_actions()[0]))
-    return int(obs.sum()), _ENV.game.ply
-
-
-def test_an_env_stepped_before_fork_steps_on_in_the_child():
-    """An env's freed observations are cleared on worker threads: a child forked while they may
-    be at it (they do not exist there) steps the env it inherited without waiting for them."""
-    global _ENV
-    _ENV = taikyoku.TaikyokuEnv()
-    _ENV.reset(seed=0)
-    for _ in range(3):
-        _ENV.step(int(_ENV.game.legal_actions()[0]))  # frees the last observation: a worker clears it
-    context = multiprocessing.get_context("fork")
-    with context.Pool(2, maxtasksperchild=1) as pool:  # each child steps the env once
-        result = pool.map_async(_step_inherited, range(4), chunksize=1)
-        children = result.get(timeout=120)
-    assert children == [_step_inherited(0)] * 4
-
-
 def test_torch_dataloader_workers_after_parallel_calls():
     torch = pytest.importorskip("torch")
     expected = parallel_calls()

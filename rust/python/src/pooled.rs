@@ -6,20 +6,19 @@
 //! from the kernel, page-faulted and zeroed page by page on first write. Each env keeps a small
 //! `Pool` of blocks instead: an array it returns owns its block (through its `base`, an
 //! `ObservationMemory`), and when the array and every view of it are gone the block goes back to
-//! the pool, already mapped; a worker thread clears it while the caller goes on, and a later step
-//! writes it (or clears it itself if no worker has yet). A block is only ever reused after
-//! Python freed the array that held it, so no returned observation changes afterwards.
+//! the pool, already mapped, for a later step to clear and write. A block is only ever reused
+//! after Python freed the array that held it, so no returned observation changes afterwards.
 
 use crate::errors::{invalid, shield};
 use crate::game::Game;
 use crate::observations::Dtype;
 use crate::variants;
-use crate::workers::{self, Workers};
+use crate::workers::Workers;
 use numpy::ndarray::{ArrayView, IxDyn};
 use numpy::{Element, PyArrayDyn};
 use pyo3::prelude::*;
 use rayon::prelude::*;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use taikyoku_engine::rl::actions::{Frame, GRID};
 use taikyoku_engine::rl::observation::{self, Cell, Layout};
 use taikyoku_engine::{self as engine, Color};
@@ -28,53 +27,22 @@ use taikyoku_engine::{self as engine, Color};
 /// previous step's observation).
 const KEEP: usize = 2;
 
-/// Free blocks of one environment, waiting to be written again. A freed block is cleared on a
-/// worker thread while the caller goes on (an environment step lists its moves before it
-/// writes the observation): clearing 800 KB costs about as much as the rest of a Gym step.
+/// Free blocks of one environment, waiting to be written again.
 #[derive(Default)]
 pub struct Pool {
-    free: Mutex<Free>,
-    /// Signalled when a worker has cleared a block.
-    cleared: Condvar,
-}
-
-#[derive(Default)]
-struct Free {
-    /// Blocks holding zeros.
-    clean: Vec<Box<[u64]>>,
-    /// Blocks as their arrays left them, waiting for a worker.
-    dirty: Vec<Box<[u64]>>,
-    /// Blocks a worker of process `pid` is clearing (a forked child waits for none of its
-    /// parent's: those workers do not exist there).
-    clearing: usize,
-    pid: u32,
-}
-
-impl Free {
-    fn len(&self) -> usize {
-        self.clean.len() + self.dirty.len() + self.clearing
-    }
+    free: Mutex<Vec<Box<[u64]>>>,
 }
 
 impl Pool {
-    /// A block of `words` 8-byte words and whether it is zeroed: a freed one of that size (a
-    /// cleared one first, waiting for a worker that is clearing one), else fresh zeroed memory
-    /// (None if the allocator has none).
+    /// A block of `words` 8-byte words and whether it is zeroed: a freed one of that size, else
+    /// fresh zeroed memory (None if the allocator has none).
     fn take(&self, words: usize) -> Option<(Box<[u64]>, bool)> {
-        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if let Some(i) = free.clean.iter().position(|b| b.len() == words) {
-                return Some((free.clean.swap_remove(i), true));
+        {
+            let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(i) = free.iter().position(|b| b.len() == words) {
+                return Some((free.swap_remove(i), false));
             }
-            if let Some(i) = free.dirty.iter().position(|b| b.len() == words) {
-                return Some((free.dirty.swap_remove(i), false));
-            }
-            if free.clearing == 0 || free.pid != std::process::id() {
-                break;
-            }
-            free = self.cleared.wait(free).unwrap_or_else(|e| e.into_inner());
         }
-        drop(free);
         zeroed_block(words).map(|block| (block, true))
     }
 
@@ -82,52 +50,20 @@ impl Pool {
     /// the allocator has not that much memory.
     pub fn reserve(&self, bytes: usize) -> bool {
         match self.take(bytes.div_ceil(8)) {
-            Some((block, zeroed)) => {
-                let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-                if zeroed {
-                    free.clean.push(block)
-                } else {
-                    free.dirty.push(block)
-                }
+            Some((block, _)) => {
+                self.give_back(block);
                 true
             }
             None => false,
         }
     }
 
-    /// Takes back a freed block and has a worker clear it.
-    fn give_back(self: &Arc<Self>, block: Box<[u64]>) {
-        {
-            let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-            if free.pid != std::process::id() {
-                free.pid = std::process::id();
-                free.clearing = 0;
-            }
-            if free.len() >= KEEP {
-                let oldest = if free.dirty.is_empty() { &mut free.clean } else { &mut free.dirty };
-                if !oldest.is_empty() {
-                    oldest.remove(0);
-                }
-            }
-            free.dirty.push(block);
-        }
-        let pool = self.clone();
-        workers::DEFAULT.spawn(move || pool.clear_one());
-    }
-
-    /// Clears one dirty block, if one is still waiting (the next step may have taken it).
-    fn clear_one(&self) {
-        let mut block = {
-            let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-            let Some(block) = free.dirty.pop() else { return };
-            free.clearing += 1;
-            block
-        };
-        block.fill(0);
+    fn give_back(&self, block: Box<[u64]>) {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
-        free.clearing = free.clearing.saturating_sub(1);
-        free.clean.push(block);
-        self.cleared.notify_all();
+        if free.len() >= KEEP {
+            free.remove(0);
+        }
+        free.push(block);
     }
 }
 

@@ -54,11 +54,4 @@ impl Workers {
     pub fn install<R: Send>(&self, work: impl FnOnce() -> R + Send) -> PyResult<R> {
         Ok(self.pool()?.install(work))
     }
-
-    /// Runs `work` on one of the pool's threads, later; nothing if the pool cannot start.
-    pub fn spawn(&self, work: impl FnOnce() + Send + 'static) {
-        if let Ok(pool) = self.pool() {
-            pool.spawn(work);
-        }
-    }
 }
