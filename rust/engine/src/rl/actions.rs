@@ -209,46 +209,35 @@ pub fn legal_pairs(pos: &Position, moves: &[Move], frame: Frame) -> Vec<(u32, Mo
 /// `legal_pairs` from the runs of one start square, or None if `moves` is not made of such
 /// runs in board order (or lists one action twice).
 fn sorted_by_runs(pos: &Position, moves: &[Move], frame: Frame) -> Option<Vec<(u32, Move)>> {
-    let geometry = &pos.variant.geometry;
-    let flip = frame.flips(pos.side_to_move());
     if moves.len() > u16::MAX as usize {
         return None;
     }
-    let mut runs = Vec::new();
-    let mut start = 0;
-    for end in 1..=moves.len() {
-        if end == moves.len() || moves[end].from != moves[start].from {
-            runs.push(start..end);
-            start = end;
-        }
+    // The frame turns the board for White: its last square comes first, so the runs are read
+    // from the end (the order within a run does not matter).
+    if frame.flips(pos.side_to_move()) {
+        by_runs(pos, moves, frame, (0..moves.len()).rev())
+    } else {
+        by_runs(pos, moves, frame, 0..moves.len())
     }
-    if flip {
-        runs.reverse(); // the frame turns the board: the last square comes first
-    }
+}
+
+fn by_runs(
+    pos: &Position,
+    moves: &[Move],
+    frame: Frame,
+    order: impl Iterator<Item = usize>,
+) -> Option<Vec<(u32, Move)>> {
+    let geometry = &pos.variant.geometry;
+    let flip = frame.flips(pos.side_to_move());
     let mut pairs = Vec::with_capacity(moves.len());
     let mut later = Vec::new();
+    // The end squares of the current run, and the words of `ends` it touched (a piece reaches a
+    // few rows, not the board).
     let mut ends = [0u64; GRID_SQUARES.div_ceil(64)];
     let mut move_at = [0u16; GRID_SQUARES];
-    for run in runs {
-        let from = grid_square(geometry, moves[run.start].from as usize, flip) * GRID_SQUARES;
-        // The words of `ends` this run touches: a piece reaches a few rows, not the board.
-        let (mut low, mut high) = (ends.len(), 0);
-        for i in run {
-            let mv = moves[i];
-            if mv.mid != NO_SQUARE || mv.promote() {
-                later.push((action_of(pos, mv, frame), mv));
-                continue;
-            }
-            let to = grid_square(geometry, mv.to as usize, flip);
-            let (word, bit) = (to / 64, 1 << (to % 64));
-            if ends[word] & bit != 0 {
-                return None;
-            }
-            ends[word] |= bit;
-            move_at[to] = i as u16;
-            low = low.min(word);
-            high = high.max(word);
-        }
+    let (mut low, mut high) = (ends.len(), 0);
+    let mut run_from = None;
+    let mut flush = |from: usize, ends: &mut [u64], low: usize, high: usize, move_at: &[u16]| {
         for word in low..=high.min(ends.len() - 1) {
             let mut bits = std::mem::take(&mut ends[word]);
             while bits != 0 {
@@ -257,6 +246,32 @@ fn sorted_by_runs(pos: &Position, moves: &[Move], frame: Frame) -> Option<Vec<(u
                 pairs.push(((from + to) as u32, moves[move_at[to] as usize]));
             }
         }
+    };
+    for i in order {
+        let mv = moves[i];
+        if run_from.is_none_or(|(square, _)| square != mv.from) {
+            if let Some((_, from)) = run_from {
+                flush(from, &mut ends, low, high, &move_at);
+                (low, high) = (ends.len(), 0);
+            }
+            run_from = Some((mv.from, grid_square(geometry, mv.from as usize, flip) * GRID_SQUARES));
+        }
+        if mv.mid != NO_SQUARE || mv.promote() {
+            later.push((action_of(pos, mv, frame), mv));
+            continue;
+        }
+        let to = grid_square(geometry, mv.to as usize, flip);
+        let (word, bit) = (to / 64, 1 << (to % 64));
+        if ends[word] & bit != 0 {
+            return None;
+        }
+        ends[word] |= bit;
+        move_at[to] = i as u16;
+        low = low.min(word);
+        high = high.max(word);
+    }
+    if let Some((_, from)) = run_from {
+        flush(from, &mut ends, low, high, &move_at);
     }
     if !pairs.is_sorted_by_key(|&(action, _)| action) {
         return None;
