@@ -701,6 +701,9 @@ impl<'a> ShardBuilder<'a> {
     }
 }
 
+/// Most boards buffers a shard keeps for new games (`ShardBuilder::spare_boards`).
+const SPARE_BOARDS: usize = 4;
+
 /// The boards of `rows`, just taken out of `taken.rows`, one after another in `taken.spare`
 /// (taken); the games none of whose rows are left keep no boards.
 fn take_boards(taken: &mut Taken, rows: &[(usize, usize, PositionRecord)]) -> Vec<u16> {
@@ -714,7 +717,12 @@ fn take_boards(taken: &mut Taken, rows: &[(usize, usize, PositionRecord)]) -> Ve
     let done = taken.rows.first().map_or(taken.games.len(), |r| r.0);
     for game in first..done {
         let boards = std::mem::take(&mut taken.boards[game]);
-        taken.free.push(boards);
+        // A few, enough for the players that take one per game they add (`play_shards`): a
+        // caller that never asks (the network's self-play) does not keep every game's boards
+        // until the shard ends.
+        if taken.free.len() < SPARE_BOARDS {
+            taken.free.push(boards);
+        }
     }
     boards
 }
