@@ -36,6 +36,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 pub use store::{LocalStore, Store, WriterLock, LOCK_FILE};
 pub use tables::{Tally, ENGINE_VERSION};
+use taikyoku_engine::rl::actions::GRID_SQUARES;
 use taikyoku_engine::Variant;
 
 /// Why a run failed.
@@ -227,6 +228,10 @@ fn play_shards(
                 return Err(RunError::Interrupted);
             }
             let Some((place, id)) = lock(&queue).next() else { return Ok(()) };
+            // Room for a long game at once (up to a batch of plies, 10 MB: only the pages
+            // written are faulted in), not grown by doubling and copying as it goes on.
+            boards.clear();
+            boards.reserve(settings.max_plies.min(tables::ROWS_PER_BATCH as u32) as usize * GRID_SQUARES);
             let record = play_game(variant, settings, id, &halted, boards).ok_or(RunError::Interrupted)?;
             (control.progress)(&record);
             let shard = {

@@ -207,9 +207,6 @@ pub fn play_game(
     };
     let mut record = GameRecord::new(game_id, seed);
     boards.clear();
-    // Room for a long game at once (up to a batch's 10 MB; only the pages written are faulted
-    // in), not grown by doubling and copying as it goes on.
-    boards.reserve(settings.max_plies.min(crate::tables::ROWS_PER_BATCH as u32) as usize * GRID_SQUARES);
     record.boards = boards;
     let mut legal = Vec::with_capacity(2048);
     // A random player that stores no legal actions needs only their number and the move it
