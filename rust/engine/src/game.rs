@@ -496,13 +496,16 @@ impl Game {
         }
     }
 
-    /// `position.move_notation(mv)` for a move of the side to move, reading the other pieces'
-    /// moves from the incremental state where it is kept (self-play records every move's
-    /// notation: generating the moves of every piece with the same sign cost most of it).
+    /// `position.move_notation(mv)` for a move of the side to move, reading the other pieces
+    /// written with the same sign, and their moves, from the incremental state where it is kept
+    /// (self-play records every move's notation: generating the moves of every piece with the
+    /// same sign cost most of it, then finding those pieces).
     pub fn move_notation(&self, mv: Move) -> String {
         match self.move_state() {
             Some(state) if state.is_settled(self.side_to_move()) => {
-                self.position.move_notation_among(mv, |sq, out| state.moves_from(&self.position, sq, out))
+                let mut rivals = Vec::new();
+                state.moves_of_sign(&self.position, mv.from as usize, &mut rivals);
+                self.position.move_notation_among(mv, &rivals)
             }
             _ => self.position.move_notation(mv),
         }

@@ -90,23 +90,21 @@ impl Position {
     /// another piece of the mover's side with the same sign has a move written the same way.
     /// (`notations` for many moves at once; this writes only the rivals that could collide.)
     pub fn move_notation(&self, mv: Move) -> String {
-        self.move_notation_among(mv, |sq, out| self.generate_from(sq, out))
+        self.move_notation_among(mv, &self.legal_moves_of_sign(mv))
     }
 
-    /// `move_notation`, with the moves of another piece read from `moves_from` (which appends
-    /// the moves of the piece on a square, as `generate_from` gives them): a caller that keeps
-    /// every piece's moves (`Game::move_notation`) reads them instead of generating them.
-    pub fn move_notation_among(&self, mv: Move, mut moves_from: impl FnMut(usize, &mut Vec<Move>)) -> String {
+    /// `move_notation`, given the moves it tells `mv` from: `rivals`, the moves of the other
+    /// pieces of the mover's side written with the same sign, as `legal_moves_of_sign` gives
+    /// them (a caller that keeps every piece's moves, `Game::move_notation`, reads them).
+    pub fn move_notation_among(&self, mv: Move, rivals: &[Move]) -> String {
         let piece = self.at(mv.from as usize).expect("a piece on the start square");
         let written = self.written_action(mv);
         // Two moves written the same way end on the same square, or capture the same victim
         // by igui (from different squares: a pass is written with its own square).
         let target = |m: Move| if m.is_igui() { m.mid } else { m.to };
-        let mut rivals = Vec::new();
-        self.for_each_same_sign(mv.from as usize, piece, |sq| moves_from(sq, &mut rivals));
         let ambiguous =
             rivals.iter().any(|&r| target(r) == target(mv) && self.written_action(r).action == written.action);
-        self.notation_text(&self.piece_sign(piece), mv, &written, ambiguous)
+        self.notation_text(piece, mv, &written, ambiguous)
     }
 
     /// Calls `f` with the square of every other piece of `piece`'s side written with the same
@@ -129,10 +127,15 @@ impl Position {
         });
     }
 
-    /// A move's notation from its parts: the sign, the start square when `ambiguous`, the rest.
-    fn notation_text(&self, sign: &str, mv: Move, written: &WrittenAction, ambiguous: bool) -> String {
+    /// A move's notation from its parts: the piece's code, the start square when `ambiguous`,
+    /// the rest.
+    fn notation_text(&self, piece: Piece, mv: Move, written: &WrittenAction, ambiguous: bool) -> String {
         let g = &self.variant.geometry;
         let mut text = String::with_capacity(16);
+        let (promoted, sign) = self.sign_parts(piece);
+        if promoted {
+            text.push('+');
+        }
         text.push_str(sign);
         if ambiguous {
             g.write_square_name(mv.from as usize, &mut text);
@@ -159,12 +162,12 @@ impl Position {
         moves
             .iter()
             .map(|&mv| {
-                let sign = self.piece_sign(self.at(mv.from as usize).expect("a piece on the start square"));
+                let piece = self.at(mv.from as usize).expect("a piece on the start square");
                 let written = self.written_action(mv);
                 let ambiguous = starts
-                    .get(&(sign.clone(), written.action))
+                    .get(&(self.piece_sign(piece), written.action))
                     .is_some_and(|froms| froms.iter().any(|&f| f != NO_SQUARE && f != mv.from));
-                self.notation_text(&sign, mv, &written, ambiguous)
+                self.notation_text(piece, mv, &written, ambiguous)
             })
             .collect()
     }

@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
+use taikyoku_engine::rl::actions::GRID_SQUARES;
 
 fn io_error(what: &'static str, store: &dyn Store, path: &str, e: std::io::Error) -> RunError {
     RunError::Io(IoFailure::new(what, store.describe(path), &e))
@@ -515,10 +516,19 @@ pub struct ShardBuilder<'a> {
 /// What a shard has taken and not yet encoded.
 #[derive(Default)]
 struct Taken {
-    /// The games taken so far, in order, without their positions.
+    /// The games taken so far, in order, without their positions and boards.
     games: Vec<GameRecord>,
-    /// Positions not yet in a batch, with their game's place in `games`.
-    rows: Vec<(usize, PositionRecord)>,
+    /// Per game in `games`: its boards (`GameRecord::boards`), until its last row is in a batch.
+    boards: Vec<Vec<u16>>,
+    /// Positions not yet in a batch, with their game's place in `games` and their own in the
+    /// game.
+    rows: Vec<(usize, usize, PositionRecord)>,
+    /// The boards of the last batch encoded, to copy the next batch's boards into (its
+    /// capacity kept: a batch's 10 MB of boards are not allocated, and their pages faulted
+    /// in, again for every batch).
+    spare: Vec<u16>,
+    /// Boards of games all of whose rows are in batches, for new games (`spare_boards`).
+    free: Vec<Vec<u16>>,
     /// Games that ended before an earlier one of the shard, by id.
     waiting: BTreeMap<u64, GameRecord>,
     /// A thread is encoding batches (it encodes every batch that is full before it stops).
@@ -553,19 +563,23 @@ impl<'a> ShardBuilder<'a> {
         while let Some(mut record) = taken.waiting.remove(&next) {
             let game = taken.games.len();
             let positions = std::mem::take(&mut record.positions);
-            taken.rows.extend(positions.into_iter().map(|p| (game, p)));
+            taken.rows.extend(positions.into_iter().enumerate().map(|(i, p)| (game, i, p)));
+            taken.boards.push(std::mem::take(&mut record.boards));
             taken.games.push(record);
             next += 1;
         }
         let mut encoder = false;
-        while let Some((games, rows)) = Self::next_batch(&mut taken, encoder) {
+        while let Some((games, rows, boards)) = Self::next_batch(&mut taken, encoder) {
             encoder = true;
             drop(taken);
-            let encoded = self.encode(&games, &rows);
+            let encoded = self.encode(&games, &rows, boards);
             taken = self.lock_taken();
-            if let Err(e) = encoded {
-                taken.encoding = false;
-                return Err(e);
+            match encoded {
+                Ok(spare) => taken.spare = spare,
+                Err(e) => {
+                    taken.encoding = false;
+                    return Err(e);
+                }
             }
         }
         let ready = !taken.encoding && !taken.announced && self.has_every_game(&taken);
@@ -575,10 +589,13 @@ impl<'a> ShardBuilder<'a> {
 
     /// The next full batch to encode, unless another thread is encoding (`encoder`: the
     /// caller is the one encoding): its rows, with copies of their games' heads (id and
-    /// outcome, which the rows read). Marks the caller as encoding, or clears the mark when
-    /// nothing full is left.
+    /// outcome, which the rows read), and their boards. Marks the caller as encoding, or
+    /// clears the mark when nothing full is left.
     #[allow(clippy::type_complexity)]
-    fn next_batch(taken: &mut Taken, encoder: bool) -> Option<(Vec<GameRecord>, Vec<(usize, PositionRecord)>)> {
+    fn next_batch(
+        taken: &mut Taken,
+        encoder: bool,
+    ) -> Option<(Vec<GameRecord>, Vec<(usize, PositionRecord)>, Vec<u16>)> {
         if taken.encoding && !encoder {
             return None;
         }
@@ -588,25 +605,48 @@ impl<'a> ShardBuilder<'a> {
         }
         taken.encoding = true;
         let rows: Vec<_> = taken.rows.drain(..tables::ROWS_PER_BATCH).collect();
-        Some(heads(&taken.games, rows))
+        let boards = take_boards(taken, &rows);
+        let (games, rows) = heads(&taken.games, rows);
+        Some((games, rows, boards))
     }
 
-    /// The positions table rows `rows`, whose games are `games[row.0]`.
-    fn batch(&self, games: &[GameRecord], rows: &[(usize, PositionRecord)]) -> Result<RecordBatch, RunError> {
+    /// The positions table rows `rows`, whose games are `games[row.0]` and whose boards are
+    /// `boards`.
+    fn batch(
+        &self,
+        games: &[GameRecord],
+        rows: &[(usize, PositionRecord)],
+        boards: Vec<u16>,
+    ) -> Result<RecordBatch, RunError> {
         let rows: Vec<_> = rows.iter().map(|(game, p)| (&games[*game], p)).collect();
-        tables::positions_batch(&rows, self.settings.store_legal_actions, self.settings.stores_policy())
+        tables::positions_batch(&rows, boards, self.settings.store_legal_actions, self.settings.stores_policy())
             .map_err(|e| building(self.index, e))
     }
 
-    /// Encodes `rows` (their games' heads in `games`) as the positions file's next batch.
-    fn encode(&self, games: &[GameRecord], rows: &[(usize, PositionRecord)]) -> Result<(), RunError> {
-        let batch = self.batch(games, rows)?;
+    /// Encodes `rows` (their games' heads in `games`, their boards `boards`) as the positions
+    /// file's next batch; gives the boards' vector back (`tables::reclaim_boards`).
+    fn encode(
+        &self,
+        games: &[GameRecord],
+        rows: &[(usize, PositionRecord)],
+        boards: Vec<u16>,
+    ) -> Result<Vec<u16>, RunError> {
+        let batch = self.batch(games, rows, boards)?;
         let mut positions = self.positions.lock().unwrap_or_else(|e| e.into_inner());
         positions
             .as_mut()
             .expect("a shard is encoded until it is finished")
             .write(&batch)
-            .map_err(|e| building(self.index, e))
+            .map_err(|e| building(self.index, e))?;
+        drop(positions);
+        Ok(tables::reclaim_boards(batch))
+    }
+
+    /// The boards of a game all of whose rows are encoded, to record another game in
+    /// (`play_game`; empty when there is none): a game's megabytes of boards reuse memory
+    /// already faulted in.
+    pub fn spare_boards(&self) -> Vec<u16> {
+        self.lock_taken().free.pop().unwrap_or_default()
     }
 
     fn lock_taken(&self) -> std::sync::MutexGuard<'_, Taken> {
@@ -627,8 +667,10 @@ impl<'a> ShardBuilder<'a> {
         let mut positions =
             (self.positions.lock().unwrap_or_else(|e| e.into_inner()).take()).expect("a shard is finished once");
         if !taken.rows.is_empty() {
-            positions.write(&self.batch(&taken.games, &taken.rows)?).map_err(|e| building(index, e))?;
-            taken.rows.clear();
+            let rows: Vec<_> = std::mem::take(&mut taken.rows);
+            let boards = take_boards(&mut taken, &rows);
+            let rows: Vec<_> = rows.into_iter().map(|(game, _, p)| (game, p)).collect();
+            positions.write(&self.batch(&taken.games, &rows, boards)?).map_err(|e| building(index, e))?;
         }
         let (games_file, positions_file) = Manifest::file_names(settings, index);
         let refs: Vec<&GameRecord> = taken.games.iter().collect();
@@ -659,9 +701,39 @@ impl<'a> ShardBuilder<'a> {
     }
 }
 
+/// Most boards buffers a shard keeps for new games (`ShardBuilder::spare_boards`).
+const SPARE_BOARDS: usize = 4;
+
+/// The boards of `rows`, just taken out of `taken.rows`, one after another in `taken.spare`
+/// (taken); the games none of whose rows are left keep no boards.
+fn take_boards(taken: &mut Taken, rows: &[(usize, usize, PositionRecord)]) -> Vec<u16> {
+    let mut boards = std::mem::take(&mut taken.spare);
+    boards.clear();
+    boards.reserve(rows.len() * GRID_SQUARES);
+    for &(game, i, _) in rows {
+        boards.extend_from_slice(&taken.boards[game][i * GRID_SQUARES..(i + 1) * GRID_SQUARES]);
+    }
+    let first = rows.first().map_or(0, |r| r.0);
+    let done = taken.rows.first().map_or(taken.games.len(), |r| r.0);
+    for game in first..done {
+        let boards = std::mem::take(&mut taken.boards[game]);
+        // A few, enough for the players that take one per game they add (`play_shards`): a
+        // caller that never asks (the network's self-play) does not keep every game's boards
+        // until the shard ends.
+        if taken.free.len() < SPARE_BOARDS {
+            taken.free.push(boards);
+        }
+    }
+    boards
+}
+
 /// `rows` with their games' heads (id, seed and outcome; no moves), renumbered from 0: what a
 /// batch reads of its games, copied so that it can be encoded without the shard's lock.
-fn heads(games: &[GameRecord], rows: Vec<(usize, PositionRecord)>) -> (Vec<GameRecord>, Vec<(usize, PositionRecord)>) {
+#[allow(clippy::type_complexity)]
+fn heads(
+    games: &[GameRecord],
+    rows: Vec<(usize, usize, PositionRecord)>,
+) -> (Vec<GameRecord>, Vec<(usize, PositionRecord)>) {
     let first = rows.first().map_or(0, |r| r.0);
     let last = rows.last().map_or(0, |r| r.0);
     let heads = games[first..=last.max(first)]
@@ -673,7 +745,7 @@ fn heads(games: &[GameRecord], rows: Vec<(usize, PositionRecord)>) -> (Vec<GameR
             ..GameRecord::new(g.game_id, g.seed)
         })
         .collect();
-    (heads, rows.into_iter().map(|(game, p)| (game - first, p)).collect())
+    (heads, rows.into_iter().map(|(game, _, p)| (game - first, p)).collect())
 }
 
 fn building(index: u64, e: arrow_schema::ArrowError) -> RunError {

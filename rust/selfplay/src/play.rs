@@ -18,8 +18,6 @@ pub struct PositionRecord {
     pub ply: u32,
     /// Side to move.
     pub white_to_move: bool,
-    /// `observation::compact_board` codes, 36×36, absolute frame.
-    pub board: Vec<u16>,
     /// Earlier occurrences of this position in the game.
     pub repetitions: u8,
     /// The side to move's and the other side's passes in a row (0 without a pass limit).
@@ -60,6 +58,10 @@ pub struct GameRecord {
     pub moves: Vec<String>,
     /// One per move played, by ply; the final position has none.
     pub positions: Vec<PositionRecord>,
+    /// The positions' boards, `GRID_SQUARES` codes each (`observation::compact_board`, 36×36,
+    /// absolute frame), in the order of `positions`: one buffer for the game, not one
+    /// allocation per ply (`board`).
+    pub boards: Vec<u16>,
 }
 
 impl GameRecord {
@@ -74,6 +76,7 @@ impl GameRecord {
             actions: Vec::new(),
             moves: Vec::new(),
             positions: Vec::new(),
+            boards: Vec::new(),
         }
     }
 
@@ -90,19 +93,18 @@ impl GameRecord {
     ) {
         let pos = &game.position;
         let ply = pos.move_number() - 1;
-        let board = match self.positions.last() {
+        let start = self.boards.len();
+        match self.positions.last() {
             // The last position recorded is the one before this position's last move.
             Some(last) if last.ply + 1 == ply && pos.last_move().is_some() => {
-                let mut board = last.board.clone();
-                update_compact_board(pos, &mut board);
-                board
+                self.boards.extend_from_within(start - GRID_SQUARES..);
+                update_compact_board(pos, &mut self.boards[start..]);
             }
             _ => {
-                let mut board = vec![0u16; GRID_SQUARES];
-                compact_board(pos, &mut board);
-                board
+                self.boards.resize(start + GRID_SQUARES, 0);
+                compact_board(pos, &mut self.boards[start..]);
             }
-        };
+        }
         let action = action_of(pos, mv, Frame::Mover);
         let (visits, root_value, policy) = match searched {
             Some(stats) => (root_visits(pos, stats), Some(stats.value), root_policy(pos, stats)),
@@ -111,7 +113,6 @@ impl GameRecord {
         self.positions.push(PositionRecord {
             ply,
             white_to_move: pos.side_to_move() == Color::White,
-            board,
             repetitions: game.repetitions().saturating_sub(1).min(255) as u8,
             passes: [pos.consecutive_passes(pos.side_to_move()), pos.consecutive_passes(pos.side_to_move().opponent())],
             action,
@@ -130,6 +131,11 @@ impl GameRecord {
         self.outcome = outcome;
         self.result = outcome.result_name();
         self.termination = termination.name();
+    }
+
+    /// The board of `positions[index]`.
+    pub fn board(&self, index: usize) -> &[u16] {
+        &self.boards[index * GRID_SQUARES..(index + 1) * GRID_SQUARES]
     }
 
     /// Moves recorded so far (half-moves).
@@ -174,13 +180,15 @@ pub fn root_policy(pos: &Position, stats: &RootStats) -> Vec<(u32, f32)> {
     policy
 }
 
-/// Plays game `game_id` of a run with `settings`; `None` if `halted` says to stop (it is
-/// asked before every ply).
+/// Plays game `game_id` of a run with `settings`, recording its boards in `boards` (cleared
+/// first: a buffer of an earlier game, `ShardBuilder::spare_boards`, keeps its memory, and the
+/// pages already faulted in); `None` if `halted` says to stop (it is asked before every ply).
 pub fn play_game(
     variant: &Arc<Variant>,
     settings: &Settings,
     game_id: u64,
     halted: &dyn Fn() -> bool,
+    mut boards: Vec<u16>,
 ) -> Option<GameRecord> {
     let seed = game_seed(settings.seed, game_id);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -198,6 +206,8 @@ pub fn play_game(
         }
     };
     let mut record = GameRecord::new(game_id, seed);
+    boards.clear();
+    record.boards = boards;
     let mut legal = Vec::with_capacity(2048);
     // A random player that stores no legal actions needs only their number and the move it
     // draws: the incremental state gives both without listing the moves (the same move for
@@ -245,7 +255,7 @@ mod tests {
     fn same_seed_same_game_and_seeds_differ_per_game() {
         let variant = Variant::load("taikyoku", &[]).unwrap();
         let settings = Settings { max_plies: 60, ..Settings::default() };
-        let play = |id| play_game(&variant, &settings, id, &|| false).unwrap();
+        let play = |id| play_game(&variant, &settings, id, &|| false, Vec::new()).unwrap();
         let a = play(3);
         assert_eq!(a, play(3));
         assert_ne!(a.actions, play(4).actions);
@@ -259,14 +269,14 @@ mod tests {
         let variant = Variant::load("taikyoku", &[]).unwrap();
         let mcts = MctsSettings { simulations: 16, ..MctsSettings::default() };
         let settings = Settings { players: Players::Mcts(mcts), max_plies: 4, ..Settings::default() };
-        let record = play_game(&variant, &settings, 0, &|| false).unwrap();
+        let record = play_game(&variant, &settings, 0, &|| false, Vec::new()).unwrap();
         assert_eq!(record.plies(), 4);
         for p in &record.positions {
             assert!(p.root_value.is_some());
             assert!(p.visits.iter().map(|&(_, c)| c).sum::<u32>() >= 16);
             assert!(p.visits.iter().any(|&(a, _)| a == p.action));
         }
-        assert_eq!(record, play_game(&variant, &settings, 0, &|| false).unwrap());
-        assert_eq!(play_game(&variant, &settings, 0, &|| true), None, "a halted game gives no record");
+        assert_eq!(record, play_game(&variant, &settings, 0, &|| false, Vec::new()).unwrap());
+        assert_eq!(play_game(&variant, &settings, 0, &|| true, Vec::new()), None, "a halted game gives no record");
     }
 }

@@ -69,10 +69,11 @@ impl MoveState {
                 tables.volatile.clone(),
                 tables.move_counts.clone(),
                 tables.pass_blocked,
+                tables.signs.clone(),
             )
         };
         if rest(this) != rest(&fresh) {
-            return Err("line bits (occupancy, Black's, rank levels), local rows, hooks, teleporters, count trees or pass flags differ".into());
+            return Err("line bits (occupancy, Black's, rank levels), local rows, hooks, teleporters, count trees, pass flags or sign index differ".into());
         }
         Ok(())
     }

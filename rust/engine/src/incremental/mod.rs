@@ -125,6 +125,7 @@
 //! | `moves.rs` | reading the moves out: `count`, `nth`, `moves`, `for_each_move` |
 //! | `count_tree.rs` | each side's counts per square, for `nth` (`CountTree`) |
 //! | `square_set.rs` | bit sets of squares with a summary word (`SquareSet`) |
+//! | `signs.rs` | each side's pieces by the code notation writes them with (`SignIndex`) |
 //! | `check.rs` | `MoveState::check`: the state against one built from scratch |
 //!
 //! Lines marked `// Speed:` say why a piece of code is shaped as it is and what it gained, as
@@ -146,12 +147,14 @@ mod pending;
 mod plain;
 mod program;
 mod readers;
+mod signs;
 mod square_set;
 
 use count_tree::CountTree;
 use hooks::HookCounts;
 use lines::LineBits;
 use program::Compiled;
+use signs::SignIndex;
 use square_set::SquareSet;
 
 /// Every piece's moves, for both sides, kept up to date by `update` after each move made or
@@ -218,6 +221,8 @@ struct Tables {
     epoch: u32,
     /// The squares of the move being followed (scratch).
     changed: Vec<usize>,
+    /// Each side's pieces by the code they are written with, for notation.
+    signs: SignIndex,
 }
 
 /// What the state keeps about the piece on a square: together, so that looking at a piece
@@ -316,6 +321,7 @@ impl MoveState {
             pass_blocked: [false; 2],
             epoch: 1,
             changed: Vec::new(),
+            signs: SignIndex::new(size, variant.table.len()),
         };
         let mut state = MoveState { variant, compiled, tables };
         state.rebuild(pos);
@@ -336,6 +342,7 @@ impl MoveState {
             pending.fill(0);
         }
         tables.pending_count = [0; 2];
+        tables.signs.clear();
         for record in tables.records.iter_mut() {
             *record = PieceRecord { stamp: record.stamp, ..PieceRecord::EMPTY };
         }
@@ -343,6 +350,7 @@ impl MoveState {
         // All the occupancy bits before any piece is counted (`ray` reads them: invariant 3).
         for sq in 0..self.tables.records.len() {
             self.set_line_bits(sq, pos.at(sq));
+            self.tables.signs.set(&self.variant.table, sq, pos.at(sq));
         }
         for sq in 0..self.tables.records.len() {
             self.refresh(pos, sq);
@@ -387,6 +395,7 @@ impl MoveState {
         // Invariant 3 first: the counts below scan the bits.
         for &sq in changed {
             self.set_line_bits(sq, pos.at(sq));
+            self.tables.signs.set(&self.variant.table, sq, pos.at(sq));
         }
         for &sq in changed {
             if self.tables.records[sq].stamp != self.tables.epoch {
@@ -459,5 +468,6 @@ impl MoveState {
             + tables.volatile.heap_bytes()
             + tables.hook_box.len() * 4
             + tables.move_counts.iter().map(CountTree::heap_bytes).sum::<usize>()
+            + tables.signs.heap_bytes()
     }
 }

@@ -4,6 +4,7 @@
 
 use super::hooks::{HookCounts, HookProgram};
 use super::program::PlainAtom;
+use super::signs::SignIndex;
 use super::{Mode, MoveState};
 use crate::geometry::Color;
 use crate::position::{Move, Position};
@@ -95,6 +96,20 @@ impl MoveState {
             Mode::Listed => out.extend_from_slice(&self.tables.lists[sq]),
             _ => self.for_each_move_from(pos, sq, |mv| out.push(mv)),
         }
+    }
+
+    /// Appends the moves of the other pieces of the side of the piece on `from` written with
+    /// the same code, in square order: `Position::legal_moves_of_sign`, without a scan of every
+    /// piece of the side (`SignIndex`).
+    pub fn moves_of_sign(&self, pos: &Position, from: usize, out: &mut Vec<Move>) {
+        let Some(piece) = pos.at(from) else { return };
+        assert!(self.settled(piece.color), "{}'s moves are not settled", piece.color);
+        let group = SignIndex::group_of(&self.variant.table, piece);
+        self.tables.signs.for_each(group, |sq| {
+            if sq != from {
+                self.moves_from(pos, sq, out);
+            }
+        });
     }
 
     /// Calls `f` with every move of `color`'s pieces, in `Position::generate` order, without

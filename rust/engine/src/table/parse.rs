@@ -9,7 +9,7 @@
 use super::grammar::{footprint, normalize, parse_number, tokenize_moves, Token};
 use super::{is_code, Atom, Kind, Motion, PieceTable, PieceType, Ray, TableError, Trap, NO_RANK};
 use crate::geometry::{absolute_direction, Color, DIRECTION_COUNT};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// A `TableError` at the 0-based line index `line`.
 fn err(line: usize, message: String) -> TableError {
@@ -328,14 +328,19 @@ fn resolve(
 
 /// Whether two of the atoms can reach the same square (so generation must drop duplicates).
 fn overlapping(atoms: &[Atom]) -> bool {
-    let mut seen = HashSet::new();
-    let mut overlap = atoms.iter().any(|a| matches!(a, Atom::Hook { .. } | Atom::Area { .. } | Atom::Double { .. }));
-    for a in atoms {
-        for sq in footprint(a) {
-            overlap |= !seen.insert(sq);
-        }
+    if atoms.iter().any(|a| matches!(a, Atom::Hook { .. } | Atom::Area { .. } | Atom::Double { .. })) {
+        return true;
     }
-    overlap
+    // Marks on the footprints' bounding box, not a hash set: a teleporter's footprint is the
+    // 6,560 squares around it, and hashing them cost most of a variant's loading (issue 27).
+    let squares: Vec<(i32, i32)> = atoms.iter().flat_map(footprint).collect();
+    let (Some(x0), Some(y0)) = (squares.iter().map(|s| s.0).min(), squares.iter().map(|s| s.1).min()) else {
+        return false;
+    };
+    let width = (squares.iter().map(|s| s.0).max().unwrap_or(x0) - x0 + 1) as usize;
+    let height = (squares.iter().map(|s| s.1).max().unwrap_or(y0) - y0 + 1) as usize;
+    let mut seen = vec![false; width * height];
+    squares.iter().any(|&(x, y)| std::mem::replace(&mut seen[(y - y0) as usize * width + (x - x0) as usize], true))
 }
 
 /// Step 5: every type can be written and read back.
