@@ -518,8 +518,9 @@ pub struct ShardBuilder<'a> {
 struct Taken {
     /// The games taken so far, in order, without their positions and boards.
     games: Vec<GameRecord>,
-    /// Per game in `games`: its boards (`GameRecord::boards`), until its last row is in a batch.
-    boards: Vec<Vec<u16>>,
+    /// Per game in `games`: its boards (`GameRecord::boards`), until its last row is in a batch
+    /// (shared with the thread copying a batch's boards out of them, without the lock).
+    boards: Vec<Arc<Vec<u16>>>,
     /// Positions not yet in a batch, with their game's place in `games` and their own in the
     /// game.
     rows: Vec<(usize, usize, PositionRecord)>,
@@ -564,7 +565,7 @@ impl<'a> ShardBuilder<'a> {
             let game = taken.games.len();
             let positions = std::mem::take(&mut record.positions);
             taken.rows.extend(positions.into_iter().enumerate().map(|(i, p)| (game, i, p)));
-            taken.boards.push(std::mem::take(&mut record.boards));
+            taken.boards.push(Arc::new(std::mem::take(&mut record.boards)));
             taken.games.push(record);
             next += 1;
         }
@@ -572,8 +573,10 @@ impl<'a> ShardBuilder<'a> {
         while let Some((games, rows, boards)) = Self::next_batch(&mut taken, encoder) {
             encoder = true;
             drop(taken);
+            let (boards, used) = boards.copy();
             let encoded = self.encode(&games, &rows, boards);
             taken = self.lock_taken();
+            recycle(&mut taken, used);
             match encoded {
                 Ok(spare) => taken.spare = spare,
                 Err(e) => {
@@ -595,7 +598,7 @@ impl<'a> ShardBuilder<'a> {
     fn next_batch(
         taken: &mut Taken,
         encoder: bool,
-    ) -> Option<(Vec<GameRecord>, Vec<(usize, PositionRecord)>, Vec<u16>)> {
+    ) -> Option<(Vec<GameRecord>, Vec<(usize, PositionRecord)>, BoardSources)> {
         if taken.encoding && !encoder {
             return None;
         }
@@ -605,7 +608,7 @@ impl<'a> ShardBuilder<'a> {
         }
         taken.encoding = true;
         let rows: Vec<_> = taken.rows.drain(..tables::ROWS_PER_BATCH).collect();
-        let boards = take_boards(taken, &rows);
+        let boards = board_sources(taken, &rows);
         let (games, rows) = heads(&taken.games, rows);
         Some((games, rows, boards))
     }
@@ -668,7 +671,7 @@ impl<'a> ShardBuilder<'a> {
             (self.positions.lock().unwrap_or_else(|e| e.into_inner()).take()).expect("a shard is finished once");
         if !taken.rows.is_empty() {
             let rows: Vec<_> = std::mem::take(&mut taken.rows);
-            let boards = take_boards(&mut taken, &rows);
+            let (boards, _) = board_sources(&mut taken, &rows).copy();
             let rows: Vec<_> = rows.into_iter().map(|(game, _, p)| (game, p)).collect();
             positions.write(&self.batch(&taken.games, &rows, boards)?).map_err(|e| building(index, e))?;
         }
@@ -704,27 +707,54 @@ impl<'a> ShardBuilder<'a> {
 /// Most boards buffers a shard keeps for new games (`ShardBuilder::spare_boards`).
 const SPARE_BOARDS: usize = 4;
 
-/// The boards of `rows`, just taken out of `taken.rows`, one after another in `taken.spare`
-/// (taken); the games none of whose rows are left keep no boards.
-fn take_boards(taken: &mut Taken, rows: &[(usize, usize, PositionRecord)]) -> Vec<u16> {
-    let mut boards = std::mem::take(&mut taken.spare);
-    boards.clear();
-    boards.reserve(rows.len() * GRID_SQUARES);
-    for &(game, i, _) in rows {
-        boards.extend_from_slice(&taken.boards[game][i * GRID_SQUARES..(i + 1) * GRID_SQUARES]);
+/// Where the boards of a batch's rows are: their games' buffers, and the buffer to copy them
+/// into. The copy (10 MB for a full batch) is made without the shard's lock, so that the other
+/// threads can add their games meanwhile.
+struct BoardSources {
+    into: Vec<u16>,
+    /// The buffers of the batch's games, from its first row's game on.
+    games: Vec<Arc<Vec<u16>>>,
+    /// Per row: its game in `games` and its place in the game.
+    places: Vec<(usize, usize)>,
+}
+
+impl BoardSources {
+    /// The boards one after another, and the buffers of the games none of whose rows are left
+    /// (the shard let go of them: this was their last batch).
+    fn copy(self) -> (Vec<u16>, Vec<Vec<u16>>) {
+        let mut boards = self.into;
+        boards.clear();
+        boards.reserve(self.places.len() * GRID_SQUARES);
+        for &(game, i) in &self.places {
+            boards.extend_from_slice(&self.games[game][i * GRID_SQUARES..(i + 1) * GRID_SQUARES]);
+        }
+        (boards, self.games.into_iter().filter_map(|game| Arc::try_unwrap(game).ok()).collect())
     }
+}
+
+/// The boards of `rows`, just taken out of `taken.rows`, to be copied into `taken.spare`
+/// (taken); the games none of whose rows are left keep no boards.
+fn board_sources(taken: &mut Taken, rows: &[(usize, usize, PositionRecord)]) -> BoardSources {
     let first = rows.first().map_or(0, |r| r.0);
+    let last = rows.last().map_or(first, |r| r.0);
+    let games = taken.boards[first..=last.min(taken.boards.len().saturating_sub(1))].to_vec();
     let done = taken.rows.first().map_or(taken.games.len(), |r| r.0);
     for game in first..done {
-        let boards = std::mem::take(&mut taken.boards[game]);
-        // A few, enough for the players that take one per game they add (`play_shards`): a
-        // caller that never asks (the network's self-play) does not keep every game's boards
-        // until the shard ends.
+        taken.boards[game] = Arc::default();
+    }
+    let places = rows.iter().map(|&(game, i, _)| (game - first, i)).collect();
+    BoardSources { into: std::mem::take(&mut taken.spare), games, places }
+}
+
+/// Keeps a few of `used`, buffers of games wholly encoded, for the players that take one per
+/// game they add (`play_shards`): a caller that never asks (the network's self-play) does not
+/// keep every game's boards until the shard ends.
+fn recycle(taken: &mut Taken, used: Vec<Vec<u16>>) {
+    for boards in used {
         if taken.free.len() < SPARE_BOARDS {
             taken.free.push(boards);
         }
     }
-    boards
 }
 
 /// `rows` with their games' heads (id, seed and outcome; no moves), renumbered from 0: what a
