@@ -5,6 +5,7 @@
 //! the games file), and a shard that fails a check is generated again, which, the output being
 //! deterministic, restores exactly the bytes it should have had.
 
+use crate::boards::{BoardLog, Replay};
 use crate::play::{GameRecord, PositionRecord};
 use crate::settings::Settings;
 use crate::store::{Entry, LockError, Store, WriterLock, LOCK_FILE};
@@ -519,8 +520,11 @@ struct Taken {
     /// The games taken so far, in order, without their positions and boards.
     games: Vec<GameRecord>,
     /// Per game in `games`: its boards (`GameRecord::boards`), until its last row is in a batch
-    /// (shared with the thread copying a batch's boards out of them, without the lock).
-    boards: Vec<Arc<Vec<u16>>>,
+    /// (shared with the thread writing a batch's boards out of them, without the lock).
+    boards: Vec<Arc<BoardLog>>,
+    /// Where the boards of the game whose rows the last batch left unfinished stand (its place
+    /// in `games`): the next batch goes on from there.
+    replay: Option<(usize, Replay)>,
     /// Positions not yet in a batch, with their game's place in `games` and their own in the
     /// game.
     rows: Vec<(usize, usize, PositionRecord)>,
@@ -528,8 +532,6 @@ struct Taken {
     /// capacity kept: a batch's 10 MB of boards are not allocated, and their pages faulted
     /// in, again for every batch).
     spare: Vec<u16>,
-    /// Boards of games all of whose rows are in batches, for new games (`spare_boards`).
-    free: Vec<Vec<u16>>,
     /// Games that ended before an earlier one of the shard, by id.
     waiting: BTreeMap<u64, GameRecord>,
     /// A thread is encoding batches (it encodes every batch that is full before it stops).
@@ -573,10 +575,10 @@ impl<'a> ShardBuilder<'a> {
         while let Some((games, rows, boards)) = Self::next_batch(&mut taken, encoder) {
             encoder = true;
             drop(taken);
-            let (boards, used) = boards.copy();
+            let (boards, replay) = boards.write();
             let encoded = self.encode(&games, &rows, boards);
             taken = self.lock_taken();
-            recycle(&mut taken, used);
+            taken.replay = replay;
             match encoded {
                 Ok(spare) => taken.spare = spare,
                 Err(e) => {
@@ -645,13 +647,6 @@ impl<'a> ShardBuilder<'a> {
         Ok(tables::reclaim_boards(batch))
     }
 
-    /// The boards of a game all of whose rows are encoded, to record another game in
-    /// (`play_game`; empty when there is none): a game's megabytes of boards reuse memory
-    /// already faulted in.
-    pub fn spare_boards(&self) -> Vec<u16> {
-        self.lock_taken().free.pop().unwrap_or_default()
-    }
-
     fn lock_taken(&self) -> std::sync::MutexGuard<'_, Taken> {
         self.taken.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -671,7 +666,7 @@ impl<'a> ShardBuilder<'a> {
             (self.positions.lock().unwrap_or_else(|e| e.into_inner()).take()).expect("a shard is finished once");
         if !taken.rows.is_empty() {
             let rows: Vec<_> = std::mem::take(&mut taken.rows);
-            let (boards, _) = board_sources(&mut taken, &rows).copy();
+            let (boards, _) = board_sources(&mut taken, &rows).write();
             let rows: Vec<_> = rows.into_iter().map(|(game, _, p)| (game, p)).collect();
             positions.write(&self.batch(&taken.games, &rows, boards)?).map_err(|e| building(index, e))?;
         }
@@ -704,57 +699,56 @@ impl<'a> ShardBuilder<'a> {
     }
 }
 
-/// Most boards buffers a shard keeps for new games (`ShardBuilder::spare_boards`).
-const SPARE_BOARDS: usize = 4;
-
-/// Where the boards of a batch's rows are: their games' buffers, and the buffer to copy them
-/// into. The copy (10 MB for a full batch) is made without the shard's lock, so that the other
-/// threads can add their games meanwhile.
+/// Where the boards of a batch's rows are: their games' logs, and the buffer to write them
+/// into. The boards (10 MB for a full batch) are written without the shard's lock, so that the
+/// other threads can add their games meanwhile.
 struct BoardSources {
     into: Vec<u16>,
-    /// The buffers of the batch's games, from its first row's game on.
-    games: Vec<Arc<Vec<u16>>>,
-    /// Per row: its game in `games` and its place in the game.
-    places: Vec<(usize, usize)>,
+    /// The logs of the batch's games, from its first row's game (`first` in the shard) on.
+    games: Vec<Arc<BoardLog>>,
+    first: usize,
+    /// Per row: its game in `games` (its place in the game follows the row before's).
+    places: Vec<usize>,
+    /// Where the first game's boards stand (at its first board if the batch starts it).
+    replay: Replay,
 }
 
 impl BoardSources {
-    /// The boards one after another, and the buffers of the games none of whose rows are left
-    /// (the shard let go of them: this was their last batch).
-    fn copy(self) -> (Vec<u16>, Vec<Vec<u16>>) {
+    /// The boards one after another, and where the last game's stand if it has rows left.
+    fn write(self) -> (Vec<u16>, Option<(usize, Replay)>) {
         let mut boards = self.into;
         boards.clear();
         boards.reserve(self.places.len() * GRID_SQUARES);
-        for &(game, i) in &self.places {
-            boards.extend_from_slice(&self.games[game][i * GRID_SQUARES..(i + 1) * GRID_SQUARES]);
+        let mut replay = self.replay;
+        let mut current = 0;
+        for &game in &self.places {
+            if game != current {
+                (current, replay) = (game, Replay::default());
+            }
+            replay.next_into(&self.games[game], &mut boards);
         }
-        (boards, self.games.into_iter().filter_map(|game| Arc::try_unwrap(game).ok()).collect())
+        let unfinished = replay.read() < self.games.last().map_or(0, |log| log.len());
+        (boards, unfinished.then(|| (self.first + current, replay)))
     }
 }
 
-/// The boards of `rows`, just taken out of `taken.rows`, to be copied into `taken.spare`
+/// The boards of `rows`, just taken out of `taken.rows`, to be written into `taken.spare`
 /// (taken); the games none of whose rows are left keep no boards.
 fn board_sources(taken: &mut Taken, rows: &[(usize, usize, PositionRecord)]) -> BoardSources {
     let first = rows.first().map_or(0, |r| r.0);
     let last = rows.last().map_or(first, |r| r.0);
-    let games = taken.boards[first..=last.min(taken.boards.len().saturating_sub(1))].to_vec();
+    let games = taken.boards[first..=last].to_vec();
     let done = taken.rows.first().map_or(taken.games.len(), |r| r.0);
     for game in first..done {
         taken.boards[game] = Arc::default();
     }
-    let places = rows.iter().map(|&(game, i, _)| (game - first, i)).collect();
-    BoardSources { into: std::mem::take(&mut taken.spare), games, places }
-}
-
-/// Keeps a few of `used`, buffers of games wholly encoded, for the players that take one per
-/// game they add (`play_shards`): a caller that never asks (the network's self-play) does not
-/// keep every game's boards until the shard ends.
-fn recycle(taken: &mut Taken, used: Vec<Vec<u16>>) {
-    for boards in used {
-        if taken.free.len() < SPARE_BOARDS {
-            taken.free.push(boards);
-        }
-    }
+    let replay = match taken.replay.take() {
+        Some((game, replay)) if game == first => replay,
+        _ => Replay::default(),
+    };
+    debug_assert_eq!(rows.first().map_or(0, |r| r.1), replay.read(), "a game's rows are taken in order");
+    let places = rows.iter().map(|&(game, _, _)| game - first).collect();
+    BoardSources { into: std::mem::take(&mut taken.spare), games, first, places, replay }
 }
 
 /// `rows` with their games' heads (id, seed and outcome; no moves), renumbered from 0: what a

@@ -20,6 +20,7 @@
 //! - A run can be stopped (Ctrl-C in Python): games in progress are dropped, complete shards
 //!   kept, and a rerun resumes exactly.
 
+pub mod boards;
 pub mod dataset;
 pub mod network;
 pub mod play;
@@ -36,7 +37,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 pub use store::{LocalStore, Store, WriterLock, LOCK_FILE};
 pub use tables::{Tally, ENGINE_VERSION};
-use taikyoku_engine::rl::actions::GRID_SQUARES;
 use taikyoku_engine::Variant;
 
 /// Why a run failed.
@@ -221,18 +221,12 @@ fn play_shards(
     // Each shard in progress, made when its first game ends and dropped once written.
     let shards: Vec<Mutex<Option<Arc<ShardBuilder>>>> = indices.iter().map(|_| Mutex::new(None)).collect();
     let play = || -> Result<(), RunError> {
-        // The boards of a game already encoded, to record the next game's in.
-        let mut boards = Vec::new();
         loop {
             if halted() {
                 return Err(RunError::Interrupted);
             }
             let Some((place, id)) = lock(&queue).next() else { return Ok(()) };
-            // Room for a long game at once (up to a batch of plies, 10 MB: only the pages
-            // written are faulted in), not grown by doubling and copying as it goes on.
-            boards.clear();
-            boards.reserve(settings.max_plies.min(tables::ROWS_PER_BATCH as u32) as usize * GRID_SQUARES);
-            let record = play_game(variant, settings, id, &halted, boards).ok_or(RunError::Interrupted)?;
+            let record = play_game(variant, settings, id, &halted).ok_or(RunError::Interrupted)?;
             (control.progress)(&record);
             let shard = {
                 let mut slot = lock(&shards[place]);
@@ -247,7 +241,6 @@ fn play_shards(
                 done(&shard)?;
                 lock(&shards[place]).take();
             }
-            boards = shard.spare_boards();
         }
     };
     let interrupted = AtomicBool::new(false);
@@ -299,6 +292,7 @@ mod tests {
     use super::*;
     use std::fs;
     use std::path::PathBuf;
+    use taikyoku_engine::rl::actions::GRID_SQUARES;
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("taikyoku-selfplay-{name}-{}", std::process::id()));
@@ -535,11 +529,14 @@ mod tests {
             assert!(ids.windows(2).all(|w| w[0] <= w[1]) && ids[0] == 0 && ids[4_499] == 2);
             // Built batch by batch as the games ended, the file is the shard encoded at once.
             let variant = Variant::load("taikyoku", &[]).unwrap();
-            let records: Vec<_> =
-                (0..3).map(|id| play_game(&variant, &settings, id, &|| false, Vec::new()).unwrap()).collect();
+            let records: Vec<_> = (0..3).map(|id| play_game(&variant, &settings, id, &|| false).unwrap()).collect();
+            let boards: Vec<_> = records.iter().map(|r| r.boards.boards()).collect();
             let rows: Vec<_> = records
                 .iter()
-                .flat_map(|r| r.positions.iter().enumerate().map(move |(i, p)| ((r, p), r.board(i))))
+                .zip(&boards)
+                .flat_map(|(r, b)| {
+                    r.positions.iter().zip(b.chunks(GRID_SQUARES)).map(move |(p, board)| ((r, p), board))
+                })
                 .collect();
             let batches: Vec<_> = rows
                 .chunks(tables::ROWS_PER_BATCH)
@@ -560,8 +557,7 @@ mod tests {
         // threads in reverse order while batches are encoded; once told ready, the same bytes.
         let settings = Settings { games: 6, games_per_shard: 6, max_plies: 1_500, ..Settings::default() };
         let variant = Variant::load("taikyoku", &[]).unwrap();
-        let records: Vec<_> =
-            (0..6).map(|id| play_game(&variant, &settings, id, &|| false, Vec::new()).unwrap()).collect();
+        let records: Vec<_> = (0..6).map(|id| play_game(&variant, &settings, id, &|| false).unwrap()).collect();
         let (in_order, threaded) = (temp_dir("in-order"), temp_dir("threaded"));
         for dir in [&in_order, &threaded] {
             fs::create_dir_all(dir.join("games")).unwrap();

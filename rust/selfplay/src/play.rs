@@ -1,12 +1,12 @@
 //! Playing one self-play game into records: every randomness from the game's own ChaCha8 stream.
 
+use crate::boards::BoardLog;
 use crate::settings::{MctsSettings, Players, Settings};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 use taikyoku_engine::random::splitmix64;
-use taikyoku_engine::rl::actions::{action_of, legal_actions, Frame, GRID_SQUARES};
-use taikyoku_engine::rl::observation::{compact_board, update_compact_board};
+use taikyoku_engine::rl::actions::{action_of, legal_actions, Frame};
 use taikyoku_engine::{Color, Game, Move, Outcome, Position, Termination, Variant};
 use taikyoku_search::evaluation::HeuristicEvaluator;
 use taikyoku_search::mcts::{MctsPlayer, RootStats};
@@ -58,10 +58,9 @@ pub struct GameRecord {
     pub moves: Vec<String>,
     /// One per move played, by ply; the final position has none.
     pub positions: Vec<PositionRecord>,
-    /// The positions' boards, `GRID_SQUARES` codes each (`observation::compact_board`, 36×36,
-    /// absolute frame), in the order of `positions`: one buffer for the game, not one
-    /// allocation per ply (`board`).
-    pub boards: Vec<u16>,
+    /// The positions' boards (`observation::compact_board`, 36×36, absolute frame), in the
+    /// order of `positions`: logged as the squares each move changed.
+    pub boards: BoardLog,
 }
 
 impl GameRecord {
@@ -76,7 +75,7 @@ impl GameRecord {
             actions: Vec::new(),
             moves: Vec::new(),
             positions: Vec::new(),
-            boards: Vec::new(),
+            boards: BoardLog::default(),
         }
     }
 
@@ -93,17 +92,10 @@ impl GameRecord {
     ) {
         let pos = &game.position;
         let ply = pos.move_number() - 1;
-        let start = self.boards.len();
         match self.positions.last() {
             // The last position recorded is the one before this position's last move.
-            Some(last) if last.ply + 1 == ply && pos.last_move().is_some() => {
-                self.boards.extend_from_within(start - GRID_SQUARES..);
-                update_compact_board(pos, &mut self.boards[start..]);
-            }
-            _ => {
-                self.boards.resize(start + GRID_SQUARES, 0);
-                compact_board(pos, &mut self.boards[start..]);
-            }
+            Some(last) if last.ply + 1 == ply && pos.last_move().is_some() => self.boards.push_after_move(pos),
+            _ => self.boards.push_whole(pos),
         }
         let action = action_of(pos, mv, Frame::Mover);
         let (visits, root_value, policy) = match searched {
@@ -131,11 +123,6 @@ impl GameRecord {
         self.outcome = outcome;
         self.result = outcome.result_name();
         self.termination = termination.name();
-    }
-
-    /// The board of `positions[index]`.
-    pub fn board(&self, index: usize) -> &[u16] {
-        &self.boards[index * GRID_SQUARES..(index + 1) * GRID_SQUARES]
     }
 
     /// Moves recorded so far (half-moves).
@@ -180,15 +167,13 @@ pub fn root_policy(pos: &Position, stats: &RootStats) -> Vec<(u32, f32)> {
     policy
 }
 
-/// Plays game `game_id` of a run with `settings`, recording its boards in `boards` (cleared
-/// first: a buffer of an earlier game, `ShardBuilder::spare_boards`, keeps its memory, and the
-/// pages already faulted in); `None` if `halted` says to stop (it is asked before every ply).
+/// Plays game `game_id` of a run with `settings`; `None` if `halted` says to stop (it is
+/// asked before every ply).
 pub fn play_game(
     variant: &Arc<Variant>,
     settings: &Settings,
     game_id: u64,
     halted: &dyn Fn() -> bool,
-    mut boards: Vec<u16>,
 ) -> Option<GameRecord> {
     let seed = game_seed(settings.seed, game_id);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -206,8 +191,6 @@ pub fn play_game(
         }
     };
     let mut record = GameRecord::new(game_id, seed);
-    boards.clear();
-    record.boards = boards;
     let mut legal = Vec::with_capacity(2048);
     // A random player that stores no legal actions needs only their number and the move it
     // draws: the incremental state gives both without listing the moves (the same move for
@@ -255,7 +238,7 @@ mod tests {
     fn same_seed_same_game_and_seeds_differ_per_game() {
         let variant = Variant::load("taikyoku", &[]).unwrap();
         let settings = Settings { max_plies: 60, ..Settings::default() };
-        let play = |id| play_game(&variant, &settings, id, &|| false, Vec::new()).unwrap();
+        let play = |id| play_game(&variant, &settings, id, &|| false).unwrap();
         let a = play(3);
         assert_eq!(a, play(3));
         assert_ne!(a.actions, play(4).actions);
@@ -269,14 +252,14 @@ mod tests {
         let variant = Variant::load("taikyoku", &[]).unwrap();
         let mcts = MctsSettings { simulations: 16, ..MctsSettings::default() };
         let settings = Settings { players: Players::Mcts(mcts), max_plies: 4, ..Settings::default() };
-        let record = play_game(&variant, &settings, 0, &|| false, Vec::new()).unwrap();
+        let record = play_game(&variant, &settings, 0, &|| false).unwrap();
         assert_eq!(record.plies(), 4);
         for p in &record.positions {
             assert!(p.root_value.is_some());
             assert!(p.visits.iter().map(|&(_, c)| c).sum::<u32>() >= 16);
             assert!(p.visits.iter().any(|&(a, _)| a == p.action));
         }
-        assert_eq!(record, play_game(&variant, &settings, 0, &|| false, Vec::new()).unwrap());
-        assert_eq!(play_game(&variant, &settings, 0, &|| true, Vec::new()), None, "a halted game gives no record");
+        assert_eq!(record, play_game(&variant, &settings, 0, &|| false).unwrap());
+        assert_eq!(play_game(&variant, &settings, 0, &|| true), None, "a halted game gives no record");
     }
 }
