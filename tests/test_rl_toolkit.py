@@ -405,6 +405,29 @@ def test_game_play_takes_numpy_integers():
         g.play(np.float64(g.legal_actions()[0]))
 
 
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_game_play_of_an_action_is_the_move_legal_actions_names(variant):
+    # play(action) lists only the moves of the piece on the action's start square: it must take
+    # exactly the legal actions, each as the move action_of names, and refuse every other action
+    # (the other side's, empty squares, anything), changing nothing.
+    g = taikyoku.random_game(5, max_plies=120, variant=variant)
+    g.max_plies = None
+    moves = g.legal_moves()
+    legal = {g.action_of(move): move for move in moves}
+    assert sorted(legal) == g.legal_actions().tolist()
+    other = g.clone()
+    other.play(moves[0])
+    candidates = set(legal) | set(other.legal_actions().tolist()) | set(range(7, taikyoku.NUM_ACTIONS, 4999))
+    for action in sorted(candidates):
+        child = g.clone()
+        if action in legal:
+            assert child.play(action) == legal[action] and child.ply == g.ply + 1
+        else:
+            with pytest.raises(IllegalMoveError, match=f"action {action} "):
+                child.play(action)
+            assert child.to_text() == g.to_text() and child.ply == g.ply
+
+
 def test_gym_info_legal_actions_cannot_change_the_env():
     env = TaikyokuEnv()
     _, info = env.reset(seed=0)

@@ -180,16 +180,27 @@ pub fn action_value(action: Int) -> PyResult<u32> {
 /// The legal move of `game` for `action`, or IllegalMoveError describing the action.
 pub fn legal_move_for(game: &engine::Game, action: u32, frame: Frame) -> PyResult<EngineMove> {
     let pos = &game.position;
-    let moves = if game.recorded_end().is_some() { Vec::new() } else { game.legal_moves() };
+    let geometry = &pos.variant.geometry;
+    let flip = frame.flips(pos.side_to_move());
+    let shape = actions::shape(action).expect("in range");
+    let from = match shape {
+        actions::ActionShape::Simple { from, .. } | actions::ActionShape::MultiLeg { from, .. } => from,
+    };
+    // An action names its start square: only that piece's moves are listed (with the history
+    // rules), not the whole side's.
+    let mut moves = Vec::new();
+    if let Some(sq) = actions::board_square(geometry, from, flip) {
+        if game.recorded_end().is_none() && pos.at(sq).is_some_and(|p| p.color == pos.side_to_move()) {
+            game.generate_from(sq, &mut moves);
+        }
+    }
     actions::move_of(pos, &moves, action, frame).ok_or_else(|| {
-        let geometry = &pos.variant.geometry;
-        let flip = frame.flips(pos.side_to_move());
         let name = |grid: usize| {
             actions::board_square(geometry, grid, flip)
                 .map(|sq| geometry.square_name(sq))
                 .unwrap_or_else(|| "off the board".into())
         };
-        let mut what = match actions::shape(action).expect("in range") {
+        let mut what = match shape {
             actions::ActionShape::Simple { from, to } => format!("{} to {}", name(from), name(to)),
             actions::ActionShape::MultiLeg { from, template } => {
                 format!("from {} capturing at {:?} and ending at {:?}", name(from), template.captured(), template.end)
