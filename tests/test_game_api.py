@@ -40,6 +40,23 @@ def test_legal_moves_are_unique_and_named():
     assert (pawn.from_square, pawn.to_square, pawn.captures, pawn.promotes) == ("12z", "12y", [], False)
 
 
+@pytest.mark.parametrize("variant", taikyoku.variants())
+def test_played_and_undone_moves_are_written_as_listed(variant):
+    # play() and undo() describe their move on their own (a game of random_game keeps its moves
+    # up to date and reads the rivals from them; a new Game generates them): the notation is the
+    # one legal_moves() gives, start square included where another piece of its sign could make
+    # the same move.
+    for tracked, g in ((True, taikyoku.random_game(3, max_plies=60, variant=variant)), (False, Game(variant))):
+        g.max_plies = None
+        for ply in range(60):
+            if g.is_over:
+                break
+            moves = g.legal_moves()
+            for m in moves[:: max(1, len(moves) // 25)]:
+                assert g.play(m).notation == m.notation == g.undo().notation, (variant, tracked, ply)
+            g.play(moves[(ply * 7) % len(moves)])
+
+
 def test_play_by_notation_and_undo():
     g = Game()
     start = g.to_text()

@@ -328,7 +328,7 @@ impl Game {
     fn play(&mut self, mv: &Bound<'_, PyAny>) -> PyResult<Move> {
         self.check_not_over()?;
         let engine_move = self.resolve(mv, "play", true)?;
-        let played = pieces::one_move(&self.game.position, engine_move);
+        let played = pieces::one_move(&self.game, engine_move);
         self.changed();
         self.game.play(engine_move);
         Ok(played)
@@ -340,7 +340,7 @@ impl Game {
         let Some(mv) = self.game.undo() else {
             return Err(IllegalMoveError::new_err("no move to undo"));
         };
-        Ok(pieces::one_move(&self.game.position, mv))
+        Ok(pieces::one_move(&self.game, mv))
     }
 
     #[getter]
@@ -512,7 +512,7 @@ impl Game {
             IllegalMoveError::new_err(format!("an action is an integer, not {}", convert::describe(action)))
         })?;
         let mv = observations::legal_move_for(&self.game, observations::action_value(action)?, frame)?;
-        Ok(pieces::one_move(&self.game.position, mv))
+        Ok(pieces::one_move(&self.game, mv))
     }
 
     /// The observation (36, 36, P): uint8 one-hot planes by default, `dtype="float32"` on

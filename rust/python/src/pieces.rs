@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use std::sync::{Arc, OnceLock};
 use taikyoku_engine::table::NO_RANK;
-use taikyoku_engine::{Move as EngineMove, Piece as EnginePiece, Position, Variant, NO_SQUARE};
+use taikyoku_engine::{Game as EngineGame, Move as EngineMove, Piece as EnginePiece, Position, Variant, NO_SQUARE};
 
 /// A piece on the board.
 #[pyclass(module = "taikyoku", frozen, eq, hash)]
@@ -231,9 +231,12 @@ fn listed(pos: &Position, moves: Vec<EngineMove>, rivals: Rivals) -> Vec<Move> {
         .collect()
 }
 
-/// One move of the side to move as a Python object, described at once.
-pub fn one_move(pos: &Position, mv: EngineMove) -> Move {
-    let notation = pos.notations(&[mv], &pos.legal_moves_of_sign(mv)).pop().expect("one notation");
+/// One move of the side to move of `game` as a Python object, described at once (its notation
+/// told apart from the moves of the pieces of its sign, which a game tracking its moves reads
+/// from its incremental state).
+pub fn one_move(game: &EngineGame, mv: EngineMove) -> Move {
+    let pos = &game.position;
+    let notation = game.move_notation(mv);
     let described =
         Described { variant: pos.variant.clone(), notation, captures: pos.captures_of(mv), promotes: pos.promotes(mv) };
     Move { inner: mv, source: Source::Described(Arc::new(described)) }
