@@ -57,6 +57,21 @@ def test_played_and_undone_moves_are_written_as_listed(variant):
             g.play(moves[(ply * 7) % len(moves)])
 
 
+@pytest.mark.parametrize("variant", taikyoku.variants())
+def test_legal_move_count_is_the_length_of_legal_moves(variant):
+    # A game of random_game counts its moves from its incremental state, a new Game lists them:
+    # both say len(legal_moves()) at every ply, and 0 once the game is over.
+    for g in (taikyoku.random_game(9, max_plies=30, variant=variant), Game(variant)):
+        g.max_plies = 60
+        while True:
+            moves = g.legal_moves()
+            assert g.legal_move_count() == len(moves)
+            if g.is_over:
+                assert moves == [] and g.legal_move_count() == 0
+                break
+            g.play(moves[(g.ply * 13) % len(moves)])
+
+
 def test_play_by_notation_and_undo():
     g = Game()
     start = g.to_text()

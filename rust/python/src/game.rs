@@ -304,11 +304,11 @@ impl Game {
 
     /// Number of legal moves (cheaper than `len(legal_moves())`).
     fn legal_move_count(&self) -> usize {
-        let moves = self.game.legal_moves();
-        if self.game.end_given(&moves).is_some() {
+        // Counted without a list where the game keeps its moves up to date (`random_game`'s).
+        if self.game.end().is_some() {
             0
         } else {
-            moves.len()
+            self.game.legal_move_count()
         }
     }
 

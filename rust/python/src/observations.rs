@@ -123,7 +123,17 @@ fn encode_as<T: Cell + Element>(
     {
         let mut view = array.try_readwrite().expect("a new array is writable");
         let out = view.as_slice_mut().expect("a new array is contiguous");
-        shield(|| py.allow_threads(|| workers.install(|| observation::write_batch(games, frame, layout, out, true))))?;
+        // One game is written on the calling thread: handing it to a worker costs more than
+        // it saves.
+        shield(|| {
+            py.allow_threads(|| match games {
+                [game] => {
+                    observation::write(game, frame, layout, out, true);
+                    Ok(())
+                }
+                _ => workers.install(|| observation::write_batch(games, frame, layout, out, true)),
+            })
+        })?;
     }
     Ok(array.into_any().unbind())
 }
