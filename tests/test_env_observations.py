@@ -152,6 +152,28 @@ def test_vector_env_observations_are_the_full_encoders(variant, frame):
         assert np.array_equal(obs, copy)
 
 
+@pytest.mark.parametrize(("n", "dtype"), [(12, None), (3, "float32")])
+def test_large_vector_env_batches_are_the_full_encoders(n, dtype):
+    # Batches of 8 MiB or more (12 Taikyoku boards of uint8, 3 of float32) are cleared with
+    # streaming stores before they are written: scribbled ones too.
+    env = VectorEnv(n, seed=3, dtype=dtype)
+    obs, _ = env.reset(seed=3)
+    assert obs.nbytes >= 8 << 20
+    kept = []
+    for step in range(12):
+        for i in range(n):
+            _same(obs[i], _expected(env.game(i), "mover", dtype=dtype))
+        if step % 4 == 0:
+            kept.append((obs, obs.copy()))
+        else:
+            obs[...] = 7
+        del obs
+        obs, *_ = env.step(env.random_actions())
+    gc.collect()
+    for obs, copy in kept:
+        assert np.array_equal(obs, copy)
+
+
 def test_vector_env_dtypes_and_compact():
     for compact, dtype in [(True, None), (False, "float32"), (True, "float32")]:
         env = VectorEnv(2, "taishin", seed=0, compact=compact, dtype=dtype, max_plies=30)

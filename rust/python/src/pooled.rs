@@ -27,6 +27,11 @@ use taikyoku_engine::{self as engine, Color};
 /// previous step's observation).
 const KEEP: usize = 2;
 
+/// A reused block at least this large is cleared with streaming stores (`clear_streaming`): it
+/// has left the caches since it was last written (`VectorEnv(64)`'s is 50 MB), and clearing it
+/// through them would read every line from memory before writing it.
+const STREAMED_BYTES: usize = 8 << 20;
+
 /// Free blocks of one environment, waiting to be written again.
 #[derive(Default)]
 pub struct Pool {
@@ -65,6 +70,37 @@ impl Pool {
         }
         free.push(block);
     }
+}
+
+/// Zeros `values` with stores that bypass the caches (x86-64; elsewhere a plain fill): a
+/// cache-line write then needs no read of the line first, half the memory traffic of a plain fill
+/// for memory that is not cached. (`STREAMED_BYTES`: for cached memory it is slower.)
+fn clear_streaming<T: Cell>(values: &mut [T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_setzero_si128, _mm_sfence, _mm_stream_si128};
+        let bytes = std::mem::size_of_val(values);
+        // SAFETY: `values` is `bytes` bytes of plain numbers (u8, u16 or f32), for which all
+        // zero bits are zero; SSE2 is part of x86-64.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut u8, bytes) };
+        let head = bytes.as_ptr().align_offset(16).min(bytes.len());
+        let (head, rest) = bytes.split_at_mut(head);
+        head.fill(0);
+        let lines = rest.len() / 16;
+        let (aligned, tail) = rest.split_at_mut(lines * 16);
+        unsafe {
+            let zero = _mm_setzero_si128();
+            let start = aligned.as_mut_ptr() as *mut __m128i;
+            for i in 0..lines {
+                _mm_stream_si128(start.add(i), zero);
+            }
+            // The streamed stores are ordered before the writes that follow.
+            _mm_sfence();
+        }
+        tail.fill(0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    values.fill(T::ZERO);
 }
 
 /// Zeroed memory through calloc: large blocks come as untouched zero pages, not written twice.
@@ -152,8 +188,12 @@ pub fn observe(
         let mut failed = None;
         let array = pooled_array::<T>(py, pool, shape, |out, zeroed| {
             let len = out.len() / games.len().max(1);
+            let streamed = !zeroed && std::mem::size_of_val(out) >= STREAMED_BYTES;
             let write = |(chunk, (game, viewer)): (&mut [T], &(&engine::Game, Color))| {
-                observation::write_for(game, *viewer, frame, layout, chunk, zeroed)
+                if streamed {
+                    clear_streaming(chunk);
+                }
+                observation::write_for(game, *viewer, frame, layout, chunk, zeroed || streamed)
             };
             match workers {
                 Some(workers) if games.len() > 1 => {
