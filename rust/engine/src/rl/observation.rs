@@ -238,7 +238,16 @@ fn write_snapshot<T: Cell, O: Target<T> + ?Sized, F: Fn(usize) -> Option<Piece>>
         T::from_u16(snapshot.passes[0] as u16),
         T::from_u16(snapshot.passes[1] as u16),
     ];
-    let constants = &all[..TRAILING.len() + extra];
+    // The constant planes that are not zero, as (plane, value): the same for every cell.
+    let mut constants = [(0, T::ZERO); TRAILING.len() + PASS_PLANES.len()];
+    let mut count = 0;
+    for (i, &value) in all[..TRAILING.len() + extra].iter().enumerate() {
+        if value != T::ZERO {
+            constants[count] = (first + i, value);
+            count += 1;
+        }
+    }
+    let constants = &constants[..count];
     for grid in 0..GRID_SQUARES {
         let cell = grid * planes;
         if clear {
@@ -262,10 +271,8 @@ fn write_snapshot<T: Cell, O: Target<T> + ?Sized, F: Fn(usize) -> Option<Piece>>
                 }
             }
         }
-        for (i, &value) in constants.iter().enumerate() {
-            if value != T::ZERO {
-                out.set(cell + first + i, value);
-            }
+        for &(plane, value) in constants {
+            out.set(cell + plane, value);
         }
     }
 }
