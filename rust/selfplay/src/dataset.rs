@@ -525,9 +525,8 @@ struct Taken {
     /// Where the boards of the game whose rows the last batch left unfinished stand (its place
     /// in `games`): the next batch goes on from there.
     replay: Option<(usize, Replay)>,
-    /// Positions not yet in a batch, with their game's place in `games` and their own in the
-    /// game.
-    rows: Vec<(usize, usize, PositionRecord)>,
+    /// Positions not yet in a batch, with their game's place in `games`.
+    rows: Vec<(usize, PositionRecord)>,
     /// The boards of the last batch encoded, to copy the next batch's boards into (its
     /// capacity kept: a batch's 10 MB of boards are not allocated, and their pages faulted
     /// in, again for every batch).
@@ -566,7 +565,7 @@ impl<'a> ShardBuilder<'a> {
         while let Some(mut record) = taken.waiting.remove(&next) {
             let game = taken.games.len();
             let positions = std::mem::take(&mut record.positions);
-            taken.rows.extend(positions.into_iter().enumerate().map(|(i, p)| (game, i, p)));
+            taken.rows.extend(positions.into_iter().map(|p| (game, p)));
             taken.boards.push(Arc::new(std::mem::take(&mut record.boards)));
             taken.games.push(record);
             next += 1;
@@ -667,7 +666,6 @@ impl<'a> ShardBuilder<'a> {
         if !taken.rows.is_empty() {
             let rows: Vec<_> = std::mem::take(&mut taken.rows);
             let (boards, _) = board_sources(&mut taken, &rows).write();
-            let rows: Vec<_> = rows.into_iter().map(|(game, _, p)| (game, p)).collect();
             positions.write(&self.batch(&taken.games, &rows, boards)?).map_err(|e| building(index, e))?;
         }
         let (games_file, positions_file) = Manifest::file_names(settings, index);
@@ -734,7 +732,7 @@ impl BoardSources {
 
 /// The boards of `rows`, just taken out of `taken.rows`, to be written into `taken.spare`
 /// (taken); the games none of whose rows are left keep no boards.
-fn board_sources(taken: &mut Taken, rows: &[(usize, usize, PositionRecord)]) -> BoardSources {
+fn board_sources(taken: &mut Taken, rows: &[(usize, PositionRecord)]) -> BoardSources {
     let first = rows.first().map_or(0, |r| r.0);
     let last = rows.last().map_or(first, |r| r.0);
     let games = taken.boards[first..=last].to_vec();
@@ -746,18 +744,13 @@ fn board_sources(taken: &mut Taken, rows: &[(usize, usize, PositionRecord)]) -> 
         Some((game, replay)) if game == first => replay,
         _ => Replay::default(),
     };
-    debug_assert_eq!(rows.first().map_or(0, |r| r.1), replay.read(), "a game's rows are taken in order");
-    let places = rows.iter().map(|&(game, _, _)| game - first).collect();
+    let places = rows.iter().map(|&(game, _)| game - first).collect();
     BoardSources { into: std::mem::take(&mut taken.spare), games, first, places, replay }
 }
 
 /// `rows` with their games' heads (id, seed and outcome; no moves), renumbered from 0: what a
 /// batch reads of its games, copied so that it can be encoded without the shard's lock.
-#[allow(clippy::type_complexity)]
-fn heads(
-    games: &[GameRecord],
-    rows: Vec<(usize, usize, PositionRecord)>,
-) -> (Vec<GameRecord>, Vec<(usize, PositionRecord)>) {
+fn heads(games: &[GameRecord], rows: Vec<(usize, PositionRecord)>) -> (Vec<GameRecord>, Vec<(usize, PositionRecord)>) {
     let first = rows.first().map_or(0, |r| r.0);
     let last = rows.last().map_or(0, |r| r.0);
     let heads = games[first..=last.max(first)]
@@ -769,7 +762,7 @@ fn heads(
             ..GameRecord::new(g.game_id, g.seed)
         })
         .collect();
-    (heads, rows.into_iter().map(|(game, _, p)| (game - first, p)).collect())
+    (heads, rows.into_iter().map(|(game, p)| (game - first, p)).collect())
 }
 
 fn building(index: u64, e: arrow_schema::ArrowError) -> RunError {
