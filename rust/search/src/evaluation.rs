@@ -364,6 +364,25 @@ pub trait Evaluator {
     /// position's value in [-1, 1] for the side to move. `moves` are the legal moves of `game`,
     /// which is not over. `game` must be left as it was given.
     fn evaluate(&mut self, game: &mut Game, moves: &[Move], priors: &mut Vec<f32>, rng: &mut ChaCha8Rng) -> f32;
+
+    /// Whether `value_apart` and `priors_apart` give what `evaluate` gives, each for less, and
+    /// without the random draws. The synchronous search (`Search::run`) then expands lazily: a
+    /// new leaf below the root is valued at once, and its moves get their priors when a descent
+    /// first goes through it, which most leaves never see. The same searches, for less. False by
+    /// default.
+    fn separable(&self) -> bool {
+        false
+    }
+
+    /// The value `evaluate` would return. Asked only where `separable`.
+    fn value_apart(&mut self, _game: &mut Game, _moves: &[Move]) -> f32 {
+        unreachable!("value_apart of an evaluator that is not separable")
+    }
+
+    /// The priors `evaluate` would give. Asked only where `separable`.
+    fn priors_apart(&mut self, _game: &Game, _moves: &[Move], _priors: &mut Vec<f32>) {
+        unreachable!("priors_apart of an evaluator that is not separable")
+    }
 }
 
 /// Material + mobility value, capture-aware priors, optional short random rollouts.
@@ -584,6 +603,19 @@ impl Evaluator for HeuristicEvaluator {
         } else {
             self.rollout_value(game, moves, rng)
         }
+    }
+
+    /// Without rollouts (which draw), the priors and the value are computed apart.
+    fn separable(&self) -> bool {
+        self.config.rollout_plies == 0
+    }
+
+    fn value_apart(&mut self, game: &mut Game, moves: &[Move]) -> f32 {
+        self.leaf_value(&game.position, moves)
+    }
+
+    fn priors_apart(&mut self, game: &Game, moves: &[Move], priors: &mut Vec<f32>) {
+        self.priors(&game.position, moves, priors);
     }
 }
 

@@ -11,6 +11,12 @@
 //! priors); a child node exists only once its edge has been selected, so the ~250–1,500 moves
 //! of a Taikyoku position cost 16 bytes each.
 //!
+//! Lazy expansion: with an evaluator whose values and priors come apart (`Evaluator::separable`:
+//! the heuristic without rollouts), the synchronous search values a new leaf below the root at
+//! once and keeps its moves (`Search::waiting`, 8 bytes each); their priors and edges are made
+//! when a descent first goes through it (`State::Valued`). Most leaves never see one, and the
+//! searches are those of the eager expansion (the priors and values are the same numbers).
+//!
 //! An unvisited edge's score is the first-play value plus its prior term, so among the
 //! unvisited edges the one with the highest prior always scores highest. Each node keeps its
 //! tried edges first and the best untried one right after them: selection scores the edges tried

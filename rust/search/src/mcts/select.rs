@@ -1,10 +1,13 @@
 //! The two halves of a simulation: the descent with virtual loss to a leaf (`select_leaves`),
 //! PUCT selection over the tried edges and the best untried one, and the expansion of a
-//! leaf with its priors (`expand`) with the backup of its value.
+//! leaf with its priors (`expand`) with the backup of its value. For an evaluator whose values
+//! and priors come apart (`Evaluator::separable`), the synchronous search's lazy expansion: a
+//! new leaf is valued at once, and given its priors and edges when a descent first goes
+//! through it (`open`).
 
 use super::tree::{Edge, Node, Search, State, NONE};
 use super::RootRule;
-use crate::evaluation::outcome_value;
+use crate::evaluation::{outcome_value, Evaluator};
 use rand_chacha::ChaCha8Rng;
 use taikyoku_engine::Game;
 use taikyoku_engine::Move;
@@ -32,6 +35,8 @@ enum Descent {
     Leaf,
     /// A finished game: already backed up.
     Terminal,
+    /// A new position valued at once by the lazy search: already backed up.
+    Valued,
     /// A leaf that is already pending: virtual loss taken back, nothing to do.
     Collision,
 }
@@ -53,16 +58,41 @@ impl Search {
     /// `select_leaves`, reusing the requests (and their buffers) in `out`, and calling `at_leaf`
     /// with the game standing at each leaf (to encode it without replaying the path; `at_leaf`
     /// must leave the game as it found it). Returns the number of descents made.
+    ///
+    /// A tree grown by the lazy synchronous search (`Search::run` with a separable evaluator)
+    /// holds nodes valued without priors, which only such an evaluator can expand: it is
+    /// dropped here.
     pub fn select_leaves_into<F>(
         &mut self,
         game: &mut Game,
         max_leaves: usize,
         rng: &mut ChaCha8Rng,
         out: &mut Vec<LeafRequest>,
-        mut at_leaf: F,
+        at_leaf: F,
     ) -> usize
     where
         F: FnMut(&mut Game, &LeafRequest, &mut ChaCha8Rng),
+    {
+        if self.lazy {
+            self.clear();
+        }
+        self.descents(game, max_leaves, rng, out, at_leaf, None::<&mut dyn Evaluator>)
+    }
+
+    /// `select_leaves_into`, expanding lazily with `lazy` where it is given: a new leaf below
+    /// the root is then valued at once, and only the root is handed out.
+    pub(super) fn descents<F, E>(
+        &mut self,
+        game: &mut Game,
+        max_leaves: usize,
+        rng: &mut ChaCha8Rng,
+        out: &mut Vec<LeafRequest>,
+        mut at_leaf: F,
+        mut lazy: Option<&mut E>,
+    ) -> usize
+    where
+        F: FnMut(&mut Game, &LeafRequest, &mut ChaCha8Rng),
+        E: Evaluator + ?Sized,
     {
         self.sync_root(game);
         if self.nodes[0].state == State::Expanded {
@@ -84,7 +114,7 @@ impl Search {
                     out.push(LeafRequest::default());
                 }
                 let request = &mut out[leaves];
-                let descent = self.descend(game, request);
+                let descent = self.descend(game, request, lazy.as_deref_mut());
                 if descent == Descent::Leaf {
                     at_leaf(game, request, rng);
                 }
@@ -93,7 +123,7 @@ impl Search {
                 }
                 match descent {
                     Descent::Leaf => leaves += 1,
-                    Descent::Terminal => {}
+                    Descent::Terminal | Descent::Valued => {}
                     Descent::Collision => break,
                 }
                 descents += 1;
@@ -104,7 +134,13 @@ impl Search {
     }
 
     /// One descent; leaves `game` at the node reached (`request.path` plies from the root).
-    fn descend(&mut self, game: &mut Game, request: &mut LeafRequest) -> Descent {
+    /// With `lazy`, a valued node on the way is expanded and a new leaf below the root valued.
+    fn descend<E: Evaluator + ?Sized>(
+        &mut self,
+        game: &mut Game,
+        request: &mut LeafRequest,
+        mut lazy: Option<&mut E>,
+    ) -> Descent {
         request.path.clear();
         request.moves.clear();
         request.nodes.clear();
@@ -112,6 +148,10 @@ impl Search {
         let mut n = 0u32;
         loop {
             request.nodes.push(n);
+            if self.nodes[n as usize].state == State::Valued {
+                let evaluator = lazy.as_deref_mut().expect("only the lazy search grows valued nodes");
+                self.open(n, game, evaluator);
+            }
             let node = &mut self.nodes[n as usize];
             node.in_flight += 1;
             match node.state {
@@ -157,6 +197,7 @@ impl Search {
                     }
                     return Descent::Collision;
                 }
+                State::Valued => unreachable!("expanded above"),
                 State::New => {
                     let end = game.recorded_end().or_else(|| {
                         game.generate(&mut request.moves);
@@ -170,12 +211,38 @@ impl Search {
                         self.backup(&request.nodes, value);
                         return Descent::Terminal;
                     }
+                    // The root is always expanded at once: its noise and statistics need its
+                    // edges.
+                    if let Some(evaluator) = lazy.filter(|_| n != 0) {
+                        let value = clean_value(evaluator.value_apart(game, &request.moves));
+                        let node = &mut self.nodes[n as usize];
+                        node.state = State::Valued;
+                        node.raw_value = value;
+                        node.edges = self.waiting.len() as u32;
+                        node.len = request.moves.len() as u32;
+                        self.waiting.extend_from_slice(&request.moves);
+                        request.moves.clear();
+                        self.backup(&request.nodes, value);
+                        return Descent::Valued;
+                    }
                     node.state = State::Pending;
                     self.pending += 1;
                     return Descent::Leaf;
                 }
             }
         }
+    }
+
+    /// Expands the valued node `n`, where `game` stands: `evaluator` gives its waiting moves
+    /// their priors, as `evaluate` would have when it was valued.
+    pub(super) fn open<E: Evaluator + ?Sized>(&mut self, n: u32, game: &Game, evaluator: &mut E) {
+        let node = self.nodes[n as usize];
+        let (waiting, mut priors) = (std::mem::take(&mut self.waiting), std::mem::take(&mut self.priors));
+        let moves = &waiting[node.edges as usize..(node.edges + node.len) as usize];
+        evaluator.priors_apart(game, moves, &mut priors);
+        assert_eq!(priors.len(), moves.len(), "one prior per legal move");
+        self.write_edges(n, moves, &priors);
+        (self.waiting, self.priors) = (waiting, priors);
     }
 
     /// The PUCT choice at an expanded node: an index into `edges`.
@@ -270,6 +337,17 @@ impl Search {
             return false;
         }
         assert_eq!(priors.len(), leaf.moves.len(), "one prior per legal move");
+        self.write_edges(n, &leaf.moves, priors);
+        self.pending -= 1;
+        let value = clean_value(value);
+        self.nodes[n as usize].raw_value = value;
+        self.backup(&leaf.nodes, value);
+        true
+    }
+
+    /// Gives node `n` its edges: `moves` with their `priors` (normalised here, a bad or
+    /// all-zero vector becomes uniform), the first untried one first.
+    fn write_edges(&mut self, n: u32, moves: &[Move], priors: &[f32]) {
         let clean = |p: f32| if p.is_finite() && p > 0.0 { p } else { 0.0 };
         // The edges are written once, while the weights are summed in order (each addition waits
         // on the one before, so the writes come free) and their highest is found; the node's
@@ -277,7 +355,7 @@ impl Search {
         let start = self.edges.len();
         // (Clean weights are not negative, so their bits compare as they do.)
         let (mut total, mut highest) = (0.0f32, 0u32);
-        self.edges.extend(leaf.moves.iter().zip(priors).map(|(&mv, &p)| {
+        self.edges.extend(moves.iter().zip(priors).map(|(&mv, &p)| {
             let weight = clean(p);
             total += weight;
             highest = highest.max(weight.to_bits());
@@ -290,7 +368,7 @@ impl Search {
         } else {
             edges.iter_mut().for_each(|edge| edge.weight = 1.0);
             highest = 1.0;
-            1.0 / leaf.moves.len() as f32
+            1.0 / moves.len() as f32
         };
         // The first untried edge is the first of the highest prior (as `prepare_next` finds it).
         if !edges.is_empty() {
@@ -299,16 +377,11 @@ impl Search {
         }
         let node = &mut self.nodes[n as usize];
         node.edges = start as u32;
-        node.len = leaf.moves.len() as u32;
+        node.len = moves.len() as u32;
         node.tried = 0;
         node.sorted = false;
         node.scale = scale;
         node.state = State::Expanded;
-        self.pending -= 1;
-        let value = if value.is_finite() { value.clamp(-1.0, 1.0) } else { 0.0 };
-        node.raw_value = value;
-        self.backup(&leaf.nodes, value);
-        true
     }
 
     /// Restores PUCT's order at node `n` after a Gumbel root visited its edges out of turn:
@@ -330,6 +403,15 @@ impl Search {
         if n == 0 {
             self.root_out_of_order = false;
         }
+    }
+}
+
+/// An evaluator's value as the tree keeps it: clamped to [-1, 1], 0 if not a number.
+fn clean_value(value: f32) -> f32 {
+    if value.is_finite() {
+        value.clamp(-1.0, 1.0)
+    } else {
+        0.0
     }
 }
 

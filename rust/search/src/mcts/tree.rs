@@ -16,6 +16,10 @@ pub(super) enum State {
     New,
     /// Handed out by `select_leaves`, waiting for `expand`.
     Pending,
+    /// Valued by the lazy synchronous search (`Evaluator::separable`), its value backed up; its
+    /// moves wait in `Search::waiting` for their priors and edges until a descent first goes
+    /// through it (most leaves never see one).
+    Valued,
     Expanded,
     /// The game is over here; `terminal` holds the result.
     Terminal,
@@ -23,7 +27,8 @@ pub(super) enum State {
 
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Node {
-    /// First edge and number of edges (expanded nodes).
+    /// First edge and number of edges (expanded nodes); a valued node's first move in
+    /// `Search::waiting` and number of moves.
     pub(super) edges: u32,
     pub(super) len: u32,
     /// Edges `0..tried` may have been visited; the rest have not, and edge `tried` has the
@@ -42,8 +47,8 @@ pub(super) struct Node {
     pub(super) terminal: f32,
     /// Sum of backed-up values for the player who moved into this node.
     pub(super) value_sum: f64,
-    /// The evaluator's value of this node for its side to move (expanded nodes): the Gumbel
-    /// root's estimate for the moves it has not visited.
+    /// The evaluator's value of this node for its side to move (expanded and valued nodes):
+    /// the Gumbel root's estimate for the moves it has not visited.
     pub(super) raw_value: f32,
 }
 
@@ -105,9 +110,17 @@ pub struct Search {
     pub config: MctsConfig,
     pub(super) nodes: Vec<Node>,
     pub(super) edges: Vec<Edge>,
+    /// The moves of valued nodes (`State::Valued`), in the ranges their nodes name.
+    pub(super) waiting: Vec<Move>,
     /// Arenas of the previous tree, reused by the next re-root instead of reallocating.
     spare_nodes: Vec<Node>,
     spare_edges: Vec<Edge>,
+    spare_waiting: Vec<Move>,
+    /// Whether the lazy synchronous search grew this tree: it may hold valued nodes, which
+    /// only an evaluator with separable values and priors can expand.
+    pub(super) lazy: bool,
+    /// Scratch: the priors of a valued node being expanded.
+    pub(super) priors: Vec<f32>,
     root_key: RootKey,
     pub(super) root_noised: bool,
     /// The Gumbel root's state for the search from the current root (set once the root is
@@ -129,8 +142,12 @@ impl Search {
             config,
             nodes: Vec::with_capacity(1 << 12),
             edges: Vec::with_capacity(1 << 16),
+            waiting: Vec::new(),
             spare_nodes: Vec::new(),
             spare_edges: Vec::new(),
+            spare_waiting: Vec::new(),
+            lazy: false,
+            priors: Vec::new(),
             root_key: RootKey::Unset,
             root_noised: false,
             gumbel: None,
@@ -149,9 +166,11 @@ impl Search {
         self.root_key = RootKey::Unset;
     }
 
-    fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.nodes.clear();
         self.edges.clear();
+        self.waiting.clear();
+        self.lazy = false;
         self.nodes.push(Node::new());
         self.root_noised = false;
         self.gumbel = None;
@@ -233,8 +252,10 @@ impl Search {
         };
         let mut nodes = std::mem::take(&mut self.spare_nodes);
         let mut edges = std::mem::take(&mut self.spare_edges);
+        let mut waiting = std::mem::take(&mut self.spare_waiting);
         nodes.clear();
         edges.clear();
+        waiting.clear();
         nodes.push(fresh(self.nodes[root as usize]));
         let mut i = 0;
         while i < nodes.len() {
@@ -250,11 +271,15 @@ impl Search {
                     edges.push(edge);
                 }
                 nodes[i].edges = start;
+            } else if node.state == State::Valued {
+                nodes[i].edges = waiting.len() as u32;
+                waiting.extend_from_slice(&self.waiting[node.edges as usize..(node.edges + node.len) as usize]);
             }
             i += 1;
         }
         self.spare_nodes = std::mem::replace(&mut self.nodes, nodes);
         self.spare_edges = std::mem::replace(&mut self.edges, edges);
+        self.spare_waiting = std::mem::replace(&mut self.waiting, waiting);
         self.root_noised = false;
         self.gumbel = None;
         self.root_out_of_order = false;

@@ -165,6 +165,95 @@ fn tree_reuse_keeps_the_subtree() {
     assert_eq!(player.choose(&mut other, &mut rng).1.reused, 0);
 }
 
+/// The heuristic evaluator as an evaluator that is not separable: the search expands every
+/// leaf at once, as it did before the lazy expansion.
+struct Eager(HeuristicEvaluator);
+
+impl Evaluator for Eager {
+    fn evaluate(&mut self, game: &mut Game, moves: &[Move], priors: &mut Vec<f32>, rng: &mut ChaCha8Rng) -> f32 {
+        self.0.evaluate(game, moves, priors, rng)
+    }
+}
+
+/// A self-play game's moves, each with its search's root statistics.
+type Choices = Vec<(Move, RootStats)>;
+
+/// Self-play with tree reuse by two players over the same seeded draws, one lazy, one eager:
+/// every move and root statistic, and the lazy search's nodes valued and opened (expanded
+/// below the root) over its searches.
+fn lazy_and_eager(config: MctsConfig, plies: usize) -> ([Choices; 2], [usize; 2]) {
+    let variant = variant();
+    let mut lazy = MctsPlayer::new(config, heuristic(&variant));
+    let mut eager = MctsPlayer::new(config, Eager(heuristic(&variant)));
+    assert!(lazy.evaluator.separable() && !eager.evaluator.separable());
+    let mut played = [Vec::new(), Vec::new()];
+    let mut nodes = [0, 0];
+    for (is_lazy, out) in [true, false].into_iter().zip(played.iter_mut()) {
+        let mut game = Game::new(variant.clone());
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        for _ in 0..plies {
+            if game.recorded_end().is_some() || game.end_given(&game.legal_moves()).is_some() {
+                break;
+            }
+            let (mv, stats) = if is_lazy {
+                let (mv, stats) = lazy.choose(&mut game, &mut rng);
+                let tree = &lazy.search;
+                assert!(tree.lazy);
+                check_tree(tree);
+                nodes[0] += tree.nodes.iter().filter(|n| n.state == State::Valued).count();
+                nodes[1] += tree.nodes.iter().skip(1).filter(|n| n.state == State::Expanded).count();
+                lazy.advance(mv);
+                (mv, stats)
+            } else {
+                let (mv, stats) = eager.choose(&mut game, &mut rng);
+                eager.advance(mv);
+                (mv, stats)
+            };
+            game.play(mv);
+            out.push((mv, stats));
+        }
+    }
+    (played, nodes)
+}
+
+#[test]
+fn lazy_expansion_searches_as_eager_expansion() {
+    for config in [
+        MctsConfig { simulations: 96, ..MctsConfig::default() },
+        MctsConfig { simulations: 64, root: RootRule::GUMBEL, ..MctsConfig::default() },
+    ] {
+        // (These games end by a royal capture within a few plies.)
+        let ([lazy, eager], [valued, opened]) = lazy_and_eager(config, 8);
+        assert!(lazy.len() >= 4, "{} plies", lazy.len());
+        assert_eq!(lazy, eager, "{config:?}");
+        assert!(lazy.iter().skip(1).any(|(_, s)| s.reused > 0), "the trees were reused");
+        // The expansion was lazy: leaves only valued, and valued nodes opened later.
+        assert!(valued > 0 && opened > 0, "{valued} valued, {opened} opened");
+    }
+}
+
+#[test]
+fn a_lazy_tree_is_dropped_by_the_eager_halves() {
+    let variant = variant();
+    let mut game = Game::new(variant.clone());
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let config = MctsConfig { simulations: 32, ..MctsConfig::default() };
+    // Valued nodes need a separable evaluator to expand: `select_leaves` starts afresh...
+    let mut search = Search::new(config);
+    search.run(&mut game, &mut heuristic(&variant), &mut rng);
+    assert!(search.lazy && search.nodes.iter().any(|n| n.state == State::Valued));
+    let leaves = search.select_leaves(&mut game, 4, &mut rng);
+    assert_eq!((leaves.len(), leaves[0].path.len(), search.node_count()), (1, 0, 1));
+    assert!(!search.lazy);
+    // ... and so does a search with an evaluator that is not separable.
+    let mut search = Search::new(config);
+    search.run(&mut game, &mut heuristic(&variant), &mut rng);
+    let stats = search.run(&mut game, &mut Eager(heuristic(&variant)), &mut rng);
+    assert_eq!((stats.reused, stats.simulations), (0, 32));
+    assert!(!search.lazy && search.nodes.iter().all(|n| n.state != State::Valued));
+    check_tree(&search);
+}
+
 #[test]
 fn batched_leaves_are_distinct_and_expand_backs_up() {
     let variant = variant();
