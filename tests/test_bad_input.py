@@ -837,6 +837,8 @@ SELFPLAY = {
     ),
     "priors=x": (tiny(**MCTS, priors="x"), VALUE, "priors"),
     "priors=1": (tiny(**MCTS, priors=1), TYPE, "priors"),
+    "opponent_moves=root": (tiny(**MCTS, opponent_moves="root"), VALUE, "opponent_moves"),
+    "opponent_moves=0": (tiny(**MCTS, opponent_moves=0), TYPE, "opponent_moves"),
 }
 for knob in ("temperature", "c_puct", "dirichlet_alpha", "dirichlet_fraction"):
     for label, value in {
@@ -1086,6 +1088,7 @@ for knob, value, shown in [("gumbel_scale", 2e6, "2000000.0"), ("gumbel_consider
         shown,
     )
 case("mcts_action(c_puct=3e+38)", "game", lambda g: mcts_action(g, 4, c_puct=3e38), VALUE, "c_puct", "3e+38")
+case("mcts_action(opponent_moves=root)", "game", lambda g: mcts_action(g, 4, opponent_moves="root"), VALUE, "opponent_moves")
 
 # A directory another process is writing: refused at once, naming the writer; nothing touched.
 case(

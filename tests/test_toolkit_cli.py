@@ -436,6 +436,7 @@ def test_every_mcts_flag_reaches_the_manifest(tmp_path, capsys):
         "temperature_plies": "4",
         "priors": "uniform",
         "rollout_plies": "2",
+        "opponent_moves": "leaf",
     }
     argv = [
         "selfplay",

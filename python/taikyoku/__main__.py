@@ -186,6 +186,12 @@ MCTS_FLAGS: Dict[str, Tuple[str, Any, str]] = {
     "temperature_plies": ("--temperature-plies", int, "plies the temperature applies to; then the most visited move"),
     "priors": ("--priors", str, "leaf priors: captures (heuristic) or uniform"),
     "rollout_plies": ("--rollout-plies", int, "random plies before the heuristic evaluates a leaf (0: none)"),
+    "opponent_moves": (
+        "--opponent-moves",
+        str,
+        "where the heuristic counts the opponent's moves at a leaf: parent (its parent node) or leaf (a second "
+        "generation, slower)",
+    ),
     "reuse_tree": (
         "--reuse-tree",
         bool,
@@ -537,6 +543,8 @@ def _build_parsers() -> Tuple[argparse.ArgumentParser, Dict[str, argparse.Argume
             mcts.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=None, help=text + shown)
         elif name == "priors":
             mcts.add_argument(flag, dest=name, choices=["captures", "uniform"], default=None, help=text + shown)
+        elif name == "opponent_moves":
+            mcts.add_argument(flag, dest=name, choices=["parent", "leaf"], default=None, help=text + shown)
         elif name == "root":
             mcts.add_argument(flag, dest=name, choices=["puct", "gumbel"], default=None, help=text + " (default puct)")
         else:

@@ -252,6 +252,7 @@ def mcts_search(
     priors: Optional[Literal["captures", "uniform"]] = None,
     gumbel_considered: Optional[int] = None,
     gumbel_scale: Optional[float] = None,
+    opponent_moves: Optional[Literal["parent", "leaf"]] = None,
 ) -> dict[str, Any]: ...
 def decode_positions(
     boards: npt.NDArray[np.uint16],
@@ -292,6 +293,7 @@ def selfplay_settings(
     root: Optional[Literal["puct", "gumbel"]] = None,
     gumbel_considered: Optional[int] = None,
     gumbel_scale: Optional[float] = None,
+    opponent_moves: Optional[Literal["parent", "leaf"]] = None,
 ) -> str: ...  # the run's settings (the manifest's "settings") as JSON
 def selfplay_run(
     out: Union[str, os.PathLike[str]],

@@ -67,6 +67,7 @@ def mcts_search(
     priors: Optional[Literal["captures", "uniform"]] = None,
     gumbel_considered: Optional[int] = None,
     gumbel_scale: Optional[float] = None,
+    opponent_moves: Optional[Literal["parent", "leaf"]] = None,
 ) -> SearchResult:
     """Searches ``game`` (left unchanged) and returns the move chosen with the root's statistics.
 
@@ -86,6 +87,9 @@ def mcts_search(
         c_puct: PUCT's exploration constant (1.5); ``priors``: the heuristic's priors,
             ``"captures"`` (default) or ``"uniform"``.
         gumbel_considered: moves a Gumbel root samples (16); ``gumbel_scale``: its noise (1.0).
+        opponent_moves: where the heuristic counts the opponent's moves for a leaf's mobility:
+            ``"parent"`` (default: at the parent node, one move generation per leaf) or
+            ``"leaf"`` (a second generation, as before; slower, equally strong).
 
     Raises:
         taikyoku.IllegalMoveError: the game is over. taikyoku.TaikyokuError: a bad argument,
@@ -113,6 +117,9 @@ def mcts_search(
         priors=None if priors is None else _validate.choice("priors", priors, ("captures", "uniform")),
         gumbel_considered=_validate.optional_integer("gumbel_considered", gumbel_considered, 1, 1 << 20),
         gumbel_scale=None if gumbel_scale is None else _validate.real("gumbel_scale", gumbel_scale, 0.0, 1e6),
+        opponent_moves=None
+        if opponent_moves is None
+        else _validate.choice("opponent_moves", opponent_moves, ("parent", "leaf")),
     )
     return SearchResult(**found)
 

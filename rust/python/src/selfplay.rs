@@ -209,6 +209,7 @@ fn mcts_settings(
     priors: Option<String>,
     rollout_plies: Option<Int>,
     reuse_tree: Option<bool>,
+    opponent_moves: Option<String>,
 ) -> PyResult<MctsSettings> {
     // Each value checked against its range in `MCTS_LIMITS`, the one list Python and the
     // command line read too (`taikyoku._core.MCTS_LIMITS`).
@@ -228,6 +229,7 @@ fn mcts_settings(
         priors: priors.unwrap_or(d.priors),
         rollout_plies: integer("rollout_plies", rollout_plies, d.rollout_plies)?,
         reuse_tree: reuse_tree.unwrap_or(d.reuse_tree),
+        opponent_moves: opponent_moves.unwrap_or(d.opponent_moves),
         gumbel: None,
     };
     settings.validate().map_err(|e| invalid(e.to_string()))?;
@@ -242,7 +244,8 @@ fn mcts_settings(
     simulations = Int(64), games_per_shard = None, variant = "taikyoku", options = None, temperature = None,
     temperature_plies = None, dirichlet_alpha = None, dirichlet_fraction = None, c_puct = None, priors = None,
     rollout_plies = None, evaluator_name = None, leaves_per_game = Int(8), observation = "compact", reuse_tree = None,
-    shard_positions = None, store_legal_actions = false, root = None, gumbel_considered = None, gumbel_scale = None))]
+    shard_positions = None, store_legal_actions = false, root = None, gumbel_considered = None, gumbel_scale = None,
+    opponent_moves = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn selfplay_settings(
     players: &str,
@@ -270,6 +273,7 @@ pub fn selfplay_settings(
     root: Option<&str>,
     gumbel_considered: Option<Int>,
     gumbel_scale: Option<f64>,
+    opponent_moves: Option<String>,
 ) -> PyResult<String> {
     if games_per_shard.is_some() && shard_positions.is_some() {
         return Err(invalid("give games_per_shard or shard_positions, not both (games_per_shard fixes the games of a shard; shard_positions derives them)"));
@@ -296,6 +300,7 @@ pub fn selfplay_settings(
                 priors,
                 rollout_plies,
                 reuse_tree,
+                opponent_moves,
             )?;
             mcts.gumbel = root_settings(root.unwrap_or("puct"), gumbel_considered, gumbel_scale)?;
             Players::Mcts(mcts)
@@ -580,7 +585,7 @@ pub fn decode_positions(
 #[pyfunction]
 #[pyo3(signature = (game, simulations = Int(64), seed = Int(0), evaluator = None, root = "puct", leaves = Int(8),
     observation = "compact", legal_actions = "csr", c_puct = None, priors = None, gumbel_considered = None,
-    gumbel_scale = None))]
+    gumbel_scale = None, opponent_moves = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mcts_search(
     py: Python<'_>,
@@ -596,12 +601,13 @@ pub fn mcts_search(
     priors: Option<String>,
     gumbel_considered: Option<Int>,
     gumbel_scale: Option<f64>,
+    opponent_moves: Option<String>,
 ) -> PyResult<PyObject> {
     use rand::SeedableRng;
     use taikyoku_engine::rl::actions::{action_of, Frame};
     let seed = seed.seed("seed")?;
     let leaves: usize = leaves.within("leaves", 1, 4096)?;
-    let mut settings = mcts_settings(simulations, None, None, None, None, c_puct, priors, None, None)?;
+    let mut settings = mcts_settings(simulations, None, None, None, None, c_puct, priors, None, None, opponent_moves)?;
     settings.gumbel = root_settings(root, gumbel_considered, gumbel_scale)?;
     settings.validate().map_err(|e| invalid(e.to_string()))?;
     let config = settings.position_config();

@@ -343,6 +343,41 @@ pub struct HeuristicConfig {
     pub priors: PriorMode,
     /// Uniformly random plies played (and taken back) before evaluating; 0 evaluates the leaf.
     pub rollout_plies: u32,
+    /// Where the mobility term counts the opponent's moves at a search's leaves;
+    /// `OpponentMoves::Parent` by default.
+    pub opponent_moves: OpponentMoves,
+}
+
+/// Where the heuristic counts the opponent's moves for a leaf's mobility term
+/// (`HeuristicConfig::opponent_moves`).
+///
+/// It applies to the leaves the synchronous search values apart (`Evaluator::value_apart`).
+/// `evaluate` (a search's root, rollouts, the batched halves) and `static_value` count both
+/// sides in the position itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpponentMoves {
+    /// At the parent node, before the opponent's move: each side's moves are counted at its
+    /// own turn, and the count is the parent's number of edges, which the search has. A leaf
+    /// costs one move generation. The default: as strong as `Leaf` in colour-swapped matches
+    /// (docs/STRENGTH.md), at about 60% of the cost of a simulation.
+    Parent,
+    /// At the leaf: a second move generation per leaf (the only way before issue 27).
+    Leaf,
+}
+
+impl OpponentMoves {
+    /// The setting's name in self-play settings, Python and the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpponentMoves::Parent => "parent",
+            OpponentMoves::Leaf => "leaf",
+        }
+    }
+
+    /// The setting named `name` (`name`'s inverse).
+    pub fn from_name(name: &str) -> Option<OpponentMoves> {
+        [OpponentMoves::Parent, OpponentMoves::Leaf].into_iter().find(|o| o.name() == name)
+    }
 }
 
 impl Default for HeuristicConfig {
@@ -354,6 +389,7 @@ impl Default for HeuristicConfig {
             mobility_weight: 10.0,
             priors: PriorMode::Captures { capture_weight: 2.0, promotion_weight: 0.5 },
             rollout_plies: 0,
+            opponent_moves: OpponentMoves::Parent,
         }
     }
 }
@@ -374,8 +410,11 @@ pub trait Evaluator {
         false
     }
 
-    /// The value `evaluate` would return. Asked only where `separable`.
-    fn value_apart(&mut self, _game: &mut Game, _moves: &[Move]) -> f32 {
+    /// The value of a new leaf below the root, `evaluate`'s but for what the evaluator may take
+    /// from its parent: `parent_moves` is the number of the parent node's moves, those of the
+    /// opponent before its move (the heuristic's `OpponentMoves::Parent`). Asked only where
+    /// `separable`.
+    fn value_apart(&mut self, _game: &mut Game, _moves: &[Move], _parent_moves: usize) -> f32 {
         unreachable!("value_apart of an evaluator that is not separable")
     }
 
@@ -490,7 +529,13 @@ impl HeuristicEvaluator {
     fn value_of(&mut self, pos: &Position, material: f32, moves: &[Move]) -> f32 {
         self.buffer.clear();
         pos.generate(pos.side_to_move().opponent(), &mut self.buffer);
-        let (mine, theirs) = (moves.len() as f32, self.buffer.len() as f32);
+        self.value_from_counts(material, moves.len(), self.buffer.len())
+    }
+
+    /// The value for the side to move, given its material balance and the number of its moves
+    /// (`mine`) and of its opponent's (`theirs`).
+    pub(crate) fn value_from_counts(&self, material: f32, mine: usize, theirs: usize) -> f32 {
+        let (mine, theirs) = (mine as f32, theirs as f32);
         let mobility = if mine + theirs > 0.0 { (mine - theirs) / (mine + theirs) } else { 0.0 };
         (self.config.scale * (material + self.config.mobility_weight * mobility)).tanh()
     }
@@ -610,8 +655,15 @@ impl Evaluator for HeuristicEvaluator {
         self.config.rollout_plies == 0
     }
 
-    fn value_apart(&mut self, game: &mut Game, moves: &[Move]) -> f32 {
-        self.leaf_value(&game.position, moves)
+    fn value_apart(&mut self, game: &mut Game, moves: &[Move], parent_moves: usize) -> f32 {
+        match self.config.opponent_moves {
+            OpponentMoves::Leaf => self.leaf_value(&game.position, moves),
+            OpponentMoves::Parent => {
+                let pos = &game.position;
+                let material = balance_of(self.material_sums(pos), pos.side_to_move());
+                self.value_from_counts(material, moves.len(), parent_moves)
+            }
+        }
     }
 
     fn priors_apart(&mut self, game: &Game, moves: &[Move], priors: &mut Vec<f32>) {

@@ -15,6 +15,6 @@ pub mod evaluation;
 pub mod mcts;
 pub mod opponent;
 
-pub use evaluation::{Evaluator, HeuristicConfig, HeuristicEvaluator, PieceValues, PriorMode};
+pub use evaluation::{Evaluator, HeuristicConfig, HeuristicEvaluator, OpponentMoves, PieceValues, PriorMode};
 pub use mcts::{search, LeafRequest, MctsConfig, MctsPlayer, RootRule, RootStats, Search};
 pub use opponent::Opponent;

@@ -2,7 +2,7 @@
 //! the thread count does not.
 
 use serde::{Deserialize, Serialize};
-use taikyoku_search::evaluation::{HeuristicConfig, PriorMode};
+use taikyoku_search::evaluation::{HeuristicConfig, OpponentMoves, PriorMode};
 use taikyoku_search::mcts::{MctsConfig, RootRule};
 
 /// File format of the shards.
@@ -48,6 +48,11 @@ pub struct MctsSettings {
     pub priors: String,
     /// Random plies played before the heuristic evaluation (0: evaluate the leaf itself).
     pub rollout_plies: u32,
+    /// Where the heuristic counts the opponent's moves at a leaf (`OpponentMoves`): "parent"
+    /// (the default: at the parent node, one move generation per leaf) or "leaf" (a second
+    /// generation). Manifests written before the setting were made with "leaf".
+    #[serde(default = "opponent_moves_before_the_setting")]
+    pub opponent_moves: String,
     /// Set for a Gumbel root (`root="gumbel"`), absent for PUCT (so PUCT manifests read as before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gumbel: Option<GumbelSettings>,
@@ -84,6 +89,7 @@ impl Default for MctsSettings {
             reuse_tree: engine.reuse_tree,
             priors: "captures".into(),
             rollout_plies: 0,
+            opponent_moves: OpponentMoves::Parent.name().into(),
             gumbel: None,
         }
     }
@@ -129,12 +135,13 @@ impl MctsSettings {
         }
     }
 
-    /// The evaluator settings: `priors` and `rollout_plies` from here, the rest
-    /// `HeuristicConfig`'s defaults.
+    /// The evaluator settings: `priors`, `rollout_plies` and `opponent_moves` from here, the
+    /// rest `HeuristicConfig`'s defaults.
     pub fn heuristic_config(&self) -> HeuristicConfig {
         let defaults = HeuristicConfig::default();
         let priors = if self.priors == "uniform" { PriorMode::Uniform } else { defaults.priors };
-        HeuristicConfig { priors, rollout_plies: self.rollout_plies, ..defaults }
+        let opponent_moves = OpponentMoves::from_name(&self.opponent_moves).unwrap_or(defaults.opponent_moves);
+        HeuristicConfig { priors, rollout_plies: self.rollout_plies, opponent_moves, ..defaults }
     }
 
     /// Checks every setting against its range (`MCTS_LIMITS`) and the names against their
@@ -157,12 +164,23 @@ impl MctsSettings {
                 format!("unknown priors '{}' (use 'captures' or 'uniform')", self.priors),
             ));
         }
+        if OpponentMoves::from_name(&self.opponent_moves).is_none() {
+            return Err(SettingsError::new(
+                "opponent_moves",
+                format!("unknown opponent_moves '{}' (use 'parent' or 'leaf')", self.opponent_moves),
+            ));
+        }
         if let Some(gumbel) = &self.gumbel {
             check_integer("gumbel_considered", gumbel.considered.into())?;
             check_real("gumbel_scale", gumbel.scale.into())?;
         }
         Ok(())
     }
+}
+
+/// `MctsSettings::opponent_moves` of a manifest written before the setting existed.
+fn opponent_moves_before_the_setting() -> String {
+    OpponentMoves::Leaf.name().into()
 }
 
 /// The range of an MCTS setting: `[low, high]`, or `(low, high]` when `low_open`.
@@ -585,5 +603,25 @@ mod tests {
         assert!(!text.contains("store_legal_actions"), "{text}");
         let stored = Settings { store_legal_actions: true, ..settings };
         assert!(serde_json::to_string(&stored).unwrap().contains("\"store_legal_actions\":true"));
+    }
+
+    #[test]
+    fn mcts_manifests_without_opponent_moves_counted_them_at_the_leaf() {
+        use taikyoku_search::evaluation::OpponentMoves;
+        let new = MctsSettings::default();
+        assert_eq!(
+            (new.opponent_moves.as_str(), new.heuristic_config().opponent_moves),
+            ("parent", OpponentMoves::Parent)
+        );
+        // The settings as a manifest written before the setting holds them.
+        let mut old = serde_json::to_value(&new).unwrap();
+        old.as_object_mut().unwrap().remove("opponent_moves").unwrap();
+        let old: MctsSettings = serde_json::from_value(old).unwrap();
+        assert_eq!((old.opponent_moves.as_str(), old.heuristic_config().opponent_moves), ("leaf", OpponentMoves::Leaf));
+        assert!(old.validate().is_ok());
+        let wrong = MctsSettings { opponent_moves: "root".into(), ..new };
+        let error = wrong.validate().unwrap_err();
+        assert_eq!(error.field, "opponent_moves");
+        assert!(error.to_string().contains("'root' (use 'parent' or 'leaf')"), "{error}");
     }
 }

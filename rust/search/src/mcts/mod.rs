@@ -14,8 +14,10 @@
 //! Lazy expansion: with an evaluator whose values and priors come apart (`Evaluator::separable`:
 //! the heuristic without rollouts), the synchronous search values a new leaf below the root at
 //! once and keeps its moves (`Search::waiting`, 8 bytes each); their priors and edges are made
-//! when a descent first goes through it (`State::Valued`). Most leaves never see one, and the
-//! searches are those of the eager expansion (the priors and values are the same numbers).
+//! when a descent first goes through it (`State::Valued`). Most leaves never see one. The
+//! searches are those of the eager expansion where the values are the same numbers (the
+//! heuristic with `OpponentMoves::Leaf`); a value apart may also use what the search knows of
+//! the leaf's parent (`Evaluator::value_apart`: the heuristic's default `OpponentMoves::Parent`).
 //!
 //! An unvisited edge's score is the first-play value plus its prior term, so among the
 //! unvisited edges the one with the highest prior always scores highest. Each node keeps its

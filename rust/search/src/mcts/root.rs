@@ -33,7 +33,7 @@ impl Search {
     /// With a separable evaluator (`Evaluator::separable`, the heuristic's default) the
     /// expansion is lazy: a new leaf below the root is valued at once, and its moves are given
     /// their priors and edges when a descent first goes through it. About two leaves in three
-    /// never are, so the same search costs less (docs/PERFORMANCE.md).
+    /// never are, so the search costs less (docs/PERFORMANCE.md).
     pub fn run<E: Evaluator + ?Sized>(
         &mut self,
         game: &mut Game,
@@ -73,8 +73,11 @@ impl Search {
                 reserved = true;
             }
             let descents = if lazy {
-                // Only the root is handed out, and the game stands there again: evaluated here.
-                let descents = self.descents(game, 1, rng, &mut requests, |_, _, _| {}, Some(&mut *evaluator));
+                // Only the root is handed out (a descent after it collides), and the game stands
+                // there again: evaluated here. Every other descent completes a simulation, so
+                // one call makes them all, with one request's buffers.
+                let left = (goal - self.completed) as usize;
+                let descents = self.descents(game, left, rng, &mut requests, |_, _, _| {}, Some(&mut *evaluator));
                 if let Some(root) = requests.first() {
                     value = evaluator.evaluate(game, &root.moves, &mut priors, rng);
                 }

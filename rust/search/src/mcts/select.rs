@@ -214,7 +214,10 @@ impl Search {
                     // The root is always expanded at once: its noise and statistics need its
                     // edges.
                     if let Some(evaluator) = lazy.filter(|_| n != 0) {
-                        let value = clean_value(evaluator.value_apart(game, &request.moves));
+                        // The parent was expanded to come here: its edges are its moves.
+                        let parent = request.nodes[request.nodes.len() - 2];
+                        let parent_moves = self.nodes[parent as usize].len as usize;
+                        let value = clean_value(evaluator.value_apart(game, &request.moves, parent_moves));
                         let node = &mut self.nodes[n as usize];
                         node.state = State::Valued;
                         node.raw_value = value;

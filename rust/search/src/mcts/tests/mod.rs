@@ -7,7 +7,7 @@ use super::noise::ln_gamma_sample;
 use super::select::first_highest;
 use super::tree::{Edge, State, NONE};
 use super::*;
-use crate::evaluation::{HeuristicConfig, HeuristicEvaluator, PriorMode};
+use crate::evaluation::{HeuristicConfig, HeuristicEvaluator, OpponentMoves, PriorMode};
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -166,7 +166,8 @@ fn tree_reuse_keeps_the_subtree() {
 }
 
 /// The heuristic evaluator as an evaluator that is not separable: the search expands every
-/// leaf at once, as it did before the lazy expansion.
+/// leaf at once, as it did before the lazy expansion (and `evaluate` counts the opponent's
+/// moves at the leaf).
 struct Eager(HeuristicEvaluator);
 
 impl Evaluator for Eager {
@@ -183,8 +184,10 @@ type Choices = Vec<(Move, RootStats)>;
 /// below the root) over its searches.
 fn lazy_and_eager(config: MctsConfig, plies: usize) -> ([Choices; 2], [usize; 2]) {
     let variant = variant();
-    let mut lazy = MctsPlayer::new(config, heuristic(&variant));
-    let mut eager = MctsPlayer::new(config, Eager(heuristic(&variant)));
+    // The values are the same numbers where the opponent's moves are counted at the leaf.
+    let leaf = HeuristicConfig { opponent_moves: OpponentMoves::Leaf, ..HeuristicConfig::default() };
+    let mut lazy = MctsPlayer::new(config, HeuristicEvaluator::new(&variant, leaf));
+    let mut eager = MctsPlayer::new(config, Eager(HeuristicEvaluator::new(&variant, leaf)));
     assert!(lazy.evaluator.separable() && !eager.evaluator.separable());
     let mut played = [Vec::new(), Vec::new()];
     let mut nodes = [0, 0];
@@ -229,6 +232,42 @@ fn lazy_expansion_searches_as_eager_expansion() {
         assert!(lazy.iter().skip(1).any(|(_, s)| s.reused > 0), "the trees were reused");
         // The expansion was lazy: leaves only valued, and valued nodes opened later.
         assert!(valued > 0 && opened > 0, "{valued} valued, {opened} opened");
+    }
+}
+
+#[test]
+fn a_leaf_counts_the_opponents_moves_where_the_config_says() {
+    let variant = variant();
+    let mut game = Game::new(variant.clone());
+    for opponent_moves in [OpponentMoves::Parent, OpponentMoves::Leaf] {
+        let config = HeuristicConfig { opponent_moves, ..HeuristicConfig::default() };
+        let mut search = Search::new(MctsConfig { simulations: 48, ..MctsConfig::default() });
+        search.run(&mut game, &mut HeuristicEvaluator::new(&variant, config), &mut ChaCha8Rng::seed_from_u64(8));
+        let eval = HeuristicEvaluator::new(&variant, config);
+        let root = search.nodes[0];
+        let mut checked = 0;
+        for edge in &search.edges[root.edges as usize..(root.edges + root.len) as usize] {
+            let Some(leaf) = search.nodes.get(edge.child as usize).filter(|n| n.state == State::Valued) else {
+                continue;
+            };
+            // The leaf's value from its material, its own moves and the opponent's: those the
+            // root had (its edges), or those the opponent has at the leaf.
+            game.play(edge.mv);
+            let pos = &game.position;
+            let mine = pos.legal_moves().len();
+            assert_eq!(leaf.len as usize, mine);
+            let mut theirs = Vec::new();
+            pos.generate(pos.side_to_move().opponent(), &mut theirs);
+            let theirs = match opponent_moves {
+                OpponentMoves::Parent => root.len as usize,
+                OpponentMoves::Leaf => theirs.len(),
+            };
+            let material = eval.values.balance(pos, pos.side_to_move());
+            assert_eq!(leaf.raw_value, eval.value_from_counts(material, mine, theirs), "{opponent_moves:?}");
+            game.undo();
+            checked += 1;
+        }
+        assert!(checked >= 3, "{checked} valued leaves below the root");
     }
 }
 
