@@ -50,6 +50,13 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     p.add_argument("--max-plies", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=None)
+    p.add_argument(
+        "--opponent-moves",
+        choices=["parent", "leaf"],
+        default="parent",
+        help="where the heuristic MCTS players (the reference included) count the opponent's moves at a leaf "
+        "(leaf: as before 2026-11-28)",
+    )
     p.add_argument("--json", type=Path, default=None, help="write the results here")
     p.add_argument("--plot", type=Path, default=None, help="plot this metrics.json of examples/pretrain.py instead")
     p.add_argument("--out", type=Path, default=None, help="the plot's file (SVG or PNG)")
@@ -66,12 +73,18 @@ def ladder(args: argparse.Namespace) -> List[Dict[str, Any]]:
     from taikyoku import arena
 
     torch.set_num_threads(1)  # one position at a time per game: the games run in parallel instead
-    reference = arena.player_from_spec(args.reference, args.variant)
+    def made(spec: str) -> arena.Player:
+        player = arena.player_from_spec(spec, args.variant)
+        if isinstance(player, arena.MctsPlayer) and player.evaluator is None:
+            player.mcts_settings["opponent_moves"] = args.opponent_moves
+        return player
+
+    reference = made(args.reference)
     rows = []
     print(f"| player | W | D | L | score | Elo vs {args.reference} (95%) | seconds |")
     print("|---|---|---|---|---|---|---|")
     for spec in args.players:
-        player = arena.player_from_spec(spec, args.variant)
+        player = made(spec)
         start = time.perf_counter()
         r = arena.match(
             player,

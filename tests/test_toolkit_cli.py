@@ -314,6 +314,7 @@ def test_a_recipe_supplies_out_and_every_arg(tmp_path, capsys):
             "dirichlet_fraction": 0.0,
             "priors": "uniform",
             "rollout_plies": 1,
+            "opponent_moves": "leaf",
             "reuse_tree": False,
             "variant": "taikyoku",
             "options": [],

@@ -834,7 +834,7 @@ pub fn card(manifest: &Manifest) -> String {
     let players = match &settings.players {
         crate::Players::Random => "uniformly random players".to_string(),
         crate::Players::Mcts(m) => format!(
-            "MCTS players ({} simulations per move, c_puct {}, Dirichlet alpha {} at weight {}, temperature {} for {} plies, {} priors, {} rollout plies{})",
+            "MCTS players ({} simulations per move, c_puct {}, Dirichlet alpha {} at weight {}, temperature {} for {} plies, {} priors, {} rollout plies, the opponent's moves counted at the {}{})",
             m.simulations,
             m.c_puct,
             m.dirichlet_alpha,
@@ -843,6 +843,7 @@ pub fn card(manifest: &Manifest) -> String {
             m.temperature_plies,
             m.priors,
             m.rollout_plies,
+            m.opponent_moves,
             if m.reuse_tree { ", tree reused" } else { "" }
         ),
     };
