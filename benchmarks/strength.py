@@ -73,6 +73,7 @@ def ladder(args: argparse.Namespace) -> List[Dict[str, Any]]:
     from taikyoku import arena
 
     torch.set_num_threads(1)  # one position at a time per game: the games run in parallel instead
+
     def made(spec: str) -> arena.Player:
         player = arena.player_from_spec(spec, args.variant)
         if isinstance(player, arena.MctsPlayer) and player.evaluator is None:

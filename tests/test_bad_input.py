@@ -1088,7 +1088,13 @@ for knob, value, shown in [("gumbel_scale", 2e6, "2000000.0"), ("gumbel_consider
         shown,
     )
 case("mcts_action(c_puct=3e+38)", "game", lambda g: mcts_action(g, 4, c_puct=3e38), VALUE, "c_puct", "3e+38")
-case("mcts_action(opponent_moves=root)", "game", lambda g: mcts_action(g, 4, opponent_moves="root"), VALUE, "opponent_moves")
+case(
+    "mcts_action(opponent_moves=root)",
+    "game",
+    lambda g: mcts_action(g, 4, opponent_moves="root"),
+    VALUE,
+    "opponent_moves",
+)
 
 # A directory another process is writing: refused at once, naming the writer; nothing touched.
 case(
