@@ -401,18 +401,18 @@ pub trait Evaluator {
     /// which is not over. `game` must be left as it was given.
     fn evaluate(&mut self, game: &mut Game, moves: &[Move], priors: &mut Vec<f32>, rng: &mut ChaCha8Rng) -> f32;
 
-    /// Whether `value_apart` and `priors_apart` give what `evaluate` gives, each for less, and
-    /// without the random draws. The synchronous search (`Search::run`) then expands lazily: a
-    /// new leaf below the root is valued at once, and its moves get their priors when a descent
-    /// first goes through it, which most leaves never see. The same searches, for less. False by
-    /// default.
+    /// Whether the value and the priors may be asked apart (`value_apart`, `priors_apart`), each
+    /// for less than `evaluate` and without random draws. The synchronous search (`Search::run`)
+    /// then expands lazily: a new leaf below the root is valued at once, and its moves get their
+    /// priors when a descent first goes through it, which most leaves never see. Where the two
+    /// give `evaluate`'s numbers, the searches are the same, for less. False by default.
     fn separable(&self) -> bool {
         false
     }
 
-    /// The value of a new leaf below the root, `evaluate`'s but for what the evaluator may take
-    /// from its parent: `parent_moves` is the number of the parent node's moves, those of the
-    /// opponent before its move (the heuristic's `OpponentMoves::Parent`). Asked only where
+    /// The value of a new leaf below the root: `evaluate`'s, or one that uses what the search
+    /// knows of the leaf's parent: `parent_moves`, the number of the parent node's moves (the
+    /// opponent's, before its move; the heuristic's `OpponentMoves::Parent`). Asked only where
     /// `separable`.
     fn value_apart(&mut self, _game: &mut Game, _moves: &[Move], _parent_moves: usize) -> f32 {
         unreachable!("value_apart of an evaluator that is not separable")
