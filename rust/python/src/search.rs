@@ -1,5 +1,7 @@
 //! The rules-derived heuristic evaluator of taikyoku-search, for Python: a baseline, a reward
-//! shaping term, or priors to compare a network with (the same numbers MCTS self-play uses).
+//! shaping term, or priors to compare a network with (MCTS self-play's priors; its leaf values
+//! count the opponent's moves at the leaf's parent by default, `opponent_moves`, where these
+//! count them in the position).
 
 use crate::convert;
 use crate::errors::shield;
