@@ -25,7 +25,7 @@ impl MoveState {
         // (fourth step).
         let g = &pos.variant.geometry;
         let p = self.compiled.program(program);
-        let (sees_through, leap_radius) = (p.sees_through, p.leap_radius);
+        let (sees_through, leap_radius, leap_cells) = (p.sees_through, p.leap_radius, p.local.fixed);
         let rank = g.rank_from_front(sq, piece.color);
         let plain = p.is_plain(piece, rank, g.height);
         let counts_hooks = p.hooks.is_some() && p.counts_hooks(piece, rank, g.height);
@@ -48,7 +48,7 @@ impl MoveState {
             if plain {
                 self.tables.records[sq].mode = Mode::Plain;
                 self.count_plain(pos, sq);
-                self.set_local(sq, leap_radius);
+                self.set_local(sq, leap_radius, leap_cells);
             }
             if !plain || self.offered(sq, piece) {
                 self.tables.records[sq].mode = Mode::Listed;
@@ -103,7 +103,7 @@ impl MoveState {
         tables.hooks.remove(sq);
         tables.volatile.remove(sq);
         if tables.records[sq].local != 0 {
-            self.set_local(sq, 0);
+            self.set_local(sq, 0, 0);
         }
         list
     }
@@ -117,9 +117,11 @@ impl MoveState {
         }
     }
 
-    /// Sets the radius of the local reads of the piece on `sq`, and its bit in `local_rows`.
-    pub(super) fn set_local(&mut self, sq: usize, radius: u8) {
+    /// Sets the radius and the cells (`LocalCells`) of the local reads of the piece on `sq`,
+    /// and its bit in `local_rows`.
+    pub(super) fn set_local(&mut self, sq: usize, radius: u8, cells: u128) {
         self.tables.records[sq].local = radius;
+        self.tables.local_cells[sq] = cells;
         let (x, y) = self.variant.geometry.xy(sq);
         if radius > 0 {
             self.tables.local_rows[y as usize] |= 1 << x;

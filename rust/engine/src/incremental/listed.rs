@@ -57,7 +57,9 @@ impl MoveState {
             }
         }
         self.tables.records[sq].reach = reach;
-        self.set_local(sq, local);
+        let cells = self.compiled.program(self.tables.records[sq].program).local;
+        let area = if cells.area > 0 { self.area_reads(pos, sq, cells.area) } else { 0 };
+        self.set_local(sq, local, cells.fixed | area);
     }
 
     /// A line atom of `piece` on `sq`: its direction and the farthest square it reads.

@@ -22,7 +22,9 @@
 //!   that see through others (`through`). The same bits give a ray's first piece with one bit
 //!   scan;
 //! - local atoms (leaps, lion, lion lines, igui, area, double) read squares within a small
-//!   Chebyshev radius, `local`, found by scanning the rows around the change;
+//!   Chebyshev radius, `local`, found by scanning the rows around the change; of those, only
+//!   the cells its atoms read (`local_cells`: a leap's square, an area move's neighbours of
+//!   the empty squares it goes on from) count;
 //! - a hook reads its first legs and the lines turning off them: `band[dir]` is a leg's
 //!   length, and `in_band` (or, for a piece keeping hook counts, `HookCounts::changed`) tests
 //!   a change against the legs and turns;
@@ -87,11 +89,11 @@
 //!    `total` of colour `c`'s piece there: every change of a `total` passes its difference to
 //!    the tree (`refresh`, `vacate` in compute.rs; `recount_direction` in plain.rs;
 //!    `follow_hooks` in readers.rs). count_tree.rs.
-//! 6. **Reads cover the generation.** A computed piece's `reach`, `local`, `band`, hook box
-//!    (`Tables::hook_box`) and its membership of `hooks` and `volatile` name every square its
-//!    generation read (`local_read` names every atom's reads, so a new atom does not compile
-//!    until they are stated). Kept where pieces are computed: compute.rs, plain.rs, listed.rs,
-//!    hooks.rs.
+//! 6. **Reads cover the generation.** A computed piece's `reach`, `local` with
+//!    `local_cells`, `band`, hook box (`Tables::hook_box`) and its membership of `hooks` and
+//!    `volatile` name every square its generation read (`local_read` and `LocalCells::of`
+//!    name every atom's reads, so a new atom does not compile until they are stated). Kept
+//!    where pieces are computed: compute.rs, plain.rs, listed.rs, hooks.rs, local_cells.rs.
 //! 7. **Every reader of a change is computed again.** During an `update`, every piece whose
 //!    reads (invariant 6) include a changed square is computed again on the new board, or
 //!    marked pending: readers.rs finds them, plus the teleporters and the pass-limit pieces in
@@ -119,6 +121,7 @@
 //! | `compute.rs` | a piece computed in full (`refresh`) or taken off (`vacate`) |
 //! | `plain.rs` | plain pieces: counts per atom, recounts per direction, walks, overlaps, offers |
 //! | `listed.rs` | listed pieces: the reference's list and its reads |
+//! | `local_cells.rs` | the squares around a piece its local atoms read (`LocalCells`) |
 //! | `hooks.rs` | hook pieces: counts per leg and turn |
 //! | `readers.rs` | the pieces that read a changed square, computed again |
 //! | `pending.rs` | pieces put off until their side moves (`settle`) |
@@ -142,6 +145,7 @@ mod count_tree;
 mod hooks;
 mod lines;
 mod listed;
+mod local_cells;
 mod moves;
 mod pending;
 mod plain;
@@ -197,6 +201,9 @@ struct Tables {
     // Speed: the local readers of a change are found by scanning the rows around it, not by
     // testing every piece (issue 13's first step).
     local_rows: Vec<u64>,
+    /// Per square: the cells of the box around the piece there that its local atoms read
+    /// (`local_cells::LocalCells`; 0 without local reads).
+    local_cells: Vec<u128>,
     /// Pieces with hooks, and pieces computed after every move (teleport).
     hooks: SquareSet,
     volatile: SquareSet,
@@ -312,6 +319,7 @@ impl MoveState {
             spare_hooks: Vec::new(),
             lines: vec![LineBits::default(); compiled.line_count],
             local_rows: vec![0; h],
+            local_cells: vec![0; size],
             hooks: SquareSet::new(size),
             volatile: SquareSet::new(size),
             hook_box: if compiled.hooks { vec![[0; 4]; size] } else { Vec::new() },
@@ -334,6 +342,7 @@ impl MoveState {
         let tables = &mut self.tables;
         tables.lines.fill(LineBits::default());
         tables.local_rows.fill(0);
+        tables.local_cells.fill(0);
         tables.hooks.clear();
         tables.volatile.clear();
         tables.move_counts[0].clear();
@@ -464,6 +473,7 @@ impl MoveState {
             + (tables.hook_counts.iter().flatten().count() + tables.spare_hooks.len()) * size_of::<HookCounts>()
             + tables.lines.len() * size_of::<LineBits>()
             + tables.local_rows.len() * 8
+            + tables.local_cells.len() * 16
             + tables.hooks.heap_bytes()
             + tables.volatile.heap_bytes()
             + tables.hook_box.len() * 4

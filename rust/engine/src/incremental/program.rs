@@ -6,6 +6,7 @@
 
 use super::hooks::HookProgram;
 use super::lines::{LinePlace, SquareLines, RANK_LEVELS};
+use super::local_cells::LocalCells;
 use crate::geometry::{Color, DIRECTION_COUNT};
 use crate::movegen::dead_ends;
 use crate::position::Piece;
@@ -77,6 +78,8 @@ pub(super) struct Program {
     pub(super) overlaps: u8,
     /// Largest leap of the plain atoms (Chebyshev), 0 without leaps.
     pub(super) leap_radius: u8,
+    /// The squares around it its local atoms read.
+    pub(super) local: LocalCells,
     /// An unpromoted piece of this type may choose to promote (zone or furthest rank), so some
     /// of its moves come twice: it keeps counts only while none of its moves can (`Offers`).
     pub(super) offers: Option<Offers>,
@@ -173,6 +176,7 @@ impl Program {
             lone_rays,
             overlaps,
             leap_radius,
+            local: LocalCells::of(atoms),
             offers,
             trap,
             sees_through,

@@ -5,6 +5,7 @@
 
 use super::compute::HookBoard;
 use super::lines::{LineBits, LinePlace, LineWays, LINE_WAYS};
+use super::local_cells::LocalCells;
 use super::{Mode, MoveState};
 use crate::geometry::{Color, DELTAS, DIRECTION_COUNT};
 use crate::position::{color_code, Position, EMPTY};
@@ -86,7 +87,13 @@ impl MoveState {
                     bits &= bits - 1;
                     let p = row * g.width + px;
                     let record = &self.tables.records[p];
-                    if px.abs_diff(x).max(row.abs_diff(y)) <= record.local as usize && record.stamp != self.tables.epoch
+                    if px.abs_diff(x).max(row.abs_diff(y)) <= record.local as usize
+                        && record.stamp != self.tables.epoch
+                        && LocalCells::reads(
+                            self.tables.local_cells[p],
+                            x as isize - px as isize,
+                            y as isize - row as isize,
+                        )
                     {
                         self.touch(pos, p);
                     }

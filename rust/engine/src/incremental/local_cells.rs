@@ -1,0 +1,203 @@
+//! Which squares around a piece its local atoms read (invariant 6 of the module
+//! documentation): bits of the 9×9 box centred on it (`LocalCells`), so that a change within
+//! its radius that it did not read leaves it alone. A leap reads one square, a lion line the
+//! squares along its line, the lion, igui and double steps the squares they step to; an area
+//! move reads the neighbours of the empty squares it can go on from, which depend on the board
+//! (`MoveState::area_reads`). A read farther than the box (a leap of more than 4) counts as
+//! read without a bit (`LocalCells::reads`).
+// Speed: a fire demon's area of 3 reads a 7×7 box by radius, but on a crowded board only its
+// neighbours and a few squares beyond (issue 27, item 5).
+
+use super::MoveState;
+use crate::geometry::DELTAS;
+use crate::position::Position;
+use crate::table::Atom;
+
+/// The box's half side: the largest area move (`area(4)`) reads this far.
+pub(super) const BOX_RADIUS: usize = 4;
+const SIDE: usize = 2 * BOX_RADIUS + 1;
+/// Every cell of the box.
+const ALL: u128 = (1 << (SIDE * SIDE)) - 1;
+/// The cells of the box's first and last columns.
+const FIRST_COLUMN: u128 = column_mask(0);
+const LAST_COLUMN: u128 = column_mask(SIDE - 1);
+
+const fn column_mask(x: usize) -> u128 {
+    let mut mask = 0;
+    let mut y = 0;
+    while y < SIDE {
+        mask |= 1 << (y * SIDE + x);
+        y += 1;
+    }
+    mask
+}
+
+/// The bit of the cell (dx, dy) from the centre, if it is in the box.
+fn cell(dx: i32, dy: i32) -> u128 {
+    let r = BOX_RADIUS as i32;
+    if dx.abs() > r || dy.abs() > r {
+        return 0;
+    }
+    1 << ((dy + r) as usize * SIDE + (dx + r) as usize)
+}
+
+/// The cells within Chebyshev distance `r` of the centre.
+fn square_of(r: i32) -> u128 {
+    (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| cell(dx, dy))).fold(0, |m, c| m | c)
+}
+
+/// The cells a king step from `cells`, and `cells`.
+#[inline]
+fn dilate(cells: u128) -> u128 {
+    let across = cells | (cells << 1 & !FIRST_COLUMN) | (cells >> 1 & !LAST_COLUMN);
+    (across | across << SIDE | across >> SIDE) & ALL
+}
+
+/// The local reads of one piece type and colour (`Program::local`): the cells its atoms read
+/// whatever the board, and the largest area move, whose reads depend on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct LocalCells {
+    pub(super) fixed: u128,
+    /// Steps of its area move (0: none).
+    pub(super) area: u8,
+}
+
+impl LocalCells {
+    /// The cells `atoms` (absolute) read. Every atom is named, as in `program::local_read`
+    /// (which gives the radii): a new one does not compile until its reads are stated.
+    pub(super) fn of(atoms: &[Atom]) -> LocalCells {
+        let mut local = LocalCells::default();
+        for &atom in atoms {
+            match atom {
+                Atom::Leap { dx, dy } => local.fixed |= cell(dx as i32, dy as i32),
+                Atom::Lion => local.fixed |= square_of(2),
+                Atom::Igui => local.fixed |= square_of(1),
+                Atom::LionLine { dir, reach, .. } => {
+                    let (dx, dy) = DELTAS[dir as usize];
+                    local.fixed |= (1..=reach as i32).fold(0, |m, k| m | cell(dx * k, dy * k));
+                }
+                Atom::Double { dirs } => {
+                    let steps = DELTAS.iter().enumerate().filter(|&(d, _)| dirs & (1 << d) != 0);
+                    for (_, &(dx, dy)) in steps.clone() {
+                        local.fixed |= cell(dx, dy);
+                        local.fixed |= steps.clone().fold(0, |m, (_, &(ex, ey))| m | cell(dx + ex, dy + ey));
+                    }
+                }
+                // Beyond the box a bit could not say what it reads.
+                Atom::Area { steps } if steps as usize > BOX_RADIUS => local.fixed = ALL,
+                Atom::Area { steps } => local.area = local.area.max(steps),
+                Atom::Slide { .. }
+                | Atom::Jump { .. }
+                | Atom::Hop { .. }
+                | Atom::RangeCapture { .. }
+                | Atom::RangeJump { .. }
+                | Atom::RankJump { .. }
+                | Atom::RankHop { .. }
+                | Atom::Hook { .. }
+                | Atom::Teleport => {}
+            }
+        }
+        local
+    }
+
+    /// Whether a piece whose local reads are `cells` read the square (dx, dy) from it.
+    #[inline(always)]
+    pub(super) fn reads(cells: u128, dx: isize, dy: isize) -> bool {
+        let r = BOX_RADIUS as isize;
+        if dx.abs() > r || dy.abs() > r {
+            return true;
+        }
+        cells >> ((dy + r) as usize * SIDE + (dx + r) as usize) & 1 != 0
+    }
+}
+
+impl MoveState {
+    /// The cells an area move of `steps` (at most `BOX_RADIUS`) from `sq` reads on the board
+    /// the line bits describe: the neighbours of its square and of each empty square it
+    /// reaches in fewer than `steps` steps (the breadth-first walk of `Position::area`).
+    pub(super) fn area_reads(&self, pos: &Position, sq: usize, steps: u8) -> u128 {
+        let g = &pos.variant.geometry;
+        let (x, y) = g.xy(sq);
+        let (x, y) = (x as usize, y as usize);
+        let r = BOX_RADIUS;
+        // The box's columns on the board, and per row its empty ones (a rank is line `y`).
+        let columns = if x >= r { ((1u64 << g.width) - 1) >> (x - r) } else { ((1u64 << g.width) - 1) << (r - x) };
+        let columns = columns & ((1 << SIDE) - 1);
+        let (mut board, mut empty) = (0u128, 0u128);
+        for row in y.saturating_sub(r)..(y + r + 1).min(g.height) {
+            let occupied = self.tables.lines[row].occupied;
+            let near = if x >= r { occupied >> (x - r) } else { occupied << (r - x) };
+            let shift = (row + r - y) * SIDE;
+            board |= (columns as u128) << shift;
+            empty |= ((columns & !near) as u128) << shift;
+        }
+        let mut from = cell(0, 0);
+        for _ in 1..steps {
+            from |= dilate(from) & empty;
+        }
+        dilate(from) & board
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_is_read_where_its_bit_says() {
+        let knight = LocalCells::of(&[Atom::Leap { dx: 1, dy: -2 }]).fixed;
+        assert!(LocalCells::reads(knight, 1, -2));
+        assert!(!LocalCells::reads(knight, -1, -2));
+        assert!(!LocalCells::reads(knight, 2, -1));
+        // Beyond the box: read.
+        assert!(LocalCells::reads(0, 5, 0));
+    }
+
+    #[test]
+    fn dilation_does_not_wrap_across_rows() {
+        let right_edge = cell(4, 0);
+        let grown = dilate(right_edge);
+        assert_eq!(grown.count_ones(), 6);
+        assert_eq!(grown & FIRST_COLUMN, 0);
+        assert_eq!(dilate(cell(0, 0)), square_of(1));
+        assert_eq!(dilate(dilate(cell(0, 0))), square_of(2));
+    }
+
+    /// A Tenjiku fire demon (area of 3) in the middle of the board, with friends around it.
+    fn fire_demon_reads(friends: &[(i32, i32)]) -> u128 {
+        use crate::geometry::Color;
+        use crate::variant::Variant;
+        let variant = Variant::load("tenjiku", &[]).unwrap();
+        let g = &variant.geometry;
+        let mut pos = Position::empty(variant.clone(), Color::Black);
+        let demon = variant.table.lookup("Fire demon").unwrap();
+        let (x, y) = (8, 8);
+        let piece = |kind| variant.table.placement(kind, false, Color::Black).unwrap();
+        pos.put(g.square(x, y).unwrap(), piece(demon));
+        let pawn = variant.table.lookup("Pawn").unwrap();
+        for &(dx, dy) in friends {
+            pos.put(g.square(x + dx, y + dy).unwrap(), piece(pawn));
+        }
+        let state = MoveState::new(&pos);
+        assert_eq!(state.compiled.program(demon as u32 * 2).local.area, 3);
+        state.area_reads(&pos, g.square(x, y).unwrap(), 3)
+    }
+
+    #[test]
+    fn an_area_move_reads_around_the_empty_squares_it_goes_on_from() {
+        // Free: three steps read the 7×7 box.
+        assert_eq!(fire_demon_reads(&[]), square_of(3));
+        // Walled in by friends: only its neighbours.
+        let ring: Vec<(i32, i32)> = DELTAS.to_vec();
+        assert_eq!(fire_demon_reads(&ring), square_of(1));
+        // One gap to the right, (1, 0): from there the second step reaches (2, -1..=1), and the
+        // third reads their neighbours, out to (3, -2..=2).
+        let gap: Vec<(i32, i32)> = DELTAS.iter().copied().filter(|&d| d != (1, 0)).collect();
+        let reads = fire_demon_reads(&gap);
+        assert_eq!(reads & square_of(1), square_of(1));
+        assert!(LocalCells::reads(reads, 3, 0) && LocalCells::reads(reads, 3, 2));
+        assert!(!LocalCells::reads(reads, 3, 3) && !LocalCells::reads(reads, 2, -3));
+        assert!(!LocalCells::reads(reads, -2, 0) && !LocalCells::reads(reads, -3, -3));
+        assert!(!LocalCells::reads(reads, 0, 2) && !LocalCells::reads(reads, 0, -3));
+    }
+}
