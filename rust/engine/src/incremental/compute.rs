@@ -11,10 +11,17 @@ use crate::position::{color_code, Move, Position};
 impl MoveState {
     /// Computes the piece on `sq` in full (or clears the square).
     pub(super) fn refresh(&mut self, pos: &Position, sq: usize) {
-        let mut list = self.vacate(sq);
+        // The count tree gets the difference at the end, not the old total out and the new in.
+        // Speed: one tree update a piece computed again instead of two (issue 27, item 5).
+        let record = &self.tables.records[sq];
+        let before = (record.mode != Mode::Empty).then(|| (record.color_index(), record.total as i32));
+        let mut list = self.take_out(sq);
         let Some(piece) = pos.at(sq) else {
             self.tables.records[sq].mode = Mode::Empty;
             self.keep_spare(list);
+            if let Some((color, total)) = before.filter(|&(_, total)| total != 0) {
+                self.tables.move_counts[color].add(sq, -total);
+            }
             return;
         };
         let program = piece.kind as u32 * 2 + piece.color.index() as u32;
@@ -25,7 +32,7 @@ impl MoveState {
         // (fourth step).
         let g = &pos.variant.geometry;
         let p = self.compiled.program(program);
-        let (sees_through, leap_radius, leap_cells) = (p.sees_through, p.leap_radius, p.local.fixed);
+        let (sees_through, local_radius, fixed_cells) = (p.sees_through, p.local_radius, p.local.fixed);
         let rank = g.rank_from_front(sq, piece.color);
         let plain = p.is_plain(piece, rank, g.height);
         let counts_hooks = p.hooks.is_some() && p.counts_hooks(piece, rank, g.height);
@@ -47,8 +54,8 @@ impl MoveState {
         } else {
             if plain {
                 self.tables.records[sq].mode = Mode::Plain;
-                self.count_plain(pos, sq);
-                self.set_local(sq, leap_radius, leap_cells);
+                let area = self.count_plain(pos, sq);
+                self.set_local(sq, local_radius, fixed_cells | area);
             }
             if !plain || self.offered(sq, piece) {
                 self.tables.records[sq].mode = Mode::Listed;
@@ -61,14 +68,37 @@ impl MoveState {
                 self.keep_spare(list);
             }
         }
-        if self.tables.records[sq].total != 0 {
-            self.tables.move_counts[piece.color.index()].add(sq, self.tables.records[sq].total as i32);
+        let (color, total) = (piece.color.index(), self.tables.records[sq].total as i32);
+        match before {
+            Some((old_color, old)) if old_color == color => {
+                if total != old {
+                    self.tables.move_counts[color].add(sq, total - old);
+                }
+            }
+            _ => {
+                if let Some((old_color, old)) = before.filter(|&(_, old)| old != 0) {
+                    self.tables.move_counts[old_color].add(sq, -old);
+                }
+                if total != 0 {
+                    self.tables.move_counts[color].add(sq, total);
+                }
+            }
         }
     }
 
     /// Takes the square's piece out of the state (stamped as computed in this epoch, no longer
     /// pending): its moves, reads and bits. Returns its list, emptied, for the next piece.
     pub(super) fn vacate(&mut self, sq: usize) -> Vec<Move> {
+        let record = &self.tables.records[sq];
+        if record.mode != Mode::Empty && record.total != 0 {
+            self.tables.move_counts[record.color_index()].add(sq, -(record.total as i32));
+        }
+        self.take_out(sq)
+    }
+
+    /// `vacate`, leaving the square's count in the count tree (invariant 5 holds again once the
+    /// caller has passed the difference).
+    fn take_out(&mut self, sq: usize) -> Vec<Move> {
         let tables = &mut self.tables;
         tables.records[sq].stamp = tables.epoch;
         let (word, bit) = (sq / 64, 1u64 << (sq % 64));
@@ -79,11 +109,7 @@ impl MoveState {
             }
         }
         if tables.records[sq].mode != Mode::Empty {
-            let color = tables.records[sq].color_index();
-            if tables.records[sq].total != 0 {
-                tables.move_counts[color].add(sq, -(tables.records[sq].total as i32));
-                tables.records[sq].total = 0;
-            }
+            tables.records[sq].total = 0;
             // Only pieces that see through set their bits (`refresh`).
             // Speed: see-through and local bits cleared only where set (issue 13's third step).
             if self.compiled.program(self.tables.records[sq].program).sees_through {

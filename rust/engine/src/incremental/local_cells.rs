@@ -33,7 +33,7 @@ const fn column_mask(x: usize) -> u128 {
 }
 
 /// The bit of the cell (dx, dy) from the centre, if it is in the box.
-fn cell(dx: i32, dy: i32) -> u128 {
+pub(super) fn cell(dx: i32, dy: i32) -> u128 {
     let r = BOX_RADIUS as i32;
     if dx.abs() > r || dy.abs() > r {
         return 0;
@@ -111,31 +111,59 @@ impl LocalCells {
     }
 }
 
+/// The cells of the first `count` squares of a slide along `dir`, as far as `steps`.
+pub(super) fn slide_cells(dir: u8, count: u8, steps: u8) -> u128 {
+    let (dx, dy) = DELTAS[dir as usize];
+    (1..=count.min(steps) as i32).fold(0, |m, k| m | cell(dx * k, dy * k))
+}
+
+/// An area move on the board, over the box around its piece (`MoveState::area_box`).
+pub(super) struct AreaBox {
+    /// The cells it reads.
+    pub(super) reads: u128,
+    /// The cells it may end on (empty or enemy).
+    pub(super) targets: u128,
+    /// It may pass (step off to an empty neighbour and back).
+    pub(super) pass: bool,
+}
+
 impl MoveState {
-    /// The cells an area move of `steps` (at most `BOX_RADIUS`) from `sq` reads on the board
-    /// the line bits describe: the neighbours of its square and of each empty square it
-    /// reaches in fewer than `steps` steps (the breadth-first walk of `Position::area`).
-    pub(super) fn area_reads(&self, pos: &Position, sq: usize, steps: u8) -> u128 {
+    /// An area move of `steps` (at most `BOX_RADIUS`) from `sq`, for the owner Black or not,
+    /// on the board the line bits describe: the breadth-first walk of `Position::area` done on
+    /// all the cells at once. It goes on from its square and from each empty square it reaches
+    /// in fewer than `steps` steps; it reads their neighbours and may end on those that are
+    /// empty or enemy.
+    pub(super) fn area_box(&self, pos: &Position, sq: usize, steps: u8, black: bool) -> AreaBox {
         let g = &pos.variant.geometry;
         let (x, y) = g.xy(sq);
         let (x, y) = (x as usize, y as usize);
         let r = BOX_RADIUS;
-        // The box's columns on the board, and per row its empty ones (a rank is line `y`).
-        let columns = if x >= r { ((1u64 << g.width) - 1) >> (x - r) } else { ((1u64 << g.width) - 1) << (r - x) };
-        let columns = columns & ((1 << SIDE) - 1);
-        let (mut board, mut empty) = (0u128, 0u128);
+        let near = |bits: u64| if x >= r { bits >> (x - r) } else { bits << (r - x) };
+        // The box's columns on the board, and per row its empty and own cells (a rank is
+        // line `y`).
+        let columns = near((1u64 << g.width) - 1) & ((1 << SIDE) - 1);
+        let (mut board, mut empty, mut own) = (0u128, 0u128, 0u128);
         for row in y.saturating_sub(r)..(y + r + 1).min(g.height) {
-            let occupied = self.tables.lines[row].occupied;
-            let near = if x >= r { occupied >> (x - r) } else { occupied << (r - x) };
+            let line = &self.tables.lines[row];
+            let owned = if black { line.black } else { line.occupied & !line.black };
             let shift = (row + r - y) * SIDE;
             board |= (columns as u128) << shift;
-            empty |= ((columns & !near) as u128) << shift;
+            empty |= ((columns & !near(line.occupied)) as u128) << shift;
+            own |= ((columns & near(owned)) as u128) << shift;
         }
-        let mut from = cell(0, 0);
+        let centre = cell(0, 0);
+        let mut from = centre;
         for _ in 1..steps {
             from |= dilate(from) & empty;
         }
-        dilate(from) & board
+        let reads = dilate(from) & board;
+        AreaBox { reads, targets: reads & !own & !centre, pass: steps >= 2 && dilate(centre) & empty != 0 }
+    }
+
+    /// The cells an area move of `steps` from the piece on `sq` reads (`area_box`).
+    pub(super) fn area_reads(&self, pos: &Position, sq: usize, steps: u8) -> u128 {
+        let black = pos.at(sq).is_some_and(|p| p.color == crate::geometry::Color::Black);
+        self.area_box(pos, sq, steps, black).reads
     }
 }
 
@@ -181,6 +209,48 @@ mod tests {
         let state = MoveState::new(&pos);
         assert_eq!(state.compiled.program(demon as u32 * 2).local.area, 3);
         state.area_reads(&pos, g.square(x, y).unwrap(), 3)
+    }
+
+    #[test]
+    fn area_movers_after_lines_are_counted_without_a_list() {
+        use crate::geometry::Color;
+        use crate::incremental::Mode;
+        use crate::variant::Variant;
+        // Tenjiku's fire demon (slides, then area(3)) and vice general (rank jumps, then
+        // area(3)), among friends and enemies: counted (no list), with the reference's moves.
+        let variant = Variant::load("tenjiku", &[]).unwrap();
+        let g = &variant.geometry;
+        let kind = |name| variant.table.lookup(name).unwrap();
+        let mut pos = Position::empty(variant.clone(), Color::Black);
+        let put = |pos: &mut Position, x, y, name, color| {
+            let piece = variant.table.placement(kind(name), false, color).unwrap();
+            pos.put(g.square(x, y).unwrap(), piece);
+        };
+        put(&mut pos, 5, 8, "Fire demon", Color::Black);
+        put(&mut pos, 10, 8, "Vice general", Color::White);
+        for (x, y, name, color) in [
+            (6, 8, "Pawn", Color::Black),
+            (4, 7, "Pawn", Color::White),
+            (5, 5, "Gold general", Color::White),
+            (7, 10, "Pawn", Color::Black),
+            (9, 7, "Pawn", Color::White),
+            (11, 9, "Pawn", Color::Black),
+            (12, 10, "Lance", Color::Black),
+        ] {
+            put(&mut pos, x, y, name, color);
+        }
+        let state = MoveState::new(&pos);
+        state.check(&pos).unwrap();
+        for (x, y) in [(5, 8), (10, 8)] {
+            let sq = g.square(x, y).unwrap();
+            assert_eq!(state.tables.records[sq].mode, Mode::Plain, "{}", g.square_name(sq));
+            let mut reference = Vec::new();
+            pos.generate_from(sq, &mut reference);
+            let mut moves = Vec::new();
+            state.moves_from(&pos, sq, &mut moves);
+            assert_eq!(moves, reference);
+            assert_eq!(state.moves_on(sq), reference.len());
+        }
     }
 
     #[test]

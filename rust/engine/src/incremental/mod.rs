@@ -48,7 +48,11 @@
 //! at distances k, k + 1, ... along its ray (less, where rays along one line overlap, those an
 //! earlier ray gave: `Program::overlaps`), a walk's (`PlainAtom::Walk`) are found again along
 //! its line when asked for. A changed square it read counts again only the atoms of that
-//! direction.
+//! direction. Slides and walks followed by one area move (fire demon, vice general) are plain
+//! too where no pass limit applies: the area move counts the squares it reaches that they did
+//! not give, and a pass, over the box around the piece (`PlainAtom::Area`); its moves, whose
+//! order only the reference's breadth-first walk gives, come from the reference when asked for.
+//! A change within its reads counts the whole piece again.
 //!
 //! A *hook* piece (only hooks: hook mover, capricorn, longnosed goblin), under the same
 //! conditions, keeps counts per leg and per turn (`hooks::HookCounts`): a changed square on a

@@ -47,6 +47,7 @@ impl MoveState {
                 let program = compiled.program(self.tables.records[sq].program);
                 let atoms = program.plain.as_ref().expect("a plain program");
                 let counts = &self.tables.counts[sq * compiled.stride..];
+                let index = rest as usize;
                 for (i, &atom) in atoms.iter().enumerate() {
                     let n = counts[i] as u32;
                     if rest < n {
@@ -60,6 +61,7 @@ impl MoveState {
                                     + self.variant.geometry.offset[dir as usize] * fresh.trailing_zeros() as isize;
                                 Move::simple(sq as u16, to as u16, false)
                             }
+                            PlainAtom::Area { .. } => reference_moves(pos, sq)[index],
                             _ => self.plain_move(pos, sq, atom, rest as usize),
                         };
                     }
@@ -164,9 +166,24 @@ impl MoveState {
                             f(mv);
                             true
                         }),
+                        // The last atom: the reference's moves after the earlier atoms'.
+                        PlainAtom::Area { .. } => {
+                            let before: usize = counts[..i].iter().map(|&c| c as usize).sum();
+                            reference_moves(pos, sq)[before..].iter().for_each(|&mv| f(mv));
+                        }
                     }
                 }
             }
         }
     }
+}
+
+/// The moves of the piece on `sq` as the reference generates them: for the area move of a plain
+/// piece (`PlainAtom::Area`), whose order only the breadth-first walk gives. A random draw
+/// lands there seldom (its share of the side's moves), and then pays one generation of the
+/// piece.
+fn reference_moves(pos: &Position, sq: usize) -> Vec<Move> {
+    let mut moves = Vec::with_capacity(64);
+    pos.generate_from(sq, &mut moves);
+    moves
 }

@@ -6,7 +6,7 @@
 
 use super::hooks::HookProgram;
 use super::lines::{LinePlace, SquareLines, RANK_LEVELS};
-use super::local_cells::LocalCells;
+use super::local_cells::{slide_cells, LocalCells, BOX_RADIUS};
 use crate::geometry::{Color, DIRECTION_COUNT};
 use crate::movegen::dead_ends;
 use crate::position::Piece;
@@ -25,6 +25,11 @@ pub(super) enum PlainAtom {
     /// A line atom that reads past pieces (hop, range jump, range capture, rank jump or hop),
     /// counted over the line bits (`MoveState::walk_count`).
     Walk(Walk),
+    /// An area move of up to `steps` (at most `local_cells::BOX_RADIUS`), last after slides
+    /// only: its moves are the squares it reaches that no slide gave, and a pass, counted over
+    /// the box around the piece (`MoveState::area_count`). (A slide's squares within `steps`
+    /// are all reached by the area move, so the slides give their own moves in full.)
+    Area { steps: u8 },
 }
 
 /// A walk along one line (`PlainAtom::Walk`): its moves are the free squares (all of them, or
@@ -76,10 +81,14 @@ pub(super) struct Program {
     /// Bit `dir` set when two rays that way may reach the same square: a ray's moves there
     /// are the squares no earlier ray gave (`MoveState::fresh_squares`), as in the reference.
     pub(super) overlaps: u8,
-    /// Largest leap of the plain atoms (Chebyshev), 0 without leaps.
-    pub(super) leap_radius: u8,
+    /// Largest local read of the plain atoms (a leap's or an area move's Chebyshev radius), 0
+    /// without them.
+    pub(super) local_radius: u8,
     /// The squares around it its local atoms read.
     pub(super) local: LocalCells,
+    /// The steps of its area move when it is counted (`PlainAtom::Area`): its moves come
+    /// from the reference when asked for (`MoveState::nth`).
+    pub(super) counted_area: Option<u8>,
     /// An unpromoted piece of this type may choose to promote (zone or furthest rank), so some
     /// of its moves come twice: it keeps counts only while none of its moves can (`Offers`).
     pub(super) offers: Option<Offers>,
@@ -97,7 +106,8 @@ pub(super) struct Program {
 
 impl Program {
     /// `level`: the index in `Compiled::rank_levels` of the type's range rank, if the line
-    /// bits hold that level (`RANK_LEVELS`).
+    /// bits hold that level (`RANK_LEVELS`). `counts_areas`: the variant limits no passes, so
+    /// an area move's pass is always a move and the move can be counted.
     fn compile(
         atoms: &[Atom],
         overlapping: bool,
@@ -105,15 +115,30 @@ impl Program {
         offers: Option<Offers>,
         trap: Trap,
         level: Option<u8>,
+        counts_areas: bool,
     ) -> Program {
         let mut plain = Vec::new();
         let mut rays_in = [0u64; DIRECTION_COUNT];
-        let mut leap_radius = 0u8;
+        let mut local_radius = 0u8;
         // Beyond 64 atoms the per-direction masks cannot name them all: such a type is listed.
         // Atoms that reach the same squares are plain only when all are rays: then only two
         // along one line can, and each counts what the earlier ones did not give.
         let rays_only = atoms.iter().all(|a| matches!(a, Atom::Slide { .. } | Atom::Jump { .. }));
-        let mut all_plain = (!overlapping || rays_only) && atoms.len() <= 64;
+        // Slides and walks that do not sweep (one a direction), then one area move: they overlap
+        // only where the area move reaches their squares, which its count leaves out
+        // (`PlainAtom::Area`).
+        let line_dirs = atoms.iter().fold(0u16, |m, a| match a {
+            Atom::Slide { dir, .. }
+            | Atom::Hop { dir, .. }
+            | Atom::RangeJump { dir, .. }
+            | Atom::RankJump { dir }
+            | Atom::RankHop { dir } => m | 1 << dir,
+            _ => m,
+        });
+        let area_after_lines = counts_areas
+            && matches!(atoms.last(), Some(&Atom::Area { steps }) if steps as usize <= BOX_RADIUS)
+            && line_dirs.count_ones() as usize == atoms.len() - 1;
+        let mut all_plain = (!overlapping || rays_only || area_after_lines) && atoms.len() <= 64;
         for (i, &atom) in atoms.iter().enumerate() {
             let compiled = match atom {
                 Atom::Slide { .. } | Atom::Jump { .. } => {
@@ -121,8 +146,12 @@ impl Program {
                     PlainAtom::Ray { dir, k, extra }
                 }
                 Atom::Leap { dx, dy } => {
-                    leap_radius = leap_radius.max(dx.unsigned_abs()).max(dy.unsigned_abs());
+                    local_radius = local_radius.max(dx.unsigned_abs()).max(dy.unsigned_abs());
                     PlainAtom::Leap { dx, dy }
+                }
+                Atom::Area { steps } if area_after_lines => {
+                    local_radius = local_radius.max(steps);
+                    PlainAtom::Area { steps }
                 }
                 Atom::Hop { dir, pieces } | Atom::RangeJump { dir, pieces } => {
                     let free_beyond = matches!(atom, Atom::Hop { .. });
@@ -170,13 +199,28 @@ impl Program {
                 _ => None,
             }
         });
+        let counted_area = plain.iter().find_map(|a| match *a {
+            PlainAtom::Area { steps } if all_plain => Some(steps),
+            _ => None,
+        });
+        let mut local = LocalCells::of(atoms);
+        if let Some(steps) = counted_area {
+            // What a walk gives within the area's reach depends on squares the area move may
+            // not read: those are read too, so a change there counts the piece again in full.
+            for &atom in &plain {
+                if let PlainAtom::Walk(Walk { dir, .. }) = atom {
+                    local.fixed |= slide_cells(dir, steps, steps);
+                }
+            }
+        }
         Program {
             plain: all_plain.then_some(plain),
             rays_in,
             lone_rays,
             overlaps,
-            leap_radius,
-            local: LocalCells::of(atoms),
+            local_radius,
+            local,
+            counted_area,
             offers,
             trap,
             sees_through,
@@ -313,6 +357,7 @@ impl Compiled {
                     Offers::of(variant, kind),
                     ty.trap,
                     level,
+                    variant.rules.max_consecutive_passes.is_none(),
                 ));
                 for &atom in atoms {
                     hooks |= matches!(atom, Atom::Hook { .. });

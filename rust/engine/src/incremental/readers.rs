@@ -158,7 +158,9 @@ impl MoveState {
             Mode::Plain => {
                 self.recount_direction(pos, p, back);
                 let program = self.compiled.program(self.tables.records[p].program);
-                if program.offers.is_some() && pos.at(p).is_some_and(|piece| self.offered(p, piece)) {
+                if program.offers.is_some()
+                    && pos.at(p).is_some_and(|piece| self.offered_by(p, piece, program.rays_in[back]))
+                {
                     self.refresh(pos, p);
                 }
             }
