@@ -211,37 +211,23 @@ mod tests {
         state.area_reads(&pos, g.square(x, y).unwrap(), 3)
     }
 
-    #[test]
-    fn area_movers_after_lines_are_counted_without_a_list() {
+    /// Tenjiku pieces on an empty board, and the state's moves of those on `counted`, which
+    /// must keep counts (no list): the reference's moves.
+    fn counted_as_the_reference(pieces: &[(i32, i32, &str, bool)], counted: &[(i32, i32)]) {
         use crate::geometry::Color;
         use crate::incremental::Mode;
         use crate::variant::Variant;
-        // Tenjiku's fire demon (slides, then area(3)) and vice general (rank jumps, then
-        // area(3)), among friends and enemies: counted (no list), with the reference's moves.
         let variant = Variant::load("tenjiku", &[]).unwrap();
         let g = &variant.geometry;
-        let kind = |name| variant.table.lookup(name).unwrap();
         let mut pos = Position::empty(variant.clone(), Color::Black);
-        let put = |pos: &mut Position, x, y, name, color| {
-            let piece = variant.table.placement(kind(name), false, color).unwrap();
+        for &(x, y, name, black) in pieces {
+            let color = if black { Color::Black } else { Color::White };
+            let piece = variant.table.placement(variant.table.lookup(name).unwrap(), false, color).unwrap();
             pos.put(g.square(x, y).unwrap(), piece);
-        };
-        put(&mut pos, 5, 8, "Fire demon", Color::Black);
-        put(&mut pos, 10, 8, "Vice general", Color::White);
-        for (x, y, name, color) in [
-            (6, 8, "Pawn", Color::Black),
-            (4, 7, "Pawn", Color::White),
-            (5, 5, "Gold general", Color::White),
-            (7, 10, "Pawn", Color::Black),
-            (9, 7, "Pawn", Color::White),
-            (11, 9, "Pawn", Color::Black),
-            (12, 10, "Lance", Color::Black),
-        ] {
-            put(&mut pos, x, y, name, color);
         }
         let state = MoveState::new(&pos);
         state.check(&pos).unwrap();
-        for (x, y) in [(5, 8), (10, 8)] {
+        for &(x, y) in counted {
             let sq = g.square(x, y).unwrap();
             assert_eq!(state.tables.records[sq].mode, Mode::Plain, "{}", g.square_name(sq));
             let mut reference = Vec::new();
@@ -251,6 +237,44 @@ mod tests {
             assert_eq!(moves, reference);
             assert_eq!(state.moves_on(sq), reference.len());
         }
+    }
+
+    #[test]
+    fn area_movers_after_lines_are_counted_without_a_list() {
+        // The fire demon (slides, then area(3)) and the vice general (rank jumps, then
+        // area(3)), among friends and enemies.
+        let pieces = [
+            (5, 8, "Fire demon", true),
+            (10, 8, "Vice general", false),
+            (6, 8, "Pawn", true),
+            (4, 7, "Pawn", false),
+            (5, 5, "Gold general", false),
+            (7, 10, "Pawn", true),
+            (9, 7, "Pawn", false),
+            (11, 9, "Pawn", true),
+            (12, 10, "Lance", true),
+        ];
+        counted_as_the_reference(&pieces, &[(5, 8), (10, 8)]);
+    }
+
+    #[test]
+    fn lion_powers_after_lines_are_counted_without_a_list() {
+        // The horned falcon (lines, then a lion line), the soaring eagle (two lion lines that
+        // both pass) and the lion, far from their promotion zone, with enemies to capture on
+        // the way.
+        let pieces = [
+            (3, 12, "Horned falcon", true),
+            (2, 11, "Pawn", true),
+            (4, 11, "Pawn", true),
+            (3, 10, "Pawn", false),
+            (8, 12, "Soaring eagle", true),
+            (8, 11, "Pawn", true),
+            (7, 11, "Pawn", false),
+            (12, 13, "Lion", true),
+            (12, 12, "Pawn", false),
+            (13, 14, "Pawn", false),
+        ];
+        counted_as_the_reference(&pieces, &[(3, 12), (8, 12), (12, 13)]);
     }
 
     #[test]

@@ -52,7 +52,10 @@
 //! too where no pass limit applies: the area move counts the squares it reaches that they did
 //! not give, and a pass, over the box around the piece (`PlainAtom::Area`); its moves, whose
 //! order only the reference's breadth-first walk gives, come from the reference when asked for.
-//! A change within its reads counts the whole piece again.
+//! So are lines followed by local powers (lion, lion lines, igui, double steps) that reach none
+//! of their squares (horned falcon, soaring eagle, lion): the powers are counted together by
+//! generating them alone (`PlainAtom::Powers`). A change within the local reads of either
+//! counts the whole piece again.
 //!
 //! A *hook* piece (only hooks: hook mover, capricorn, longnosed goblin), under the same
 //! conditions, keeps counts per leg and per turn (`hooks::HookCounts`): a changed square on a
@@ -232,6 +235,8 @@ struct Tables {
     epoch: u32,
     /// The squares of the move being followed (scratch).
     changed: Vec<usize>,
+    /// The moves of a plain piece's powers, counted (scratch; `PlainAtom::Powers`).
+    powers: Vec<Move>,
     /// Each side's pieces by the code they are written with, for notation.
     signs: SignIndex,
 }
@@ -333,6 +338,7 @@ impl MoveState {
             pass_blocked: [false; 2],
             epoch: 1,
             changed: Vec::new(),
+            powers: Vec::new(),
             signs: SignIndex::new(size, variant.table.len()),
         };
         let mut state = MoveState { variant, compiled, tables };

@@ -62,6 +62,11 @@ impl MoveState {
                                 Move::simple(sq as u16, to as u16, false)
                             }
                             PlainAtom::Area { .. } => reference_moves(pos, sq)[index],
+                            PlainAtom::Powers { from } => {
+                                let mut moves = Vec::with_capacity(32);
+                                pos.generate_from_atoms(sq, from, &mut moves);
+                                moves[rest as usize]
+                            }
                             _ => self.plain_move(pos, sq, atom, rest as usize),
                         };
                     }
@@ -166,6 +171,11 @@ impl MoveState {
                             f(mv);
                             true
                         }),
+                        PlainAtom::Powers { from } => {
+                            let mut moves = Vec::with_capacity(32);
+                            pos.generate_from_atoms(sq, from, &mut moves);
+                            moves.into_iter().for_each(&mut f);
+                        }
                         // The last atom: the reference's moves after the earlier atoms'.
                         PlainAtom::Area { .. } => {
                             let before: usize = counts[..i].iter().map(|&c| c as usize).sum();

@@ -40,6 +40,15 @@ impl MoveState {
                     // within its reach is one of them, so the piece is counted again in full.
                     Count { moves: ((area.targets & !slid).count_ones() + u32::from(area.pass)) as u8, reach: 0 }
                 }
+                // Local reads only (reach 0): a change among them counts the piece again.
+                PlainAtom::Powers { from } => {
+                    let mut moves = std::mem::take(&mut self.tables.powers);
+                    moves.clear();
+                    pos.generate_from_atoms(sq, from, &mut moves);
+                    let count = Count { moves: moves.len() as u8, reach: 0 };
+                    self.tables.powers = moves;
+                    count
+                }
                 _ => self.count_atom(pos, sq, atom, own),
             };
             let moves = match atom {
@@ -127,7 +136,9 @@ impl MoveState {
                 }
             }
             PlainAtom::Walk(walk) => self.walk_count(sq, walk, own == color_code(Color::Black)),
-            PlainAtom::Area { .. } => unreachable!("an area move is counted with its slides (`count_plain`)"),
+            PlainAtom::Area { .. } | PlainAtom::Powers { .. } => {
+                unreachable!("areas and powers are counted with the whole piece (`count_plain`)")
+            }
         }
     }
 
@@ -191,10 +202,10 @@ impl MoveState {
                     let dy = DELTAS[dir as usize].1;
                     (rank(y + dy), rank(y + dy * reach[dir as usize] as i32))
                 }
-                // Within `steps` ranks each way, on the board.
-                PlainAtom::Area { steps } => {
-                    let last = g.height as i32 - 1;
-                    (rank((y - steps as i32).max(0)), rank((y + steps as i32).min(last)))
+                // Within its local radius each way, on the board.
+                PlainAtom::Area { .. } | PlainAtom::Powers { .. } => {
+                    let (last, r) = (g.height as i32 - 1, program.local_radius as i32);
+                    (rank((y - r).max(0)), rank((y + r).min(last)))
                 }
             };
             let (lo, hi) = (near.min(far) as u32, near.max(far) as u32);
@@ -240,7 +251,9 @@ impl MoveState {
                 });
                 return found.expect("a walk gives as many moves as it counted");
             }
-            PlainAtom::Area { .. } => unreachable!("an area move's moves come from the reference (`nth`)"),
+            PlainAtom::Area { .. } | PlainAtom::Powers { .. } => {
+                unreachable!("an area's or powers' moves are found by `nth` and `for_each_move_from`")
+            }
         };
         Move::simple(sq as u16, to as u16, false)
     }

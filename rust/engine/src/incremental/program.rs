@@ -10,7 +10,7 @@ use super::local_cells::{slide_cells, LocalCells, BOX_RADIUS};
 use crate::geometry::{Color, DIRECTION_COUNT};
 use crate::movegen::dead_ends;
 use crate::position::Piece;
-use crate::table::{Atom, Ray, Trap};
+use crate::table::{footprints_meet, overlapping as table_overlapping, Atom, Ray, Trap};
 use crate::variant::Variant;
 use std::sync::{Arc, OnceLock};
 
@@ -25,6 +25,11 @@ pub(super) enum PlainAtom {
     /// A line atom that reads past pieces (hop, range jump, range capture, rank jump or hop),
     /// counted over the line bits (`MoveState::walk_count`).
     Walk(Walk),
+    /// The local powers (lion, lion lines, igui, double steps) from atom `from` on, the last
+    /// atoms, reaching no square the others reach: their moves are counted together by
+    /// generating them alone (`Position::generate_from_atoms`), and found again so when asked
+    /// for.
+    Powers { from: u8 },
     /// An area move of up to `steps` (at most `local_cells::BOX_RADIUS`), last after slides
     /// only: its moves are the squares it reaches that no slide gave, and a pass, counted over
     /// the box around the piece (`MoveState::area_count`). (A slide's squares within `steps`
@@ -138,8 +143,22 @@ impl Program {
         let area_after_lines = counts_areas
             && matches!(atoms.last(), Some(&Atom::Area { steps }) if steps as usize <= BOX_RADIUS)
             && line_dirs.count_ones() as usize == atoms.len() - 1;
-        let mut all_plain = (!overlapping || rays_only || area_after_lines) && atoms.len() <= 64;
+        // Lines and leaps, then local powers (lion, lion lines, igui, double steps) that reach
+        // none of their squares: the powers are counted together (`PlainAtom::Powers`).
+        let is_power = |a: &Atom| matches!(a, Atom::Lion | Atom::LionLine { .. } | Atom::Igui | Atom::Double { .. });
+        let first_power = atoms.iter().position(is_power).unwrap_or(atoms.len());
+        let (lines, powers) = atoms.split_at(first_power);
+        let powers_after_lines = counts_areas
+            && !powers.is_empty()
+            && powers.iter().all(is_power)
+            && (!table_overlapping(lines) || lines.iter().all(|a| matches!(a, Atom::Slide { .. } | Atom::Jump { .. })))
+            && !footprints_meet(lines, powers);
+        let mut all_plain = (!overlapping || rays_only || area_after_lines || powers_after_lines) && atoms.len() <= 64;
         for (i, &atom) in atoms.iter().enumerate() {
+            if i > first_power && powers_after_lines {
+                // Counted with the first.
+                continue;
+            }
             let compiled = match atom {
                 Atom::Slide { .. } | Atom::Jump { .. } => {
                     let Ray { dir, k, extra } = atom.ray().expect("a slide or a jump");
@@ -152,6 +171,14 @@ impl Program {
                 Atom::Area { steps } if area_after_lines => {
                     local_radius = local_radius.max(steps);
                     PlainAtom::Area { steps }
+                }
+                _ if i == first_power && powers_after_lines => {
+                    for &power in powers {
+                        if let Read::Local(r) = local_read(power) {
+                            local_radius = local_radius.max(r);
+                        }
+                    }
+                    PlainAtom::Powers { from: i as u8 }
                 }
                 Atom::Hop { dir, pieces } | Atom::RangeJump { dir, pieces } => {
                     let free_beyond = matches!(atom, Atom::Hop { .. });
@@ -184,7 +211,7 @@ impl Program {
             _ => false,
         });
         let hooks = HookProgram::of(atoms, hooks_only);
-        let slots = if all_plain { atoms.len() } else { 0 };
+        let slots = if all_plain { plain.len() } else { 0 };
         let overlaps = if overlapping {
             (0..DIRECTION_COUNT).filter(|&d| rays_in[d].count_ones() > 1).fold(0, |m, d| m | 1 << d)
         } else {

@@ -99,6 +99,21 @@ impl Position {
         self.offer_zone_promotions(sq, piece, motion, start, out);
     }
 
+    /// The moves that the atoms of the piece on `sq` from atom `from` on give alone, in
+    /// generation order, duplicates among them dropped: the moves they give in `generate_from`
+    /// when no earlier atom reaches their squares (the incremental state counts a piece's last
+    /// local powers this way). No promotion offers or filters.
+    pub(crate) fn generate_from_atoms(&self, sq: usize, from: u8, out: &mut Vec<Move>) {
+        let Some(piece) = self.at(sq) else { return };
+        let atoms =
+            &self.variant.table.absolute_atoms(self.variant.table.motion_of(piece.kind), piece.color)[from as usize..];
+        let open = self.variant.geometry.neighbour_dirs(sq) & !self.neighbours_of_color(sq, piece.color);
+        let motion = self.variant.table.motion_of(piece.kind);
+        Sink::with(out, sq, motion.overlapping, |sink| {
+            self.atoms_into(sq, piece.color, motion.range_rank, open, atoms, sink)
+        });
+    }
+
     /// Each of `atoms` in turn into `sink` (one set of squares seen for all). The one place
     /// `generate_atom` is inlined, so the compiler inlines the powers it calls once too.
     #[inline(never)]

@@ -15,6 +15,7 @@ mod parse;
 
 use crate::geometry::{absolute_direction, Color, DIRECTION_COUNT};
 use grammar::normalize;
+pub(crate) use parse::{footprints_meet, overlapping};
 use std::collections::HashMap;
 use std::fmt;
 

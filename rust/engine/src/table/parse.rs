@@ -326,8 +326,15 @@ fn resolve(
     Ok(unique)
 }
 
+/// Whether a square one of `a` can reach, one of `b` can reach too (footprints, as in
+/// `overlapping`).
+pub(crate) fn footprints_meet(a: &[Atom], b: &[Atom]) -> bool {
+    let reached: std::collections::HashSet<(i32, i32)> = a.iter().flat_map(footprint).collect();
+    b.iter().flat_map(footprint).any(|s| reached.contains(&s))
+}
+
 /// Whether two of the atoms can reach the same square (so generation must drop duplicates).
-fn overlapping(atoms: &[Atom]) -> bool {
+pub(crate) fn overlapping(atoms: &[Atom]) -> bool {
     if atoms.iter().any(|a| matches!(a, Atom::Hook { .. } | Atom::Area { .. } | Atom::Double { .. })) {
         return true;
     }
