@@ -536,6 +536,13 @@ impl Position {
         let table = &self.variant.table;
         let (from, to) = (mv.from as usize, mv.to as usize);
         let Some(mover) = self.board[from] else { return burns };
+        // Only enemies next to where it stops burn or are burned: most moves stop by none.
+        // Speed: no capture list and no eight squares looked at then, 2.5% of random Tenjiku
+        // play before (issue 27, item 5).
+        let mut near = self.neighbours_of_color(to, mover.color.opponent());
+        if near == 0 {
+            return burns;
+        }
         let mut captured = [usize::MAX; 48];
         let mut n = 0;
         self.for_each_capture(mv, |sq| {
@@ -543,11 +550,12 @@ impl Position {
             n += 1;
         });
         let g = &self.variant.geometry;
-        let (x, y) = g.xy(to);
         let mut enemies = [0u16; 8];
         let mut count = 0;
-        for &(dx, dy) in crate::geometry::DELTAS.iter() {
-            let Some(a) = g.square(x + dx, y + dy) else { continue };
+        while near != 0 {
+            let d = near.trailing_zeros() as usize;
+            near &= near - 1;
+            let a = (to as isize + g.offset[d]) as usize;
             if a == from || captured[..n].contains(&a) {
                 continue;
             }

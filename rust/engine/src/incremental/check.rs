@@ -37,7 +37,7 @@ impl MoveState {
                 && mine.total == theirs.total
                 && mine.reach == theirs.reach
                 && mine.local == theirs.local
-                && this.tables.local_cells[sq] == fresh.tables.local_cells[sq]
+                && (mine.local == 0 || this.tables.local_cells[sq] == fresh.tables.local_cells[sq])
                 && mine.band == theirs.band
                 && this.tables.lists[sq] == fresh.tables.lists[sq]
                 && this.tables.hook_counts.get(sq) == fresh.tables.hook_counts.get(sq)

@@ -55,7 +55,13 @@ impl MoveState {
             if plain {
                 self.tables.records[sq].mode = Mode::Plain;
                 let area = self.count_plain(pos, sq);
-                self.set_local(sq, local_radius, fixed_cells | area);
+                // (`take_out` cleared the radius: most plain pieces read nothing locally.)
+                if local_radius > 0 {
+                    // (`take_out` cleared the radius: most plain pieces read nothing locally.)
+                    if local_radius > 0 {
+                        self.set_local(sq, local_radius, fixed_cells | area);
+                    }
+                }
             }
             if !plain || self.offered(sq, piece) {
                 self.tables.records[sq].mode = Mode::Listed;

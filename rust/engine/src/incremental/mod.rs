@@ -69,7 +69,8 @@
 //! listed or hook piece the move puts on a square too (the piece that moved, or a capture
 //! taken back): until then it reads nothing, so no reader test has to find it (a hook piece's
 //! counts cost thousands of instructions, and the reply often reads or takes it; a plain piece
-//! is counted at once, cheaper than waiting).
+//! is counted at once, cheaper than waiting, unless counting it generates moves: an area move
+//! or powers, `Program::generates`, which wait as a listed piece does when a change reads them).
 //!
 //! # Invariants
 //!
@@ -106,8 +107,9 @@
 //!    marked pending: readers.rs finds them, plus the teleporters and the pass-limit pieces in
 //!    `update`.
 //! 8. **Pending pieces.** A bit of `Tables::pending[c]` is set exactly for a listed or hook
-//!    piece of colour `c` put off until its side moves; such a piece reads nothing (its reads
-//!    are cleared by `vacate`), so no reader test finds it; `pending_count[c]` counts the bits.
+//!    piece, or a plain piece whose count generates moves (`Program::generates`), of colour `c`
+//!    put off until its side moves; one the move put down reads nothing (its reads are cleared
+//!    by `vacate`), so no reader test finds it; `pending_count[c]` counts the bits.
 //!    A side with pending pieces is not *settled*, and queries about it panic: `update` settles
 //!    the side to move. pending.rs.
 //! 9. **Epochs.** A record's `stamp` is the current `epoch` exactly when the piece was computed
@@ -209,7 +211,7 @@ struct Tables {
     // testing every piece (issue 13's first step).
     local_rows: Vec<u64>,
     /// Per square: the cells of the box around the piece there that its local atoms read
-    /// (`local_cells::LocalCells`; 0 without local reads).
+    /// (`local_cells::LocalCells`; meaningless where `PieceRecord::local` is 0).
     local_cells: Vec<u128>,
     /// Pieces with hooks, and pieces computed after every move (teleport).
     hooks: SquareSet,

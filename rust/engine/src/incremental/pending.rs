@@ -1,7 +1,7 @@
 //! Pieces put off until their side is next to move (invariant 8 of the module documentation):
-//! a listed piece of the side not to move whose reads changed, and a listed or hook piece a
-//! move puts down, are computed by `settle`, so a piece that two moves in a row touch is
-//! computed once.
+//! a listed piece (or a plain one whose count generates moves) of the side not to move whose
+//! reads changed, and a listed or hook piece a move puts down, are computed by `settle`, so a
+//! piece that two moves in a row touch is computed once.
 
 use super::{Mode, MoveState};
 use crate::geometry::Color;
@@ -28,12 +28,19 @@ impl MoveState {
         self.tables.pending_count[color.index()] == 0
     }
 
-    /// Computes the piece on `sq` again now, or, for a listed piece of the side not to move,
-    /// when its side is next to move (`pending`).
+    /// Computes the piece on `sq` again now, or, for a listed piece (or a plain one whose
+    /// count generates moves) of the side not to move, when its side is next to move
+    /// (`pending`).
     #[inline]
     pub(super) fn touch(&mut self, pos: &Position, sq: usize) {
-        let c = self.tables.records[sq].color_index();
-        if self.tables.records[sq].mode == Mode::Listed && c != pos.side_to_move().index() {
+        let record = &self.tables.records[sq];
+        let c = record.color_index();
+        let waits = match record.mode {
+            Mode::Listed => true,
+            Mode::Plain => self.compiled.program(record.program).generates,
+            _ => false,
+        };
+        if waits && c != pos.side_to_move().index() {
             let (word, bit) = (sq / 64, 1u64 << (sq % 64));
             if self.tables.pending[c][word] & bit == 0 {
                 self.tables.pending[c][word] |= bit;

@@ -94,6 +94,9 @@ pub(super) struct Program {
     /// The steps of its area move when it is counted (`PlainAtom::Area`): its moves come
     /// from the reference when asked for (`MoveState::nth`).
     pub(super) counted_area: Option<u8>,
+    /// Counting it generates moves (an area move or powers, `PlainAtom::Area`, `Powers`): like
+    /// a listed piece, it waits until its side moves when a change it read is not its side's.
+    pub(super) generates: bool,
     /// An unpromoted piece of this type may choose to promote (zone or furthest rank), so some
     /// of its moves come twice: it keeps counts only while none of its moves can (`Offers`).
     pub(super) offers: Option<Offers>,
@@ -230,6 +233,8 @@ impl Program {
             PlainAtom::Area { steps } if all_plain => Some(steps),
             _ => None,
         });
+        let generates =
+            all_plain && plain.iter().any(|a| matches!(a, PlainAtom::Area { .. } | PlainAtom::Powers { .. }));
         let mut local = LocalCells::of(atoms);
         if let Some(steps) = counted_area {
             // What a walk gives within the area's reach depends on squares the area move may
@@ -248,6 +253,7 @@ impl Program {
             local_radius,
             local,
             counted_area,
+            generates,
             offers,
             trap,
             sees_through,
