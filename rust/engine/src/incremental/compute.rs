@@ -57,10 +57,7 @@ impl MoveState {
                 let area = self.count_plain(pos, sq);
                 // (`take_out` cleared the radius: most plain pieces read nothing locally.)
                 if local_radius > 0 {
-                    // (`take_out` cleared the radius: most plain pieces read nothing locally.)
-                    if local_radius > 0 {
-                        self.set_local(sq, local_radius, fixed_cells | area);
-                    }
+                    self.set_local(sq, local_radius, fixed_cells | area);
                 }
             }
             if !plain || self.offered(sq, piece) {

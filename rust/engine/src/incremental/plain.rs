@@ -37,7 +37,7 @@ impl MoveState {
         let base = sq * compiled.stride;
         let mut reach = [0u8; DIRECTION_COUNT];
         // Per direction, the squares earlier rays gave (`Program::overlaps`); and, for an area
-        // move, the slides' squares within its reach.
+        // move, the lines' squares within its reach.
         let mut given = [0u64; DIRECTION_COUNT];
         let (mut slid, mut area_reads) = (0u128, 0u128);
         let mut total = 0u16;
@@ -46,8 +46,8 @@ impl MoveState {
                 PlainAtom::Area { steps } if GENERATES => {
                     let area = self.area_box(pos, sq, steps, own == color_code(Color::Black));
                     area_reads = area.reads;
-                    // The squares it reaches that no slide gave, and a pass. It reads no line
-                    // (reach 0): its reads are local, and a change that moves a slide's end
+                    // The squares it reaches that no line gave, and a pass. It reads no line
+                    // (reach 0): its reads are local, and a change that moves a line's end
                     // within its reach is one of them, so the piece is counted again in full.
                     Count { moves: ((area.targets & !slid).count_ones() + u32::from(area.pass)) as u8, reach: 0 }
                 }

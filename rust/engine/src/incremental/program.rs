@@ -30,10 +30,10 @@ pub(super) enum PlainAtom {
     /// generating them alone (`Position::generate_from_atoms`), and found again so when asked
     /// for.
     Powers { from: u8 },
-    /// An area move of up to `steps` (at most `local_cells::BOX_RADIUS`), last after slides
-    /// only: its moves are the squares it reaches that no slide gave, and a pass, counted over
-    /// the box around the piece (`MoveState::area_count`). (A slide's squares within `steps`
-    /// are all reached by the area move, so the slides give their own moves in full.)
+    /// An area move of up to `steps` (at most `local_cells::BOX_RADIUS`), the last atom, after
+    /// slides and walks that do not sweep: its moves are the squares it reaches that they did
+    /// not give, and a pass, counted over the box around the piece (`MoveState::area_box`, in
+    /// `count_plain`); the lines, first in the table, give their moves in full.
     Area { steps: u8 },
 }
 
@@ -114,8 +114,8 @@ pub(super) struct Program {
 
 impl Program {
     /// `level`: the index in `Compiled::rank_levels` of the type's range rank, if the line
-    /// bits hold that level (`RANK_LEVELS`). `counts_areas`: the variant limits no passes, so
-    /// an area move's pass is always a move and the move can be counted.
+    /// bits hold that level (`RANK_LEVELS`). `no_pass_limit`: the variant limits no passes, so a
+    /// pass of an area move or a power is always a move, and they can be counted.
     fn compile(
         atoms: &[Atom],
         overlapping: bool,
@@ -123,7 +123,7 @@ impl Program {
         offers: Option<Offers>,
         trap: Trap,
         level: Option<u8>,
-        counts_areas: bool,
+        no_pass_limit: bool,
     ) -> Program {
         let mut plain = Vec::new();
         let mut rays_in = [0u64; DIRECTION_COUNT];
@@ -143,7 +143,7 @@ impl Program {
             | Atom::RankHop { dir } => m | 1 << dir,
             _ => m,
         });
-        let area_after_lines = counts_areas
+        let area_after_lines = no_pass_limit
             && matches!(atoms.last(), Some(&Atom::Area { steps }) if steps as usize <= BOX_RADIUS)
             && line_dirs.count_ones() as usize == atoms.len() - 1;
         // Lines and leaps, then local powers (lion, lion lines, igui, double steps) that reach
@@ -151,7 +151,7 @@ impl Program {
         let is_power = |a: &Atom| matches!(a, Atom::Lion | Atom::LionLine { .. } | Atom::Igui | Atom::Double { .. });
         let first_power = atoms.iter().position(is_power).unwrap_or(atoms.len());
         let (lines, powers) = atoms.split_at(first_power);
-        let powers_after_lines = counts_areas
+        let powers_after_lines = no_pass_limit
             && !powers.is_empty()
             && powers.iter().all(is_power)
             && (!table_overlapping(lines) || lines.iter().all(|a| matches!(a, Atom::Slide { .. } | Atom::Jump { .. })))
