@@ -58,7 +58,8 @@ impl MoveState {
         }
         self.tables.records[sq].reach = reach;
         let cells = self.compiled.program(self.tables.records[sq].program).local;
-        let area = if cells.area > 0 { self.area_reads(pos, sq, cells.area) } else { 0 };
+        let black = piece.color == crate::geometry::Color::Black;
+        let area = if cells.area > 0 { self.area_box(pos, sq, cells.area, black).reads } else { 0 };
         self.set_local(sq, local, cells.fixed | area);
     }
 

@@ -3,7 +3,7 @@
 //! its radius that it did not read leaves it alone. A leap reads one square, a lion line the
 //! squares along its line, the lion, igui and double steps the squares they step to; an area
 //! move reads the neighbours of the empty squares it can go on from, which depend on the board
-//! (`MoveState::area_reads`). A read farther than the box (a leap of more than 4) counts as
+//! (`MoveState::area_box`). A read farther than the box (a leap of more than 4) counts as
 //! read without a bit (`LocalCells::reads`).
 // Speed: a fire demon's area of 3 reads a 7×7 box by radius, but on a crowded board only its
 // neighbours and a few squares beyond (issue 27, item 5).
@@ -159,12 +159,6 @@ impl MoveState {
         let reads = dilate(from) & board;
         AreaBox { reads, targets: reads & !own & !centre, pass: steps >= 2 && dilate(centre) & empty != 0 }
     }
-
-    /// The cells an area move of `steps` from the piece on `sq` reads (`area_box`).
-    pub(super) fn area_reads(&self, pos: &Position, sq: usize, steps: u8) -> u128 {
-        let black = pos.at(sq).is_some_and(|p| p.color == crate::geometry::Color::Black);
-        self.area_box(pos, sq, steps, black).reads
-    }
 }
 
 #[cfg(test)]
@@ -208,7 +202,7 @@ mod tests {
         }
         let state = MoveState::new(&pos);
         assert_eq!(state.compiled.program(demon as u32 * 2).local.area, 3);
-        state.area_reads(&pos, g.square(x, y).unwrap(), 3)
+        state.area_box(&pos, g.square(x, y).unwrap(), 3, true).reads
     }
 
     /// Tenjiku pieces on an empty board, and the state's moves of those on `counted`, which

@@ -105,10 +105,9 @@ impl Position {
     /// local powers this way). No promotion offers or filters.
     pub(crate) fn generate_from_atoms(&self, sq: usize, from: u8, out: &mut Vec<Move>) {
         let Some(piece) = self.at(sq) else { return };
-        let atoms =
-            &self.variant.table.absolute_atoms(self.variant.table.motion_of(piece.kind), piece.color)[from as usize..];
-        let open = self.variant.geometry.neighbour_dirs(sq) & !self.neighbours_of_color(sq, piece.color);
         let motion = self.variant.table.motion_of(piece.kind);
+        let atoms = &self.variant.table.absolute_atoms(motion, piece.color)[from as usize..];
+        let open = self.variant.geometry.neighbour_dirs(sq) & !self.neighbours_of_color(sq, piece.color);
         Sink::with(out, sq, motion.overlapping, |sink| {
             self.atoms_into(sq, piece.color, motion.range_rank, open, atoms, sink)
         });
