@@ -90,6 +90,9 @@ pub struct Geometry {
     /// `inside[sq]`: bit `dir` set where the square next to `sq` in direction `dir` is on the
     /// board.
     inside: Vec<u8>,
+    /// `around[sq][dir]`: the square next to `sq` in direction `dir`, or `size()` off the board
+    /// (a spare slot), so a per-square table can be updated around `sq` without a test.
+    around: Vec<[u16; DIRECTION_COUNT]>,
     /// `coords[sq]`: `(x, y)`, so the hot paths do not divide.
     coords: Vec<(u8, u8)>,
 }
@@ -120,7 +123,19 @@ impl Geometry {
             .map(|e| (0..DIRECTION_COUNT).filter(|&d| e[d] > 0).map(|d| 1u8 << d).sum())
             .collect();
         let coords = (0..width * height).map(|sq| ((sq % width) as u8, (sq / width) as u8)).collect();
-        Geometry { width, height, edge, offset, inside, coords }
+        let around = (0..width * height)
+            .map(|sq| {
+                std::array::from_fn(|d| {
+                    let on_board = edge[sq * DIRECTION_COUNT + d] > 0;
+                    if on_board {
+                        (sq as isize + offset[d]) as u16
+                    } else {
+                        (width * height) as u16
+                    }
+                })
+            })
+            .collect();
+        Geometry { width, height, edge, offset, inside, around, coords }
     }
 
     /// Number of squares: square indices run from 0 to `size() - 1`.
@@ -139,6 +154,13 @@ impl Geometry {
     #[inline]
     pub fn neighbour_dirs(&self, sq: usize) -> u8 {
         self.inside[sq]
+    }
+
+    /// The squares next to `sq` by absolute direction, `size()` where a direction leaves the
+    /// board.
+    #[inline]
+    pub fn around(&self, sq: usize) -> &[u16; DIRECTION_COUNT] {
+        &self.around[sq]
     }
 
     /// The `(x, y)` of a square: column from the left and row from the top, as Black sees the

@@ -189,7 +189,9 @@ pub struct Position {
     colors: Vec<u8>,
     /// Per square: bit `dir` (Black) and bit `8 + dir` (White) set where the neighbouring
     /// square in absolute direction `dir` holds a piece of that colour. The generator skips a
-    /// piece's blocked lines with one mask instead of looking at their first squares.
+    /// piece's blocked lines with one mask instead of looking at their first squares. Always
+    /// `NEIGHBOUR_SLOTS` long: the slots past the board are 0, and the first of them takes the
+    /// updates of off-board neighbours (`Geometry::around`).
     neighbours: Vec<u16>,
     side: Color,
     /// Plies before this position, counted from the first position of its text (move number - 1).
@@ -204,6 +206,9 @@ pub struct Position {
     captured: Vec<(u16, Piece)>,
     undo: Vec<Undo>,
 }
+
+/// The length of `Position::neighbours`: more than the squares of the largest board (52×52).
+const NEIGHBOUR_SLOTS: usize = 4096;
 
 /// The board of a variant's opening position, built once (kept in `Variant::caches`): a new game
 /// copies it rather than placing hundreds of pieces one by one (`Position::initial`).
@@ -247,7 +252,7 @@ impl Position {
             board: vec![None; size],
             occupied: [vec![0; size.div_ceil(64)], vec![0; size.div_ceil(64)]],
             colors: vec![EMPTY; size],
-            neighbours: vec![0; size],
+            neighbours: vec![0; NEIGHBOUR_SLOTS],
             side: Color::Black,
             plies_before: 0,
             hash: 0,
@@ -469,17 +474,19 @@ impl Position {
                 self.occupied[new.index()][sq / 64] |= 1u64 << (sq % 64);
             }
             self.colors[sq] = new.map_or(EMPTY, color_code);
-            let g = &self.variant.geometry;
-            // The colours' bits for a direction seen from a neighbour (Black's byte, White's).
-            let (clear, set) = (old.map_or(0, |c| 1u16 << (8 * c.index())), new.map_or(0, |c| 1u16 << (8 * c.index())));
-            let inside = g.neighbour_dirs(sq);
-            for d in 0..DIRECTION_COUNT {
-                if inside & (1 << d) != 0 {
-                    // Seen from the neighbour, `sq` lies in the opposite direction.
-                    let (n, back) = ((sq as isize + g.offset[d]) as usize, (d + 4) % DIRECTION_COUNT);
-                    self.neighbours[n] = self.neighbours[n] & !(clear << back) | set << back;
-                }
+            // The colour bits that change, as a neighbour sees them (Black's byte, White's):
+            // the masks follow the board, so flipping them sets and clears at once.
+            let bit = |c: Color| 1u16 << (8 * c.index());
+            let flip = old.map_or(0, bit) ^ new.map_or(0, bit);
+            let around = self.variant.geometry.around(sq);
+            // A fixed length, so the indices below need no bounds checks.
+            let masks: &mut [u16; NEIGHBOUR_SLOTS] = (&mut self.neighbours[..]).try_into().expect("neighbour slots");
+            for (d, &n) in around.iter().enumerate() {
+                // Seen from the neighbour, `sq` lies in the opposite direction. An off-board
+                // neighbour is the spare slot past the board, cleared after.
+                masks[n as usize % NEIGHBOUR_SLOTS] ^= flip << ((d + 4) % DIRECTION_COUNT);
             }
+            masks[self.board.len() % NEIGHBOUR_SLOTS] = 0;
         }
         self.board[sq] = piece;
     }
@@ -867,7 +874,7 @@ mod tests {
     /// The neighbour masks, recomputed from the board.
     fn fresh_neighbours(pos: &Position) -> Vec<u16> {
         let g = &pos.variant.geometry;
-        let mut masks = vec![0u16; g.size()];
+        let mut masks = vec![0u16; NEIGHBOUR_SLOTS];
         for sq in 0..g.size() {
             let (x, y) = g.xy(sq);
             for (d, &(dx, dy)) in DELTAS.iter().enumerate() {
