@@ -465,19 +465,20 @@ impl Position {
     /// Writes a square, keeping the occupancy bits in step (no hash or royal bookkeeping).
     #[inline]
     fn set_raw(&mut self, sq: usize, piece: Option<Piece>) {
-        let (old, new) = (self.board[sq].map(|p| p.color), piece.map(|p| p.color));
+        // Read as colour codes (`colors` follows `board`): two small integers to compare.
+        let (old, new) = (self.colors[sq], piece.map_or(EMPTY, |p| color_code(p.color)));
         if old != new {
-            if let Some(old) = old {
-                self.occupied[old.index()][sq / 64] &= !(1u64 << (sq % 64));
+            let bit = 1u64 << (sq % 64);
+            for code in [old, new] {
+                if code != EMPTY {
+                    self.occupied[code as usize - 1][sq / 64] ^= bit;
+                }
             }
-            if let Some(new) = new {
-                self.occupied[new.index()][sq / 64] |= 1u64 << (sq % 64);
-            }
-            self.colors[sq] = new.map_or(EMPTY, color_code);
-            // The colour bits that change, as a neighbour sees them (Black's byte, White's):
-            // the masks follow the board, so flipping them sets and clears at once.
-            let bit = |c: Color| 1u16 << (8 * c.index());
-            let flip = old.map_or(0, bit) ^ new.map_or(0, bit);
+            self.colors[sq] = new;
+            // A colour code's bit as a neighbour sees it (Black's byte, White's); the masks
+            // follow the board, so flipping the two codes' bits sets and clears at once.
+            const MASK_BIT: [u16; 4] = [0, 1, 1 << 8, 0];
+            let flip = MASK_BIT[old as usize % 4] ^ MASK_BIT[new as usize % 4];
             let around = self.variant.geometry.around(sq);
             // A fixed length, so the indices below need no bounds checks.
             let masks: &mut [u16; NEIGHBOUR_SLOTS] = (&mut self.neighbours[..]).try_into().expect("neighbour slots");

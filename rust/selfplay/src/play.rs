@@ -198,11 +198,16 @@ pub fn play_game(
     let listed = mcts.is_some() || settings.store_legal_actions;
     loop {
         legal.clear();
-        let count = if listed {
-            game.generate(&mut legal);
-            legal.len()
-        } else {
-            game.legal_move_count()
+        // A search's tree advanced to this position already counted its moves (the list is
+        // needed only to store the actions).
+        let known = mcts.as_ref().filter(|_| !settings.store_legal_actions);
+        let count = match known.and_then(|player| player.search.root_move_count(&game)) {
+            Some(count) => count,
+            None if listed => {
+                game.generate(&mut legal);
+                legal.len()
+            }
+            None => game.legal_move_count(),
         };
         // `end_given(&legal)`, which reads only whether the list is empty.
         if let Some(end) = if count == 0 { game.end_given(&[]) } else { game.recorded_end() } {

@@ -65,11 +65,11 @@ impl Search {
                 // Each simulation expands about one node of about the root's size: room for
                 // them at once, rather than the arenas doubling (and copying) on the way.
                 let left = (goal - self.completed) as usize;
-                self.edges.reserve(left * self.nodes[0].len as usize);
+                reserve_copying_held(&mut self.edges, left * self.nodes[0].len as usize);
                 if lazy {
-                    self.waiting.reserve(left * self.nodes[0].len as usize);
+                    reserve_copying_held(&mut self.waiting, left * self.nodes[0].len as usize);
                 }
-                self.nodes.reserve(left);
+                reserve_copying_held(&mut self.nodes, left);
                 reserved = true;
             }
             let descents = if lazy {
@@ -169,5 +169,16 @@ impl Search {
         }
         // Edges are in the order tried, so the first of equally visited moves was tried first.
         edges.iter().find(|e| visits(e) == most).map(|e| e.mv)
+    }
+}
+
+/// Room for `additional` more items in an arena, at least doubling it when it grows (as
+/// `Vec::reserve`), with only the items it holds copied: a re-rooted arena holds a small subtree
+/// in a large block, which `reserve`'s reallocation would copy whole.
+fn reserve_copying_held<T: Copy>(arena: &mut Vec<T>, additional: usize) {
+    if arena.capacity() - arena.len() < additional {
+        let mut grown = Vec::with_capacity((arena.len() + additional).max(2 * arena.capacity()));
+        grown.extend_from_slice(arena);
+        *arena = grown;
     }
 }

@@ -199,35 +199,39 @@ impl Search {
                 }
                 State::Valued => unreachable!("expanded above"),
                 State::New => {
+                    // The root is always expanded at once: its noise and statistics need its
+                    // edges. A lazy leaf below it is valued at once, its moves generated
+                    // straight into `waiting`, where they wait for its priors.
+                    let lazy = lazy.filter(|_| n != 0);
+                    let start = if lazy.is_some() { self.waiting.len() } else { 0 };
+                    let moves = if lazy.is_some() { &mut self.waiting } else { &mut request.moves };
                     let end = game.recorded_end().or_else(|| {
-                        game.generate(&mut request.moves);
-                        game.end_given(&request.moves)
+                        game.generate(moves);
+                        game.end_given(&moves[start..])
                     });
                     if let Some((outcome, _)) = end {
+                        moves.truncate(start);
+                        let node = &mut self.nodes[n as usize];
                         node.state = State::Terminal;
                         node.terminal = outcome_value(outcome, game.side_to_move());
                         let value = node.terminal;
-                        request.moves.clear();
                         self.backup(&request.nodes, value);
                         return Descent::Terminal;
                     }
-                    // The root is always expanded at once: its noise and statistics need its
-                    // edges.
-                    if let Some(evaluator) = lazy.filter(|_| n != 0) {
+                    if let Some(evaluator) = lazy {
                         // The parent was expanded to come here: its edges are its moves.
                         let parent = request.nodes[request.nodes.len() - 2];
                         let parent_moves = self.nodes[parent as usize].len as usize;
-                        let value = clean_value(evaluator.value_apart(game, &request.moves, parent_moves));
+                        let value = clean_value(evaluator.value_apart(game, &self.waiting[start..], parent_moves));
                         let node = &mut self.nodes[n as usize];
                         node.state = State::Valued;
                         node.raw_value = value;
-                        node.edges = self.waiting.len() as u32;
-                        node.len = request.moves.len() as u32;
-                        self.waiting.extend_from_slice(&request.moves);
-                        request.moves.clear();
+                        node.edges = start as u32;
+                        node.len = (self.waiting.len() - start) as u32;
                         self.backup(&request.nodes, value);
                         return Descent::Valued;
                     }
+                    let node = &mut self.nodes[n as usize];
                     node.state = State::Pending;
                     self.pending += 1;
                     return Descent::Leaf;

@@ -203,8 +203,16 @@ impl Search {
     /// Makes the tree's root stand for `game`: keeps it if it already does (or was re-rooted by
     /// `advance` onto `game`'s last move), starts a new tree otherwise.
     pub(super) fn sync_root(&mut self, game: &Game) {
+        if !self.stands_for(game) {
+            self.clear();
+        }
+        self.root_key = RootKey::At { hash: game.position.hash(), plies: game.plies() };
+    }
+
+    /// Whether the tree's root is the current position of `game`.
+    fn stands_for(&self, game: &Game) -> bool {
         let (hash, plies) = (game.position.hash(), game.plies());
-        let matches = match &self.root_key {
+        match &self.root_key {
             RootKey::Unset => false,
             RootKey::At { hash: h, plies: p } => *h == hash && *p == plies,
             RootKey::After { plies: p, moves } => {
@@ -213,11 +221,15 @@ impl Search {
                     && history >= moves.len()
                     && game.position.moves_played().skip(history - moves.len()).eq(moves.iter().copied())
             }
-        };
-        if !matches {
-            self.clear();
         }
-        self.root_key = RootKey::At { hash, plies };
+    }
+
+    /// The number of legal moves in `game`'s current position where the tree already holds
+    /// them (its root stands for the position and was expanded or valued: a tree advanced
+    /// from the last search), so a player need not generate them again; `None` otherwise.
+    pub fn root_move_count(&self, game: &Game) -> Option<usize> {
+        let root = self.nodes.first()?;
+        (matches!(root.state, State::Expanded | State::Valued) && self.stands_for(game)).then_some(root.len as usize)
     }
 
     /// Moves the root to the child reached by `played` (a move of the root's side), keeping its
@@ -261,16 +273,16 @@ impl Search {
         while i < nodes.len() {
             let node = nodes[i];
             if node.state == State::Expanded {
-                let start = edges.len() as u32;
-                for j in node.edges..node.edges + node.len {
-                    let mut edge = self.edges[j as usize];
+                // The edges in one copy, then their children renumbered in order.
+                let start = edges.len();
+                edges.extend_from_slice(&self.edges[node.edges as usize..(node.edges + node.len) as usize]);
+                for edge in &mut edges[start..] {
                     if edge.child != NONE {
                         nodes.push(fresh(self.nodes[edge.child as usize]));
                         edge.child = nodes.len() as u32 - 1;
                     }
-                    edges.push(edge);
                 }
-                nodes[i].edges = start;
+                nodes[i].edges = start as u32;
             } else if node.state == State::Valued {
                 nodes[i].edges = waiting.len() as u32;
                 waiting.extend_from_slice(&self.waiting[node.edges as usize..(node.edges + node.len) as usize]);

@@ -515,3 +515,36 @@ fn a_finished_game_is_a_terminal_root() {
     assert!(stats.visits.is_empty());
     assert_eq!(stats.value, -1.0, "White, to move, has lost");
 }
+
+#[test]
+fn an_advanced_tree_counts_the_new_roots_moves() {
+    // Self-play reads the root's legal move count from the tree advanced to it (valued or
+    // expanded there), instead of generating the moves again: it must be the count of the
+    // game's legal moves, and nothing where the tree does not stand for the game.
+    let variant = variant();
+    let mut game = Game::new(variant.clone());
+    let mut player = MctsPlayer::new(MctsConfig { simulations: 48, ..MctsConfig::default() }, heuristic(&variant));
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    assert_eq!(player.search.root_move_count(&game), None);
+    let mut known = 0;
+    for _ in 0..12 {
+        if game.end().is_some() {
+            break;
+        }
+        if let Some(count) = player.search.root_move_count(&game) {
+            assert_eq!(count, game.legal_moves().len());
+            known += 1;
+        }
+        let (mv, _) = player.choose(&mut game, &mut rng);
+        assert_eq!(player.search.root_move_count(&game), Some(game.legal_moves().len()));
+        game.play(mv);
+        player.advance(mv);
+    }
+    assert!(known > 0, "no advanced root was valued or expanded");
+    // A tree that stands for another position counts nothing.
+    let mut other = Game::new(variant);
+    other.play(other.legal_moves()[0]);
+    other.play(other.legal_moves()[0]);
+    assert_ne!(other.position.hash(), game.position.hash());
+    assert_eq!(player.search.root_move_count(&other), None);
+}
