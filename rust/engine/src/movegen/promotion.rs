@@ -71,14 +71,16 @@ fn find_dead_ends(variant: &Arc<Variant>) -> &[u64] {
         let g = &variant.geometry;
         let mut dead_ends = vec![0u64; variant.table.len()];
         let mut moves = Vec::new();
+        // One empty board, each piece put on it and taken off again.
+        let mut pos = Position::empty(variant.clone(), Color::Black);
         for (kind, bits) in dead_ends.iter_mut().enumerate() {
             for rank in 0..g.height {
                 let sq = rank * g.width + g.width / 2;
-                let mut pos = Position::empty(variant.clone(), Color::Black);
                 let kind = kind as Kind;
                 pos.put(sq, Piece { kind, origin: kind, color: Color::Black, promoted: false });
                 moves.clear();
                 pos.generate_from(sq, &mut moves);
+                pos.remove(sq);
                 if moves.is_empty() {
                     *bits |= 1 << rank;
                 }
