@@ -191,33 +191,25 @@ impl Position {
     /// - `Hop` (`rankhop`): `Jump` that may also stop on empty squares beyond.
     #[inline(never)]
     fn rank_line(&self, sq: usize, d: usize, color: Color, range_rank: u8, kind: RankLine, sink: &mut Sink) {
-        let (table, g) = (&self.variant.table, &self.variant.geometry);
+        let table = &self.variant.table;
         let sweeps = kind == RankLine::Capture;
         let stops_beyond = kind != RankLine::Jump;
-        let own = color_code(color);
         let mut passed = false;
-        let mut t = sq as isize;
-        // Open lines are long (a range capture's dozens of moves): their room is made once.
-        sink.out.reserve(g.edge(sq, d));
-        for _ in 0..g.edge(sq, d) {
-            t += g.offset[d];
-            // The colour byte first: most squares a line crosses are empty.
-            let c = self.color_code_at(t as usize);
-            if c == EMPTY {
+        self.walk(sq, d, |t, occupant| match occupant {
+            None => {
                 if !passed || stops_beyond {
-                    sink.add(t as usize, passed && sweeps);
+                    sink.add(t, passed && sweeps);
                 }
-                continue;
+                true
             }
-            if c != own {
-                sink.add(t as usize, passed && sweeps);
+            Some(p) => {
+                if p.color != color {
+                    sink.add(t, passed && sweeps);
+                }
+                passed = true;
+                // Only pieces of strictly lower rank (a larger number) can be passed.
+                table.motion_of(p.kind).range_rank > range_rank
             }
-            passed = true;
-            // Only pieces of strictly lower rank (a larger number) can be passed.
-            let p = self.at(t as usize).expect("a coloured square holds a piece");
-            if table.motion_of(p.kind).range_rank <= range_rank {
-                return;
-            }
-        }
+        });
     }
 }
