@@ -42,8 +42,14 @@ pub(super) fn open_uniform(rng: &mut ChaCha8Rng) -> f64 {
 /// The logarithm of a Gamma(alpha, 1) draw (Marsaglia and Tsang's method; for alpha < 1 the
 /// boost Gamma(alpha) = Gamma(alpha + 1) * U^(1 / alpha), applied in log space).
 pub(super) fn ln_gamma_sample(alpha: f64, rng: &mut ChaCha8Rng) -> f64 {
+    ln_gamma_draw::<true>(alpha, rng)
+}
+
+/// `ln_gamma_sample`, with Marsaglia and Tsang's squeeze before the test on the logarithms or
+/// (`SQUEEZE` false: the test's reference) without it.
+fn ln_gamma_draw<const SQUEEZE: bool>(alpha: f64, rng: &mut ChaCha8Rng) -> f64 {
     if alpha < 1.0 {
-        return ln_gamma_sample(alpha + 1.0, rng) + open_uniform(rng).ln() / alpha;
+        return ln_gamma_draw::<SQUEEZE>(alpha + 1.0, rng) + open_uniform(rng).ln() / alpha;
     }
     let d = alpha - 1.0 / 3.0;
     let c = 1.0 / (9.0 * d).sqrt();
@@ -56,12 +62,12 @@ pub(super) fn ln_gamma_sample(alpha: f64, rng: &mut ChaCha8Rng) -> f64 {
         }
         let v = v * v * v;
         let u = open_uniform(rng);
-        // Marsaglia and Tsang's squeeze first: it implies the test on the logarithms (their
-        // bounds differ by about 0.02 x^4), so it accepts the same draws, most without two
-        // logarithms. Rounding could part them only for x within 1e-3 of 0 and u within a few
-        // ulps of 1: about 1e-19 a draw (`squeeze_accepts_what_the_logarithms_accept`).
+        // The squeeze implies the test on the logarithms (their bounds differ by about
+        // 0.02 x^4), so it accepts the same draws, most without two logarithms. Rounding could
+        // part them only for x within 1e-3 of 0 and u within a few ulps of 1: about 1e-19 a
+        // draw (`squeeze_accepts_what_the_logarithms_accept`).
         let x2 = x * x;
-        if u < 1.0 - 0.0331 * x2 * x2 || u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
+        if (SQUEEZE && u < 1.0 - 0.0331 * x2 * x2) || u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
             return (d * v).ln();
         }
     }
@@ -72,27 +78,6 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
 
-    /// `ln_gamma_sample` without the squeeze: the test on the logarithms alone.
-    fn ln_gamma_sample_by_logarithms(alpha: f64, rng: &mut ChaCha8Rng) -> f64 {
-        if alpha < 1.0 {
-            return ln_gamma_sample_by_logarithms(alpha + 1.0, rng) + open_uniform(rng).ln() / alpha;
-        }
-        let d = alpha - 1.0 / 3.0;
-        let c = 1.0 / (9.0 * d).sqrt();
-        loop {
-            let x = (-2.0 * open_uniform(rng).ln()).sqrt() * (std::f64::consts::TAU * rng.gen::<f64>()).cos();
-            let v = 1.0 + c * x;
-            if v <= 0.0 {
-                continue;
-            }
-            let v = v * v * v;
-            let u = open_uniform(rng);
-            if u.ln() < 0.5 * x * x + d - d * v + d * v.ln() {
-                return (d * v).ln();
-            }
-        }
-    }
-
     #[test]
     fn squeeze_accepts_what_the_logarithms_accept() {
         // The same stream gives the same draws, bit for bit, with and without the squeeze: the
@@ -100,7 +85,7 @@ mod tests {
         for alpha in [0.03, 0.3, 1.0, 2.5, 40.0] {
             let (mut a, mut b) = (ChaCha8Rng::seed_from_u64(27), ChaCha8Rng::seed_from_u64(27));
             for i in 0..200_000 {
-                let (squeezed, logs) = (ln_gamma_sample(alpha, &mut a), ln_gamma_sample_by_logarithms(alpha, &mut b));
+                let (squeezed, logs) = (ln_gamma_draw::<true>(alpha, &mut a), ln_gamma_draw::<false>(alpha, &mut b));
                 assert_eq!(squeezed.to_bits(), logs.to_bits(), "alpha {alpha}, draw {i}");
             }
         }
