@@ -5,7 +5,7 @@
 
 use super::program::{local_read, Read, Stop};
 use super::MoveState;
-use crate::geometry::DIRECTION_COUNT;
+use crate::geometry::{Color, DIRECTION_COUNT};
 use crate::position::{color_code, Piece, Position};
 use crate::table::Atom;
 
@@ -58,7 +58,7 @@ impl MoveState {
         }
         self.tables.records[sq].reach = reach;
         let cells = self.compiled.program(self.tables.records[sq].program).local;
-        let black = piece.color == crate::geometry::Color::Black;
+        let black = piece.color == Color::Black;
         let area = if cells.area > 0 { self.area_box(pos, sq, cells.area, black).reads } else { 0 };
         self.set_local(sq, local, cells.fixed | area);
     }
