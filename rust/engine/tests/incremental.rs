@@ -316,6 +316,43 @@ fn overlapping_rays_follow_the_promotion_zone() {
 }
 
 #[test]
+fn promotion_twins_follow_the_zone() {
+    // Pieces outside Tenjiku's zone keep counts with their promotion twins (a move into the
+    // zone comes twice: `incremental/twins.rs`): range-jumping generals (walks), chariot
+    // soldiers, water buffaloes, free kings, dragons, vertical and side movers, and knights and
+    // lances where no promotion is forced, set among pawns on the ranks before both zones, both
+    // colours, and played into and out of the zones under each promotion rule.
+    let keys = ["RG", "BG", "GG", "CS", "WB", "FK", "DH", "DK", "VM", "SM", "VS", "SS", "N", "L", "R", "B", "HF"];
+    let mut plies = 0;
+    for options in [vec![], vec!["promotion-touch".to_string()], vec!["promotion-dead-piece".to_string()]] {
+        let variant = Variant::load("tenjiku", &options).unwrap();
+        let kind = |key: &str| variant.table.lookup(key).unwrap();
+        let piece = |key: &str, color| Piece { kind: kind(key), origin: kind(key), color, promoted: false };
+        let g = &variant.geometry;
+        let mut rng = ChaCha8Rng::seed_from_u64(13);
+        for board in 0..20u64 {
+            let mut pos = Position::empty(variant.clone(), Color::Black);
+            pos.put(g.size() - 1, piece("K", Color::Black));
+            pos.put(0, piece("K", Color::White));
+            for _ in 0..14 {
+                // Ranks 5 to 11 from the owner's far side: outside its zone, facing it.
+                let (x, rank) = (rng.gen_range(0..g.width), rng.gen_range(5..12));
+                let color = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
+                let y = if color == Color::Black { rank } else { g.height - 1 - rank };
+                pos.put(y * g.width + x, piece(keys[rng.gen_range(0..keys.len())], color));
+            }
+            for _ in 0..10 {
+                let sq = rng.gen_range(1..g.size() - 1);
+                let color = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
+                pos.put(sq, piece("P", color));
+            }
+            plies += play_and_check_from(Game::from_position(pos), board, 40, 1).0;
+        }
+    }
+    assert!(plies >= 1500, "{plies} plies");
+}
+
+#[test]
 fn more_walking_ranks_than_the_line_bits_hold() {
     // Seven range ranks with range captures: the line bits hold five levels, so the two lowest
     // ranks' generals keep lists (the reference's), and the state still follows every ply.

@@ -41,9 +41,12 @@ impl MoveState {
                 && mine.band == theirs.band
                 && this.tables.lists[sq] == fresh.tables.lists[sq]
                 && this.tables.hook_counts.get(sq) == fresh.tables.hook_counts.get(sq)
+                && mine.twin_from == theirs.twin_from
                 && (mine.mode != Mode::Plain || {
                     let atoms = this.compiled.program(mine.program).slots;
                     counts(this)[..atoms] == counts(&fresh)[..atoms]
+                        && (mine.twin_from == 0
+                            || this.tables.twins[sq * stride..][..atoms] == fresh.tables.twins[sq * stride..][..atoms])
                 });
             if !same {
                 return Err(format!(

@@ -36,6 +36,12 @@ impl MoveState {
         let rank = g.rank_from_front(sq, piece.color);
         let plain = p.is_plain(piece, rank, g.height);
         let counts_hooks = p.hooks.is_some() && p.counts_hooks(piece, rank, g.height);
+        // Where it counts its promotion twins (`twins.rs`): outside the zone, as `is_plain`
+        // requires, the rank is at least the depth.
+        let twin_from = match p.offers.and_then(|o| o.counted) {
+            Some(depth) if plain && !piece.promoted => (rank + 1 - depth as usize) as u8,
+            _ => 0,
+        };
         if sees_through {
             self.set_through_bits(sq, true);
         }
@@ -54,6 +60,7 @@ impl MoveState {
         } else {
             if plain {
                 self.tables.records[sq].mode = Mode::Plain;
+                self.tables.records[sq].twin_from = twin_from;
                 let area = self.count_plain(pos, sq);
                 // (`take_out` cleared the radius: most plain pieces read nothing locally.)
                 if local_radius > 0 {
@@ -122,6 +129,7 @@ impl MoveState {
         let tables = &mut self.tables;
         tables.records[sq].reach = [0; DIRECTION_COUNT];
         tables.records[sq].band = [0; DIRECTION_COUNT];
+        tables.records[sq].twin_from = 0;
         // The list goes with the piece: a square keeps no capacity once its piece leaves
         // (squares a hook mover passed over would otherwise hold hundreds of moves each).
         let mut list = std::mem::take(&mut tables.lists[sq]);

@@ -43,7 +43,8 @@
 //!
 //! A *plain* piece (only slides, jumps, leaps and the line atoms that read past pieces: hops,
 //! range captures, range and rank jumps; atoms that never reach the same square, or only rays;
-//! not trapped where it stands, and no move that may be offered promotion) keeps one count per
+//! not trapped where it stands, and no move that may be offered promotion, or only moves into
+//! the zone from outside it, whose twins it counts: `twins.rs`) keeps one count per
 //! atom, in table order, and never stores its moves: a slide's or jump's moves are the squares
 //! at distances k, k + 1, ... along its ray (less, where rays along one line overlap, those an
 //! earlier ray gave: `Program::overlaps`), a walk's (`PlainAtom::Walk`) are found again along
@@ -82,7 +83,8 @@
 //! 2. **One mode per piece.** A square's `PieceRecord::mode` is `Empty` without a piece;
 //!    `Hooks` for a piece whose program keeps hook counts there (`Program::counts_hooks`);
 //!    `Plain` for one that keeps counts (`Program::is_plain`) and none of whose counted moves
-//!    may be offered promotion (`MoveState::offered`); `Listed` otherwise. Kept by `refresh`
+//!    may be offered promotion (`MoveState::offered`) or that counts its twins
+//!    (`PieceRecord::twin_from`); `Listed` otherwise. Kept by `refresh`
 //!    (compute.rs), and by `reread` (readers.rs) for a plain piece whose recount brings a move
 //!    into the promotion ranks.
 //! 3. **Line bits are the board.** Each line's `occupied`, `black` and `ranked` bits
@@ -90,7 +92,8 @@
 //!    others. `update` sets the bits of every changed square before any piece is counted (a
 //!    count scans them): lines.rs, `set_line_bits`; compute.rs for `through`.
 //! 4. **Counts are the reference's.** A plain piece's slot `i` (`Tables::counts`) is atom
-//!    `i`'s number of moves (less those an earlier overlapping ray gave), a listed piece's list
+//!    `i`'s number of moves (less those an earlier overlapping ray gave) and, where it counts
+//!    them, slot `i` of `Tables::twins` its promotion twins, a listed piece's list
 //!    is `Position::generate_from`'s, a hook piece's counts are `HookCounts::compute`'s, and
 //!    `total` is its number of moves. plain.rs, listed.rs, hooks.rs.
 //! 5. **The count trees sum the totals.** `Tables::move_counts[c]` holds, per square, the
@@ -135,6 +138,7 @@
 //! | `readers.rs` | the pieces that read a changed square, computed again |
 //! | `pending.rs` | pieces put off until their side moves (`settle`) |
 //! | `moves.rs` | reading the moves out: `count`, `nth`, `moves`, `for_each_move` |
+//! | `twins.rs` | plain pieces' promotion twins: counted per atom, read out after the moves |
 //! | `count_tree.rs` | each side's counts per square, for `nth` (`CountTree`) |
 //! | `square_set.rs` | bit sets of squares with a summary word (`SquareSet`) |
 //! | `signs.rs` | each side's pieces by the code notation writes them with (`SignIndex`) |
@@ -162,6 +166,7 @@ mod program;
 mod readers;
 mod signs;
 mod square_set;
+mod twins;
 
 use count_tree::CountTree;
 use hooks::HookCounts;
@@ -193,6 +198,9 @@ struct Tables {
     records: Vec<PieceRecord>,
     /// Per square, `stride` slots: moves per atom of a plain piece.
     counts: Vec<u8>,
+    /// Per square, `stride` slots: promotion twins per atom of a plain piece that counts them
+    /// (`PieceRecord::twin_from`; meaningless for the others).
+    twins: Vec<u8>,
     /// Per square: a listed piece's moves.
     lists: Vec<Vec<Move>>,
     /// Per square: a hook piece's counts (`Mode::Hooks`; empty without hooks).
@@ -256,8 +264,11 @@ struct PieceRecord {
     local: u8,
     /// The program (`kind * 2 + colour`) of the piece there.
     program: u32,
-    /// The piece's number of moves.
+    /// The piece's number of moves (promotion twins included).
     total: u16,
+    /// For a plain piece that counts its promotion twins (`twins.rs`): the distance at which a
+    /// line heading to the zone enters it. 0: it counts none.
+    twin_from: u8,
     /// The `Tables::epoch` in which the piece there was last computed in full.
     stamp: u32,
     /// Per direction: the farthest square its line atoms read that way.
@@ -272,6 +283,7 @@ impl PieceRecord {
         local: 0,
         program: 0,
         total: 0,
+        twin_from: 0,
         stamp: 0,
         reach: [0; DIRECTION_COUNT],
         band: [0; DIRECTION_COUNT],
@@ -324,6 +336,7 @@ impl MoveState {
             hash: 0,
             records: vec![PieceRecord::EMPTY; size],
             counts: vec![0; size * compiled.stride],
+            twins: vec![0; size * compiled.stride],
             lists: vec![Vec::new(); size],
             spare: Vec::new(),
             hook_counts: if compiled.hooks { vec![None; size] } else { Vec::new() },
@@ -480,6 +493,7 @@ impl MoveState {
         let n = tables.records.len();
         n * (size_of::<PieceRecord>() + size_of::<Vec<Move>>())
             + tables.counts.len()
+            + tables.twins.len()
             + tables.lists.iter().chain(&tables.spare).map(|l| l.capacity() * size_of::<Move>()).sum::<usize>()
             + tables.hook_counts.len() * size_of::<Option<Box<HookCounts>>>()
             + (tables.hook_counts.iter().flatten().count() + tables.spare_hooks.len()) * size_of::<HookCounts>()

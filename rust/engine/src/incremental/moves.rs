@@ -53,13 +53,7 @@ impl MoveState {
                     if rest < n {
                         return match atom {
                             PlainAtom::Ray { dir, .. } if program.overlaps & 1 << dir != 0 => {
-                                let mut fresh = self.fresh_squares(pos, sq, atoms, i);
-                                for _ in 0..rest {
-                                    fresh &= fresh - 1;
-                                }
-                                let to = sq as isize
-                                    + self.variant.geometry.offset[dir as usize] * fresh.trailing_zeros() as isize;
-                                Move::simple(sq as u16, to as u16, false)
+                                self.fresh_move(pos, sq, atoms, i, dir, rest as usize)
                             }
                             PlainAtom::Area { .. } => reference_moves(pos, sq)[index],
                             PlainAtom::Powers { from } => {
@@ -72,7 +66,8 @@ impl MoveState {
                     }
                     rest -= n;
                 }
-                unreachable!("the counts add up to the total")
+                // The promotion twins follow the moves (`twins.rs`).
+                self.nth_twin(pos, sq, rest as usize)
             }
             Mode::Hooks => {
                 let (counts, hooks) = self.hooks_of(sq);
@@ -182,6 +177,9 @@ impl MoveState {
                             reference_moves(pos, sq)[before..].iter().for_each(|&mv| f(mv));
                         }
                     }
+                }
+                if self.tables.records[sq].twin_from != 0 {
+                    self.for_each_twin(pos, sq, f);
                 }
             }
         }

@@ -19,17 +19,21 @@ impl MoveState {
     /// count tree), setting every direction's reach. Returns the cells its area move reads
     /// (`local_cells`; 0 without one).
     pub(super) fn count_plain(&mut self, pos: &Position, sq: usize) -> u128 {
-        // Speed: the common pieces' loop without the area's and powers' arms (issue 27).
+        // Speed: the common pieces' loop without the area's and powers' arms, or the twins'
+        // (issue 27; a program that generates counts no twins: `Offers::counted`).
         if self.compiled.program(self.tables.records[sq].program).generates {
-            self.count_atoms::<true>(pos, sq)
+            self.count_atoms::<true, false>(pos, sq)
+        } else if self.tables.records[sq].twin_from != 0 {
+            self.count_atoms::<false, true>(pos, sq)
         } else {
-            self.count_atoms::<false>(pos, sq)
+            self.count_atoms::<false, false>(pos, sq)
         }
     }
 
-    /// `count_plain`, for a program that `generates` or not.
+    /// `count_plain`, for a program that `GENERATES` or not, and a piece that counts its
+    /// `TWINS` or not.
     #[inline(always)]
-    fn count_atoms<const GENERATES: bool>(&mut self, pos: &Position, sq: usize) -> u128 {
+    fn count_atoms<const GENERATES: bool, const TWINS: bool>(&mut self, pos: &Position, sq: usize) -> u128 {
         let compiled = &*self.compiled;
         let program = compiled.program(self.tables.records[sq].program);
         let atoms = program.plain.as_ref().expect("a plain program");
@@ -41,8 +45,9 @@ impl MoveState {
         let mut given = [0u64; DIRECTION_COUNT];
         let (mut slid, mut area_reads) = (0u128, 0u128);
         let mut total = 0u16;
+        let black = own == color_code(Color::Black);
         for (i, &atom) in atoms.iter().enumerate() {
-            let Count { moves, reach: hi } = match atom {
+            let count @ Count { moves, reach: hi } = match atom {
                 PlainAtom::Area { steps } if GENERATES => {
                     let area = self.area_box(pos, sq, steps, own == color_code(Color::Black));
                     area_reads = area.reads;
@@ -62,12 +67,19 @@ impl MoveState {
                 }
                 _ => self.count_atom(pos, sq, atom, own),
             };
-            let moves = match atom {
+            let (moves, squares) = match atom {
                 PlainAtom::Ray { dir, k, .. } if program.overlaps & 1 << dir != 0 => {
-                    fresh_of(moves, k, &mut given[dir as usize])
+                    let fresh = fresh_of(moves, k, &mut given[dir as usize]);
+                    (fresh.count_ones() as u8, fresh)
                 }
-                _ => moves,
+                PlainAtom::Ray { k, .. } if TWINS => (moves, ray_squares(moves, k)),
+                _ => (moves, 0),
             };
+            if TWINS {
+                let twins = self.atom_twins(sq, atom, count, squares, black);
+                self.tables.twins[base + i] = twins;
+                total += twins as u16;
+            }
             if let Some(steps) = program.counted_area.filter(|_| GENERATES) {
                 slid |= match atom {
                     PlainAtom::Ray { dir, .. } => slide_cells(dir, moves, steps),
@@ -115,7 +127,7 @@ impl MoveState {
                     let atom = atoms[i];
                     let Count { moves, reach: hi } = self.count_atom(pos, sq, atom, own);
                     let moves = match atom {
-                        PlainAtom::Ray { k, .. } if overlapping => fresh_of(moves, k, &mut given),
+                        PlainAtom::Ray { k, .. } if overlapping => fresh_of(moves, k, &mut given).count_ones() as u8,
                         _ => moves,
                     };
                     reach = reach.max(hi);
@@ -183,7 +195,8 @@ impl MoveState {
     pub(super) fn offered_by(&self, sq: usize, piece: Piece, picked: u64) -> bool {
         let compiled = &*self.compiled;
         let program = compiled.program(self.tables.records[sq].program);
-        let Some(offers) = program.offers.filter(|_| !piece.promoted) else { return false };
+        // A piece that counts its twins keeps counts wherever its moves go.
+        let Some(offers) = program.offers.filter(|o| !piece.promoted && o.counted.is_none()) else { return false };
         let g = &self.variant.geometry;
         let y = g.xy(sq).1;
         let rank = |y: i32| match piece.color {
@@ -239,6 +252,26 @@ impl MoveState {
         let PlainAtom::Ray { dir, .. } = atoms[i] else { unreachable!("overlapping atoms are rays") };
         let earlier = atoms[..i].iter().filter(|a| matches!(a, PlainAtom::Ray { dir: d, .. } if *d == dir));
         squares(atoms[i]) & !earlier.fold(0, |given, &a| given | squares(a))
+    }
+
+    /// The `j`-th move of ray `i` of the plain piece on `sq`, along `dir` where rays overlap
+    /// (`Program::overlaps`): the `j`-th of its fresh squares (`fresh_squares`).
+    #[inline]
+    pub(super) fn fresh_move(
+        &self,
+        pos: &Position,
+        sq: usize,
+        atoms: &[PlainAtom],
+        i: usize,
+        dir: u8,
+        j: usize,
+    ) -> Move {
+        let mut fresh = self.fresh_squares(pos, sq, atoms, i);
+        for _ in 0..j {
+            fresh &= fresh - 1;
+        }
+        let to = sq as isize + self.variant.geometry.offset[dir as usize] * fresh.trailing_zeros() as isize;
+        Move::simple(sq as u16, to as u16, false)
     }
 
     /// The `j`-th move of a plain atom of the piece on `sq`.
@@ -326,18 +359,19 @@ impl MoveState {
 }
 
 /// A ray's moves along a line where rays overlap (`Program::overlaps`): of its `count` squares
-/// from distance `k`, those no earlier ray that way gave (`given`, which takes them in).
+/// from distance `k` (bit `k`: distance `k`), those no earlier ray that way gave (`given`,
+/// which takes them in).
 #[inline]
-fn fresh_of(count: u8, k: u8, given: &mut u64) -> u8 {
+fn fresh_of(count: u8, k: u8, given: &mut u64) -> u64 {
     let squares = ray_squares(count, k);
     let fresh = squares & !*given;
     *given |= squares;
-    fresh.count_ones() as u8
+    fresh
 }
 
 /// The squares (bit `k`: distance `k`) of a ray's `count` moves from distance `k`.
 #[inline]
-fn ray_squares(count: u8, k: u8) -> u64 {
+pub(super) fn ray_squares(count: u8, k: u8) -> u64 {
     // A ray that starts beyond the edge (`k` past 63 too) has no squares.
     ((1u64 << count) - 1).checked_shl(k as u32).unwrap_or(0)
 }

@@ -254,7 +254,8 @@ impl Program {
             local,
             counted_area,
             generates,
-            offers,
+            // Twins are counted only over atoms whose moves have no path squares or passes.
+            offers: offers.map(|o| Offers { counted: o.counted.filter(|_| !generates), ..o }),
             trap,
             sees_through,
             hooks,
@@ -294,9 +295,9 @@ impl Program {
 }
 
 /// Where an unpromoted piece's plain moves could be offered promotion (bits of ranks counted
-/// from its owner's far side; `Position::promotion_offer` and `far_promotion_offered`): none of
-/// its moves is, and it keeps counts, when it stands outside `from` and no move ends on a rank
-/// of `to`.
+/// from its owner's far side; `Position::promotion_offer` and `far_promotion_offered`). A piece
+/// outside `from` keeps counts when no move ends on a rank of `to`, or, for a type whose
+/// twins are `counted`, whatever its moves reach.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Offers {
     /// The promotion zone (a move from there may promote by capturing, or by any move under
@@ -305,17 +306,25 @@ pub(super) struct Offers {
     /// The zone, the ranks where promotion is compulsory, and the furthest rank for
     /// `farpromote`.
     pub(super) to: u64,
+    /// The zone's depth, where a piece outside it counts its promotion twins (`twins.rs`):
+    /// under either trigger such a piece's move comes twice exactly when it ends in the zone,
+    /// as long as none is forced (a type without dead ends), the type has no `farpromote`, and
+    /// its moves pass over no square that counts (rays, leaps and walks: no lion or igui path,
+    /// no pass; `Program::compile` clears it for the others).
+    pub(super) counted: Option<u8>,
 }
 
 impl Offers {
     fn of(variant: &Arc<Variant>, kind: usize) -> Option<Offers> {
         let motion = variant.table.motion_of(kind as u16);
-        let mut offers = Offers { from: 0, to: 0 };
+        let mut offers = Offers { from: 0, to: 0, counted: None };
         if motion.zone_promotion {
             let zone = variant.rules.zone().expect("zone promotion needs a zone");
             let ranks = (1u64 << zone.depth.min(63)) - 1;
+            let dead = dead_ends(variant).get(kind).copied().unwrap_or(0);
             offers.from |= ranks;
-            offers.to |= ranks | dead_ends(variant).get(kind).copied().unwrap_or(0);
+            offers.to |= ranks | dead;
+            offers.counted = (dead == 0 && !motion.far_promotion).then_some(zone.depth.min(63));
         }
         if motion.far_promotion {
             offers.to |= 1;

@@ -158,10 +158,12 @@ impl MoveState {
             Mode::Plain => {
                 self.recount_direction(pos, p, back);
                 let program = self.compiled.program(self.tables.records[p].program);
-                if program.offers.is_some()
-                    && pos.at(p).is_some_and(|piece| self.offered_by(p, piece, program.rays_in[back]))
-                {
-                    self.refresh(pos, p);
+                if program.offers.is_some() {
+                    if self.tables.records[p].twin_from != 0 {
+                        self.recount_twins(pos, p, back);
+                    } else if pos.at(p).is_some_and(|piece| self.offered_by(p, piece, program.rays_in[back])) {
+                        self.refresh(pos, p);
+                    }
                 }
             }
             _ => self.touch(pos, p),
