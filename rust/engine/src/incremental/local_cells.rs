@@ -272,6 +272,28 @@ mod tests {
     }
 
     #[test]
+    fn powers_that_meet_the_slides_are_counted_without_a_list() {
+        // The lion hawk (diagonal slides, then a lion reaching their first two squares) and the
+        // free eagle (slides every way, then diagonal double steps and jumps of two reaching
+        // theirs): the powers' moves to a square a slide gave are the slide's. Friends and
+        // enemies next to them and two squares off, so that some slides stop short and the
+        // lion captures on the way.
+        let pieces = [
+            (4, 8, "Lion hawk", true),
+            (5, 7, "Pawn", false),
+            (3, 9, "Pawn", true),
+            (6, 6, "Gold general", false),
+            (4, 6, "Pawn", false),
+            (11, 8, "Free eagle", true),
+            (12, 7, "Pawn", true),
+            (11, 6, "Pawn", false),
+            (9, 10, "Gold general", false),
+            (10, 8, "Pawn", false),
+        ];
+        counted_as_the_reference(&pieces, &[(4, 8), (11, 8)]);
+    }
+
+    #[test]
     fn an_area_move_reads_around_the_empty_squares_it_goes_on_from() {
         // Free: three steps read the 7×7 box.
         assert_eq!(fire_demon_reads(&[]), square_of(3));

@@ -58,7 +58,7 @@ impl MoveState {
                             PlainAtom::Area { .. } => reference_moves(pos, sq)[index],
                             PlainAtom::Powers { from } => {
                                 let mut moves = Vec::with_capacity(32);
-                                pos.generate_from_atoms(sq, from, &mut moves);
+                                self.powers_moves(pos, sq, from, self.slid_cells(sq), &mut moves);
                                 moves[rest as usize]
                             }
                             _ => self.plain_move(pos, sq, atom, rest as usize),
@@ -168,7 +168,7 @@ impl MoveState {
                         }),
                         PlainAtom::Powers { from } => {
                             let mut moves = Vec::with_capacity(32);
-                            pos.generate_from_atoms(sq, from, &mut moves);
+                            self.powers_moves(pos, sq, from, self.slid_cells(sq), &mut moves);
                             moves.into_iter().for_each(&mut f);
                         }
                         // The last atom: the reference's moves after the earlier atoms'.

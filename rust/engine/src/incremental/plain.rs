@@ -11,7 +11,7 @@ use super::local_cells::{cell, slide_cells};
 use super::program::{LoneRay, PlainAtom, Stop, Walk};
 use super::MoveState;
 use crate::geometry::{Color, DELTAS, DIRECTION_COUNT};
-use crate::position::{color_code, Move, Piece, Position, EMPTY};
+use crate::position::{color_code, Move, Piece, Position, EMPTY, NO_SQUARE};
 use crate::table::UNLIMITED;
 
 impl MoveState {
@@ -60,7 +60,7 @@ impl MoveState {
                 PlainAtom::Powers { from } if GENERATES => {
                     let mut moves = std::mem::take(&mut self.tables.powers);
                     moves.clear();
-                    pos.generate_from_atoms(sq, from, &mut moves);
+                    self.powers_moves(pos, sq, from, slid, &mut moves);
                     let count = Count { moves: moves.len() as u8, reach: 0 };
                     self.tables.powers = moves;
                     count
@@ -80,7 +80,7 @@ impl MoveState {
                 self.tables.twins[base + i] = twins;
                 total += twins as u16;
             }
-            if let Some(steps) = program.counted_area.filter(|_| GENERATES) {
+            if let Some(steps) = program.counted_area.or(program.powers_meet).filter(|_| GENERATES) {
                 slid |= match atom {
                     PlainAtom::Ray { dir, .. } => slide_cells(dir, moves, steps),
                     PlainAtom::Walk(walk) => self.walk_cells(pos, sq, walk, own, steps),
@@ -163,6 +163,35 @@ impl MoveState {
                 unreachable!("areas and powers are counted with the whole piece (`count_plain`)")
             }
         }
+    }
+
+    /// The moves of the powers (`PlainAtom::Powers`, atoms `from` on) of the plain piece on
+    /// `sq`, in generation order, into `out`: generated alone, less, where they reach the
+    /// slides' squares (`Program::powers_meet`), the simple moves to the cells of `slid` (the
+    /// slides' squares within their reach), which the slides gave first.
+    pub(super) fn powers_moves(&self, pos: &Position, sq: usize, from: u8, slid: u128, out: &mut Vec<Move>) {
+        pos.generate_from_atoms(sq, from, out);
+        if slid != 0 {
+            let g = &self.variant.geometry;
+            let (x, y) = g.xy(sq);
+            out.retain(|mv| {
+                let (tx, ty) = g.xy(mv.to as usize);
+                !(mv.mid == NO_SQUARE && mv.mid2() == NO_SQUARE && !mv.sweep() && slid & cell(tx - x, ty - y) != 0)
+            });
+        }
+    }
+
+    /// The cells of the slides' squares within the powers' reach of the plain piece on `sq`
+    /// whose powers meet them (`Program::powers_meet`; 0 for the others).
+    pub(super) fn slid_cells(&self, sq: usize) -> u128 {
+        let program = self.compiled.program(self.tables.records[sq].program);
+        let Some(radius) = program.powers_meet else { return 0 };
+        let counts = &self.tables.counts[sq * self.compiled.stride..];
+        let atoms = program.plain.as_ref().expect("a plain program");
+        atoms.iter().zip(counts).fold(0, |cells, (&atom, &moves)| match atom {
+            PlainAtom::Ray { dir, .. } => cells | slide_cells(dir, moves, radius),
+            _ => cells,
+        })
     }
 
     /// The cells (`local_cells`) of the moves of a walk of the piece on `sq` within `steps`

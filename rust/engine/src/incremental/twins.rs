@@ -38,10 +38,14 @@ impl MoveState {
     /// Counts again the twins of the atoms along `d` of the plain piece on `sq`, after their
     /// moves (`recount_direction`); `total` and the count tree follow.
     pub(super) fn recount_twins(&mut self, pos: &Position, sq: usize, d: usize) {
+        let black = self.tables.records[sq].color_index() == Color::Black.index();
+        // Only lines heading to the zone have twins.
+        if DELTAS[d].1 != if black { -1 } else { 1 } {
+            return;
+        }
         let compiled = &*self.compiled;
         let program = compiled.program(self.tables.records[sq].program);
         let atoms = program.plain.as_ref().expect("a plain program");
-        let black = self.tables.records[sq].color_index() == Color::Black.index();
         let reach = self.tables.records[sq].reach[d];
         let base = sq * compiled.stride;
         let mut delta = 0i32;
