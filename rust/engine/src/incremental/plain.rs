@@ -57,6 +57,9 @@ impl MoveState {
                     Count { moves: ((area.targets & !slid).count_ones() + u32::from(area.pass)) as u8, reach: 0 }
                 }
                 // Local reads only (reach 0): a change among them counts the piece again.
+                PlainAtom::Powers { .. } if GENERATES && program.lone_lion => {
+                    Count { moves: self.lion_count(pos, sq, own == color_code(Color::Black), slid), reach: 0 }
+                }
                 PlainAtom::Powers { from } if GENERATES => {
                     let mut moves = std::mem::take(&mut self.tables.powers);
                     moves.clear();

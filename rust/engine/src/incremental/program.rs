@@ -99,6 +99,9 @@ pub(super) struct Program {
     /// `local_cells::BOX_RADIUS`); the powers' moves to squares within it that a slide gave are
     /// not theirs (`MoveState::powers_moves`).
     pub(super) powers_meet: Option<u8>,
+    /// Its powers are one lion, counted over the box around it (`MoveState::lion_count`)
+    /// without generating them.
+    pub(super) lone_lion: bool,
     /// Counting it generates moves (an area move or powers, `PlainAtom::Area`, `Powers`): like
     /// a listed piece, it waits until its side moves when a change it read is not its side's.
     pub(super) generates: bool,
@@ -297,6 +300,7 @@ impl Program {
             local,
             counted_area,
             powers_meet: powers_meet.filter(|_| all_plain),
+            lone_lion: all_plain && powers_after_lines && powers == [Atom::Lion],
             generates,
             // Twins are counted only over atoms whose moves have no path squares or passes.
             offers: offers.map(|o| Offers { counted: o.counted.filter(|_| !generates), ..o }),
