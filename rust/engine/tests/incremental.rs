@@ -322,7 +322,10 @@ fn promotion_twins_follow_the_zone() {
     // soldiers, water buffaloes, free kings, dragons, vertical and side movers, and knights and
     // lances where no promotion is forced, set among pawns on the ranks before both zones, both
     // colours, and played into and out of the zones under each promotion rule.
-    let keys = ["RG", "BG", "GG", "CS", "WB", "FK", "DH", "DK", "VM", "SM", "VS", "SS", "N", "L", "R", "B", "HF"];
+    let keys = [
+        "RG", "BG", "GG", "CS", "WB", "FK", "DH", "DK", "VM", "SM", "VS", "SS", "N", "L", "R", "B", "HF", "SE", "LN",
+        "PH", "KR",
+    ];
     let mut plies = 0;
     for options in [vec![], vec!["promotion-touch".to_string()], vec!["promotion-dead-piece".to_string()]] {
         let variant = Variant::load("tenjiku", &options).unwrap();

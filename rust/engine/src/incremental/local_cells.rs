@@ -57,7 +57,7 @@ const fn square_cells(r: usize) -> u128 {
 }
 const CENTRE: u128 = square_cells(0);
 /// The centre's neighbours.
-const RING: u128 = square_cells(1) & !CENTRE;
+pub(super) const RING: u128 = square_cells(1) & !CENTRE;
 /// The squares a lion reaches: within two of the centre.
 const LION: u128 = square_cells(2) & !CENTRE;
 

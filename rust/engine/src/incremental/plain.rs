@@ -7,7 +7,7 @@
 //! not give, over the box around the piece (`local_cells::AreaBox`).
 
 use super::lines::Count;
-use super::local_cells::{cell, slide_cells};
+use super::local_cells::{cell, slide_cells, RING};
 use super::program::{LoneRay, PlainAtom, Stop, Walk};
 use super::MoveState;
 use crate::geometry::{Color, DELTAS, DIRECTION_COUNT};
@@ -21,9 +21,14 @@ impl MoveState {
     pub(super) fn count_plain(&mut self, pos: &Position, sq: usize) -> u128 {
         // Speed: the common pieces' loop without the area's and powers' arms, or the twins'
         // (issue 27; a program that generates counts no twins: `Offers::counted`).
+        let twins = self.tables.records[sq].twin_from != 0;
         if self.compiled.program(self.tables.records[sq].program).generates {
-            self.count_atoms::<true, false>(pos, sq)
-        } else if self.tables.records[sq].twin_from != 0 {
+            if twins {
+                self.count_atoms::<true, true>(pos, sq)
+            } else {
+                self.count_atoms::<true, false>(pos, sq)
+            }
+        } else if twins {
             self.count_atoms::<false, true>(pos, sq)
         } else {
             self.count_atoms::<false, false>(pos, sq)
@@ -46,6 +51,10 @@ impl MoveState {
         let (mut slid, mut area_reads) = (0u128, 0u128);
         let mut total = 0u16;
         let black = own == color_code(Color::Black);
+        // The powers can reach the zone (`twins.rs`): their twins are counted from their moves.
+        let twin_from = self.tables.records[sq].twin_from;
+        let powers_twins = TWINS && GENERATES && twin_from <= program.local_radius;
+        let mut twins_of_powers = 0;
         for (i, &atom) in atoms.iter().enumerate() {
             let count @ Count { moves, reach: hi } = match atom {
                 PlainAtom::Area { steps } if GENERATES => {
@@ -57,13 +66,19 @@ impl MoveState {
                     Count { moves: ((area.targets & !slid).count_ones() + u32::from(area.pass)) as u8, reach: 0 }
                 }
                 // Local reads only (reach 0): a change among them counts the piece again.
-                PlainAtom::Powers { .. } if GENERATES && program.lone_lion => {
+                PlainAtom::Powers { .. } if GENERATES && program.lone_lion && !powers_twins => {
                     Count { moves: self.lion_count(pos, sq, own == color_code(Color::Black), slid), reach: 0 }
                 }
                 PlainAtom::Powers { from } if GENERATES => {
                     let mut moves = std::mem::take(&mut self.tables.powers);
                     moves.clear();
                     self.powers_moves(pos, sq, from, slid, &mut moves);
+                    if powers_twins {
+                        twins_of_powers =
+                            moves.iter().copied().filter(self.offered_powers(pos, sq, &moves)).count() as u8;
+                        // Next to the zone, a pass's twin reads the squares it can step to.
+                        area_reads |= RING;
+                    }
                     let count = Count { moves: moves.len() as u8, reach: 0 };
                     self.tables.powers = moves;
                     count
@@ -79,7 +94,10 @@ impl MoveState {
                 _ => (moves, 0),
             };
             if TWINS {
-                let twins = self.atom_twins(sq, atom, count, squares, black);
+                let twins = match atom {
+                    PlainAtom::Powers { .. } => twins_of_powers,
+                    _ => self.atom_twins(sq, atom, count, squares, black),
+                };
                 self.tables.twins[base + i] = twins;
                 total += twins as u16;
             }

@@ -302,8 +302,8 @@ impl Program {
             powers_meet: powers_meet.filter(|_| all_plain),
             lone_lion: all_plain && powers_after_lines && powers == [Atom::Lion],
             generates,
-            // Twins are counted only over atoms whose moves have no path squares or passes.
-            offers: offers.map(|o| Offers { counted: o.counted.filter(|_| !generates), ..o }),
+            // Not over an area move, whose moves come in the reference's order alone.
+            offers: offers.map(|o| Offers { counted: o.counted.filter(|_| counted_area.is_none()), ..o }),
             trap,
             sees_through,
             hooks,
@@ -355,10 +355,10 @@ pub(super) struct Offers {
     /// `farpromote`.
     pub(super) to: u64,
     /// The zone's depth, where a piece outside it counts its promotion twins (`twins.rs`):
-    /// under either trigger such a piece's move comes twice exactly when it ends in the zone,
-    /// as long as none is forced (a type without dead ends), the type has no `farpromote`, and
-    /// its moves pass over no square that counts (rays, leaps and walks: no lion or igui path,
-    /// no pass; `Program::compile` clears it for the others).
+    /// under either trigger such a piece's line move comes twice exactly when it ends in the
+    /// zone, as long as none is forced (a type without dead ends) and the type has no
+    /// `farpromote`; its powers' twins are the rule's own offers. Not with an area move, whose
+    /// moves only the reference orders (`Program::compile` clears it).
     pub(super) counted: Option<u8>,
 }
 

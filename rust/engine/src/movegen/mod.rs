@@ -21,6 +21,7 @@ mod sink;
 mod tests;
 
 pub use promotion::dead_ends;
+pub(crate) use promotion::Offer;
 
 use crate::geometry::Color;
 use crate::position::{Move, Piece, Position};

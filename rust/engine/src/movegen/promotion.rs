@@ -151,7 +151,7 @@ impl Position {
     }
 
     /// What the zone rule needs of a piece standing on `from`, found once for all its moves.
-    fn zone_test(&self, piece: Piece, zone: &Zone, from: usize) -> ZoneTest {
+    pub(crate) fn zone_test(&self, piece: Piece, zone: &Zone, from: usize) -> ZoneTest {
         let depth = zone.depth as usize;
         ZoneTest {
             color: piece.color,
