@@ -104,7 +104,7 @@ impl MoveState {
             if let Some(steps) = program.counted_area.or(program.powers_meet).filter(|_| GENERATES) {
                 slid |= match atom {
                     PlainAtom::Ray { dir, .. } => slide_cells(dir, moves, steps),
-                    PlainAtom::Walk(walk) => self.walk_cells(pos, sq, walk, own, steps),
+                    PlainAtom::Walk(walk) => self.walk_cells(pos, sq, walk, own, steps, hi),
                     _ => 0,
                 };
             }
@@ -216,19 +216,20 @@ impl MoveState {
     }
 
     /// The cells (`local_cells`) of the moves of a walk of the piece on `sq` within `steps`
-    /// of it.
-    fn walk_cells(&self, pos: &Position, sq: usize, walk: Walk, own: u8, steps: u8) -> u128 {
-        let g = &self.variant.geometry;
-        let (x, y) = g.xy(sq);
-        let mut cells = 0;
-        self.walk_moves(pos, sq, walk, own, |mv| {
-            let (tx, ty) = g.xy(mv.to as usize);
-            let k = (tx - x).abs().max((ty - y).abs());
-            if k <= steps as i32 {
-                cells |= cell(tx - x, ty - y);
+    /// of it, the walk reading as far as `far` (its count's reach): the squares from the piece
+    /// outwards, as `walk_moves` gives them.
+    // Speed: at most `steps` squares read, the walk's ends already known (issue 27, item 5).
+    fn walk_cells(&self, pos: &Position, sq: usize, walk: Walk, own: u8, steps: u8, far: u8) -> u128 {
+        let (dx, dy) = DELTAS[walk.dir as usize];
+        let step = self.variant.geometry.offset[walk.dir as usize];
+        let (mut cells, mut passed) = (0, false);
+        for k in 1..=steps.min(far) as isize {
+            let c = pos.color_code_at((sq as isize + step * k) as usize);
+            if if c == EMPTY { !passed || walk.free_beyond } else { c != own } {
+                cells |= cell(dx * k as i32, dy * k as i32);
             }
-            k < steps as i32
-        });
+            passed |= c != EMPTY;
+        }
         cells
     }
 
