@@ -25,7 +25,7 @@ impl MoveState {
     /// How many moves of plain atom `atom` of the piece on `sq` (of colour `black` or not) end
     /// in the zone: `moves` of them in all, reading up to `reach`; for a ray, `squares` are its
     /// moves' distances (bit `k`: distance `k`, those an earlier overlapping ray gave left out).
-    #[inline]
+    #[inline(always)]
     pub(super) fn atom_twins(&self, sq: usize, atom: PlainAtom, count: Count, squares: u64, black: bool) -> u8 {
         let from = self.tables.records[sq].twin_from as u32;
         // How many ranks towards the zone one step of `dy` goes.
