@@ -131,10 +131,30 @@ impl LocalCells {
     }
 }
 
-/// The cells of the first `count` squares of a slide along `dir`, as far as `steps`.
+/// The cells of the first `count` squares of a slide along `dir`, as far as `steps` (and
+/// the box).
+#[inline]
 pub(super) fn slide_cells(dir: u8, count: u8, steps: u8) -> u128 {
-    let (dx, dy) = DELTAS[dir as usize];
-    (1..=count.min(steps) as i32).fold(0, |m, k| m | cell(dx * k, dy * k))
+    // Per direction and length: the cells of a slide's first squares.
+    // Speed: a table, not a cell computed per square: 5M instructions, 2% of random Tenjiku
+    // play (issue 27, item 5).
+    const SLIDES: [[u128; BOX_RADIUS + 1]; 8] = {
+        let mut slides = [[0; BOX_RADIUS + 1]; 8];
+        let mut dir = 0;
+        while dir < 8 {
+            let (dx, dy) = DELTAS[dir];
+            let mut k = 1;
+            while k <= BOX_RADIUS {
+                let (x, y) =
+                    ((BOX_RADIUS as i32 + dx * k as i32) as usize, (BOX_RADIUS as i32 + dy * k as i32) as usize);
+                slides[dir][k] = slides[dir][k - 1] | 1 << (y * SIDE + x);
+                k += 1;
+            }
+            dir += 1;
+        }
+        slides
+    };
+    SLIDES[dir as usize][count.min(steps).min(BOX_RADIUS as u8) as usize]
 }
 
 /// An area move on the board, over the box around its piece (`MoveState::area_box`).
