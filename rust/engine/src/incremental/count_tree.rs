@@ -93,10 +93,23 @@ impl CountTree {
         self.top = Node::ZERO;
     }
 
+    /// Whether the board has one large block (at most 256 squares: Tenjiku's 16 x 16): its
+    /// sums are the totals, and `top` stays zero.
+    // Speed: an update adds to two nodes, not three: random Tenjiku 1% fewer instructions
+    // (issue 27, item 5).
+    #[inline]
+    fn one_block(&self) -> bool {
+        self.blocks.len() == 1
+    }
+
     /// The number of moves.
     #[inline]
     pub(super) fn total(&self) -> u32 {
-        self.top.0[FANOUT - 1]
+        if self.one_block() {
+            self.blocks[0].0[FANOUT - 1]
+        } else {
+            self.top.0[FANOUT - 1]
+        }
     }
 
     #[inline]
@@ -104,7 +117,9 @@ impl CountTree {
         let delta = delta as u32;
         self.squares[sq / FANOUT].add_from(sq % FANOUT, delta);
         self.blocks[sq / (FANOUT * FANOUT)].add_from(sq / FANOUT % FANOUT, delta);
-        self.top.add_from(sq / (FANOUT * FANOUT), delta);
+        if !self.one_block() {
+            self.top.add_from(sq / (FANOUT * FANOUT), delta);
+        }
     }
 
     /// The number of moves on squares before `sq`.
@@ -117,7 +132,7 @@ impl CountTree {
     /// The square holding the `index`-th move (`index < total`) and its index there.
     #[inline]
     pub(super) fn find(&self, mut index: u32) -> (usize, u32) {
-        let large = self.top.child_of(index);
+        let large = if self.one_block() { 0 } else { self.top.child_of(index) };
         index -= self.top.before(large);
         let block = large * FANOUT + self.blocks[large].child_of(index);
         index -= self.blocks[large].before(block % FANOUT);
