@@ -230,7 +230,8 @@ impl MoveState {
     /// in fewer than `steps` steps; it reads their neighbours and may end on those that are
     /// empty or enemy.
     pub(super) fn area_box(&self, pos: &Position, sq: usize, steps: u8, black: bool) -> AreaBox {
-        let BoxCells { board, empty, own } = self.box_cells(pos, sq, BOX_RADIUS, black);
+        // It reads as far as `steps` from the piece.
+        let BoxCells { board, empty, own } = self.box_cells(pos, sq, steps as usize, black);
         let centre = cell(0, 0);
         let mut from = centre;
         for _ in 1..steps {
