@@ -55,8 +55,11 @@
 //! order only the reference's breadth-first walk gives, come from the reference when asked for.
 //! So are lines followed by local powers (lion, lion lines, igui, double steps) that reach none
 //! of their squares (horned falcon, soaring eagle, lion): the powers are counted together by
-//! generating them alone (`PlainAtom::Powers`). A change within the local reads of either
-//! counts the whole piece again.
+//! generating them alone (`PlainAtom::Powers`; a lone lion over the box around it,
+//! `lion_count`); and slides, one a direction, followed by lions, igui, double steps and plain
+//! jumps that do reach some (lion hawk, free eagle): less the powers' simple moves to squares a
+//! slide gave (`Program::powers_meet`). A change within the local reads of either counts the
+//! whole piece again.
 //!
 //! A *hook* piece (only hooks: hook mover, capricorn, longnosed goblin), under the same
 //! conditions, keeps counts per leg and per turn (`hooks::HookCounts`): a changed square on a

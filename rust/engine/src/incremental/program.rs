@@ -25,10 +25,11 @@ pub(super) enum PlainAtom {
     /// A line atom that reads past pieces (hop, range jump, range capture, rank jump or hop),
     /// counted over the line bits (`MoveState::walk_count`).
     Walk(Walk),
-    /// The local powers (lion, lion lines, igui, double steps) from atom `from` on, the last
-    /// atoms, reaching no square the others reach: their moves are counted together by
-    /// generating them alone (`Position::generate_from_atoms`), and found again so when asked
-    /// for.
+    /// The local powers (lion, lion lines, igui, double steps; and plain jumps after them) from
+    /// atom `from` on, the last atoms, reaching no square the others reach, or after slides
+    /// less the simple moves to squares a slide gave (`Program::powers_meet`): their moves are
+    /// counted together by generating them alone (`MoveState::powers_moves`; a lone lion over
+    /// the box, `MoveState::lion_count`), and found again so when asked for.
     Powers { from: u8 },
     /// An area move of up to `steps` (at most `local_cells::BOX_RADIUS`), the last atom, after
     /// slides and walks that do not sweep: its moves are the squares it reaches that they did
