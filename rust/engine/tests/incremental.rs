@@ -274,6 +274,37 @@ fn incremental_soak() {
     println!("incremental soak: {plies} plies, {games} games, every ply checked, {:.0?}", start.elapsed());
 }
 
+/// A board of `variant` with the kings in two corners, `count` pieces of `keys` on ranks
+/// `ranks` counted from their owner's far side (Black's with probability `black`), and
+/// `others` pieces of `fillers` anywhere, of either side.
+fn scattered(
+    variant: &Arc<Variant>,
+    rng: &mut ChaCha8Rng,
+    (keys, ranks, count, black): (&[&str], std::ops::Range<usize>, usize, f64),
+    (fillers, others): (&[&str], usize),
+) -> Position {
+    let g = &variant.geometry;
+    let piece = |key: &str, color| {
+        let kind = variant.table.lookup(key).unwrap();
+        Piece { kind, origin: kind, color, promoted: false }
+    };
+    let mut pos = Position::empty(variant.clone(), Color::Black);
+    pos.put(g.size() - 1, piece("K", Color::Black));
+    pos.put(0, piece("K", Color::White));
+    for _ in 0..count {
+        let (x, rank) = (rng.gen_range(0..g.width), rng.gen_range(ranks.clone()));
+        let color = if rng.gen_bool(black) { Color::Black } else { Color::White };
+        let y = if color == Color::Black { rank } else { g.height - 1 - rank };
+        pos.put(y * g.width + x, piece(keys[rng.gen_range(0..keys.len())], color));
+    }
+    for _ in 0..others {
+        let sq = rng.gen_range(1..g.size() - 1);
+        let color = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
+        pos.put(sq, piece(fillers[rng.gen_range(0..fillers.len())], color));
+    }
+    pos
+}
+
 #[test]
 fn overlapping_rays_follow_the_promotion_zone() {
     // Rays along one line that reach the same squares (a lion dog's jump of three beside its
@@ -286,30 +317,13 @@ fn overlapping_rays_follow_the_promotion_zone() {
     let rules = "board 36x36\npromotion zone\npromotion-zone 11\npromotion-trigger enter-or-capture\n";
     let variant =
         Arc::new(Variant::from_sources("taikyoku", Sources { rules, pieces: PIECES, setup: SETUP }, &[]).unwrap());
-    let kind = |key: &str| variant.table.lookup(key).unwrap();
     let overlapping = ["LD", "EL", "HF", "PM", "KM", "GS", "MF", "WO", "RME", "LME", "GM", "DG", "LL", "GT"];
     let others = ["P", "P", "G", "R", "B", "LN", "FL"];
     let mut rng = ChaCha8Rng::seed_from_u64(9);
-    let g = &variant.geometry;
     let mut plies = 0;
     for board in 0..30u64 {
-        let mut pos = Position::empty(variant.clone(), Color::Black);
-        let piece = |key: &str, color| Piece { kind: kind(key), origin: kind(key), color, promoted: false };
-        pos.put(g.size() - 1, piece("K", Color::Black));
-        pos.put(0, piece("K", Color::White));
-        for _ in 0..12 {
-            // Black's ranks 12 to 16 from the far side, White's likewise from its own.
-            let (x, rank) = (rng.gen_range(0..g.width), rng.gen_range(11..16));
-            let color = if rng.gen_bool(0.7) { Color::Black } else { Color::White };
-            let y = if color == Color::Black { rank } else { g.height - 1 - rank };
-            let key = overlapping[rng.gen_range(0..overlapping.len())];
-            pos.put(y * g.width + x, piece(key, color));
-        }
-        for _ in 0..20 {
-            let sq = rng.gen_range(1..g.size() - 1);
-            let color = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
-            pos.put(sq, piece(others[rng.gen_range(0..others.len())], color));
-        }
+        // Black's ranks 12 to 16 from the far side, White's likewise from its own.
+        let pos = scattered(&variant, &mut rng, (&overlapping, 11..16, 12, 0.7), (&others, 20));
         plies += play_and_check_from(Game::from_position(pos), board, 40, 1).0;
     }
     assert!(plies >= 600, "{plies} plies");
@@ -319,9 +333,10 @@ fn overlapping_rays_follow_the_promotion_zone() {
 fn promotion_twins_follow_the_zone() {
     // Pieces outside Tenjiku's zone keep counts with their promotion twins (a move into the
     // zone comes twice: `incremental/twins.rs`): range-jumping generals (walks), chariot
-    // soldiers, water buffaloes, free kings, dragons, vertical and side movers, and knights and
-    // lances where no promotion is forced, set among pawns on the ranks before both zones, both
-    // colours, and played into and out of the zones under each promotion rule.
+    // soldiers, water buffaloes, free kings, dragons, vertical and side movers, knights and
+    // lances where no promotion is forced, and powers (horned falcons, soaring eagles, lions:
+    // the rule's own offers, a pass next to the zone), set among pawns on the ranks before both
+    // zones, both colours, and played into and out of the zones under each promotion rule.
     let keys = [
         "RG", "BG", "GG", "CS", "WB", "FK", "DH", "DK", "VM", "SM", "VS", "SS", "N", "L", "R", "B", "HF", "SE", "LN",
         "PH", "KR",
@@ -329,26 +344,10 @@ fn promotion_twins_follow_the_zone() {
     let mut plies = 0;
     for options in [vec![], vec!["promotion-touch".to_string()], vec!["promotion-dead-piece".to_string()]] {
         let variant = Variant::load("tenjiku", &options).unwrap();
-        let kind = |key: &str| variant.table.lookup(key).unwrap();
-        let piece = |key: &str, color| Piece { kind: kind(key), origin: kind(key), color, promoted: false };
-        let g = &variant.geometry;
         let mut rng = ChaCha8Rng::seed_from_u64(13);
         for board in 0..20u64 {
-            let mut pos = Position::empty(variant.clone(), Color::Black);
-            pos.put(g.size() - 1, piece("K", Color::Black));
-            pos.put(0, piece("K", Color::White));
-            for _ in 0..14 {
-                // Ranks 5 to 11 from the owner's far side: outside its zone, facing it.
-                let (x, rank) = (rng.gen_range(0..g.width), rng.gen_range(5..12));
-                let color = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
-                let y = if color == Color::Black { rank } else { g.height - 1 - rank };
-                pos.put(y * g.width + x, piece(keys[rng.gen_range(0..keys.len())], color));
-            }
-            for _ in 0..10 {
-                let sq = rng.gen_range(1..g.size() - 1);
-                let color = if rng.gen_bool(0.5) { Color::Black } else { Color::White };
-                pos.put(sq, piece("P", color));
-            }
+            // Ranks 5 to 11 from the owner's far side: outside its zone, facing it.
+            let pos = scattered(&variant, &mut rng, (&keys, 5..12, 14, 0.5), (&["P"], 10));
             plies += play_and_check_from(Game::from_position(pos), board, 40, 1).0;
         }
     }
