@@ -20,7 +20,7 @@ impl MoveState {
     /// (`local_cells`; 0 without one).
     pub(super) fn count_plain(&mut self, pos: &Position, sq: usize) -> u128 {
         // Speed: the common pieces' loop without the area's and powers' arms, or the twins'
-        // (issue 27; a program that generates counts no twins: `Offers::counted`).
+        // (issue 27).
         let twins = self.tables.records[sq].twin_from != 0;
         if self.compiled.program(self.tables.records[sq].program).generates {
             if twins {
@@ -77,7 +77,9 @@ impl MoveState {
                         twins_of_powers =
                             moves.iter().copied().filter(self.offered_powers(pos, sq, &moves)).count() as u8;
                         // Next to the zone, a pass's twin reads the squares it can step to.
-                        area_reads |= RING;
+                        if twin_from == 1 {
+                            area_reads |= RING;
+                        }
                     }
                     let count = Count { moves: moves.len() as u8, reach: 0 };
                     self.tables.powers = moves;
