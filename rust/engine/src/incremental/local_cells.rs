@@ -41,7 +41,7 @@ pub(super) fn cell(dx: i32, dy: i32) -> u128 {
     1 << ((dy + r) as usize * SIDE + (dx + r) as usize)
 }
 
-/// The cells within Chebyshev distance `r` of the centre, as a constant.
+/// The cells within Chebyshev distance `r` of the centre.
 const fn square_cells(r: usize) -> u128 {
     let mut cells = 0;
     let mut y = BOX_RADIUS - r;
@@ -60,11 +60,6 @@ const CENTRE: u128 = square_cells(0);
 pub(super) const RING: u128 = square_cells(1) & !CENTRE;
 /// The squares a lion reaches: within two of the centre.
 const LION: u128 = square_cells(2) & !CENTRE;
-
-/// The cells within Chebyshev distance `r` of the centre.
-fn square_of(r: i32) -> u128 {
-    (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| cell(dx, dy))).fold(0, |m, c| m | c)
-}
 
 /// The cells a king step from `cells`, and `cells`.
 #[inline]
@@ -90,8 +85,8 @@ impl LocalCells {
         for &atom in atoms {
             match atom {
                 Atom::Leap { dx, dy } => local.fixed |= cell(dx as i32, dy as i32),
-                Atom::Lion => local.fixed |= square_of(2),
-                Atom::Igui => local.fixed |= square_of(1),
+                Atom::Lion => local.fixed |= square_cells(2),
+                Atom::Igui => local.fixed |= square_cells(1),
                 Atom::LionLine { dir, reach, .. } => {
                     let (dx, dy) = DELTAS[dir as usize];
                     local.fixed |= (1..=reach as i32).fold(0, |m, k| m | cell(dx * k, dy * k));
@@ -262,8 +257,8 @@ mod tests {
         let grown = dilate(right_edge);
         assert_eq!(grown.count_ones(), 6);
         assert_eq!(grown & FIRST_COLUMN, 0);
-        assert_eq!(dilate(cell(0, 0)), square_of(1));
-        assert_eq!(dilate(dilate(cell(0, 0))), square_of(2));
+        assert_eq!(dilate(cell(0, 0)), square_cells(1));
+        assert_eq!(dilate(dilate(cell(0, 0))), square_cells(2));
     }
 
     /// A Tenjiku fire demon (area of 3) in the middle of the board, with friends around it.
@@ -377,15 +372,15 @@ mod tests {
     #[test]
     fn an_area_move_reads_around_the_empty_squares_it_goes_on_from() {
         // Free: three steps read the 7×7 box.
-        assert_eq!(fire_demon_reads(&[]), square_of(3));
+        assert_eq!(fire_demon_reads(&[]), square_cells(3));
         // Walled in by friends: only its neighbours.
         let ring: Vec<(i32, i32)> = DELTAS.to_vec();
-        assert_eq!(fire_demon_reads(&ring), square_of(1));
+        assert_eq!(fire_demon_reads(&ring), square_cells(1));
         // One gap to the right, (1, 0): from there the second step reaches (2, -1..=1), and the
         // third reads their neighbours, out to (3, -2..=2).
         let gap: Vec<(i32, i32)> = DELTAS.iter().copied().filter(|&d| d != (1, 0)).collect();
         let reads = fire_demon_reads(&gap);
-        assert_eq!(reads & square_of(1), square_of(1));
+        assert_eq!(reads & square_cells(1), square_cells(1));
         assert!(LocalCells::reads(reads, 3, 0) && LocalCells::reads(reads, 3, 2));
         assert!(!LocalCells::reads(reads, 3, 3) && !LocalCells::reads(reads, 2, -3));
         assert!(!LocalCells::reads(reads, -2, 0) && !LocalCells::reads(reads, -3, -3));
