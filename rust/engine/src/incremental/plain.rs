@@ -58,7 +58,7 @@ impl MoveState {
         for (i, &atom) in atoms.iter().enumerate() {
             let count @ Count { moves, reach: hi } = match atom {
                 PlainAtom::Area { steps } if GENERATES => {
-                    let area = self.area_box(pos, sq, steps, own == color_code(Color::Black));
+                    let area = self.area_box(pos, sq, steps, black);
                     area_reads = area.reads;
                     // The squares it reaches that no line gave, and a pass. It reads no line
                     // (reach 0): its reads are local, and a change that moves a line's end
@@ -67,7 +67,7 @@ impl MoveState {
                 }
                 // Local reads only (reach 0): a change among them counts the piece again.
                 PlainAtom::Powers { .. } if GENERATES && program.lone_lion && !powers_twins => {
-                    Count { moves: self.lion_count(pos, sq, own == color_code(Color::Black), slid), reach: 0 }
+                    Count { moves: self.lion_count(pos, sq, black, slid), reach: 0 }
                 }
                 PlainAtom::Powers { from } if GENERATES => {
                     let mut moves = std::mem::take(&mut self.tables.powers);

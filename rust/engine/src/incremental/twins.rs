@@ -121,17 +121,18 @@ impl MoveState {
     /// are its last moves (those into the zone), the powers' those the rule offers.
     fn twin(&self, pos: &Position, sq: usize, atoms: &[PlainAtom], i: usize, t: usize) -> Move {
         let slot = sq * self.compiled.stride + i;
-        let j = (self.tables.counts[slot] - self.tables.twins[slot]) as usize + t;
+        // A line's or leap's `t`-th twin doubles its move `j`.
+        let j = || (self.tables.counts[slot] - self.tables.twins[slot]) as usize + t;
         let overlaps = self.compiled.program(self.tables.records[sq].program).overlaps;
         let mv = match atoms[i] {
-            PlainAtom::Ray { dir, .. } if overlaps & 1 << dir != 0 => self.fresh_move(pos, sq, atoms, i, dir, j),
+            PlainAtom::Ray { dir, .. } if overlaps & 1 << dir != 0 => self.fresh_move(pos, sq, atoms, i, dir, j()),
             PlainAtom::Powers { from } => {
                 let mut moves = Vec::with_capacity(32);
                 self.powers_moves(pos, sq, from, self.slid_cells(sq), &mut moves);
                 let mut offered = moves.iter().copied().filter(self.offered_powers(pos, sq, &moves));
                 offered.nth(t).expect("the powers give as many twins as counted")
             }
-            atom => self.plain_move(pos, sq, atom, j),
+            atom => self.plain_move(pos, sq, atom, j()),
         };
         mv.with_promotion(true)
     }
